@@ -1,0 +1,45 @@
+"""``pairbench parse TOOL FILE``: print a saved tool output as parsed JSON; store nothing."""
+
+from __future__ import annotations
+
+import argparse
+import json
+from pathlib import Path
+
+from pairbench.cli.environment import Environment
+from pairbench.cli.exit_status import ExitStatus
+from pairbench.domain import group_samples
+from pairbench.export.run_json import parse_payload
+from pairbench.tools.base import Capabilities
+from pairbench.tools.feed import feed_text
+from pairbench.tools.registry import get_tool
+
+
+def add_parser(sub: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
+    """Register ``parse``."""
+    p = sub.add_parser("parse", help="parse a saved tool output and print it as JSON")
+    p.add_argument("tool")
+    p.add_argument("file", type=Path)
+    p.set_defaults(handler=handle)
+
+
+def handle(args: argparse.Namespace, env: Environment) -> ExitStatus:
+    """Parse the whole file and print the ``parse`` JSON shape."""
+    tool = get_tool(args.tool)
+    try:
+        text = args.file.read_bytes().decode("utf-8", errors="replace")
+    except OSError as exc:
+        env.err(f"pairbench: cannot read {args.file}: {exc.strerror or exc}")
+        return ExitStatus.ERROR
+    params = tool.resolve({})
+    parser = tool.parser(params, Capabilities(version=""))
+    samples, summary = feed_text(parser, text)
+    payload = parse_payload(
+        tool.name,
+        summary.values,
+        group_samples(samples),
+        complete=summary.complete,
+        error=summary.error,
+    )
+    env.out(json.dumps(payload))
+    return ExitStatus.OK

@@ -1,0 +1,141 @@
+"""``pairbench run``: one run on a pair, with a live line per interval and a progress bar."""
+
+from __future__ import annotations
+
+import argparse
+import asyncio
+import contextlib
+import json
+import signal
+import time
+
+from pairbench.cli.environment import Environment
+from pairbench.cli.exit_status import ExitStatus
+from pairbench.domain import HostPair, Line, Run, RunSpec, RunStatus, Sample
+from pairbench.domain.units import format_bits, format_value
+from pairbench.engine.execute import RunError, execute_run, prepare
+from pairbench.library import Library, LibraryError
+from pairbench.library.hosts import get_pair
+
+_BAR_WIDTH = 20
+
+
+def add_parser(sub: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
+    """Register ``run``."""
+    p = sub.add_parser("run", help="run a benchmark on a pair and store it")
+    p.add_argument("--pair", required=True, help="pair name ('local' = this computer)")
+    p.add_argument("--tool", required=True, help="tool to run, e.g. iperf3")
+    p.add_argument(
+        "--set",
+        dest="settings",
+        action="append",
+        default=[],
+        metavar="KEY=VALUE",
+        help="a tool parameter, e.g. duration=5 streams=2 reverse=true udp=true bitrate=50M",
+    )
+    p.add_argument("--label", default="", help="a label stored with the run")
+    p.add_argument("--json", action="store_true", help="end with one JSON object on stdout")
+    p.set_defaults(handler=handle)
+
+
+def parse_settings(settings: list[str]) -> dict[str, str]:
+    """``KEY=VALUE`` strings into a dict; a malformed one raises ``ValueError``."""
+    params: dict[str, str] = {}
+    for item in settings:
+        key, sep, value = item.partition("=")
+        if not sep or not key.strip():
+            raise ValueError(f"--set needs KEY=VALUE, got {item!r}")
+        params[key.strip()] = value
+    return params
+
+
+class _LiveObserver:
+    """Prints one line per interval of the aggregate stream, with progress and ETA."""
+
+    def __init__(self, env: Environment, to_stderr: bool) -> None:
+        self._write = env.err if to_stderr else env.out
+        self._expected = 0.0
+        self._started = time.monotonic()
+
+    def on_started(self, run_id: int, spec: RunSpec, expected_s: float) -> None:
+        self._expected = expected_s
+        self._started = time.monotonic()
+        self._write(f"run {run_id}: {spec.tool} on {spec.pair}, ~{expected_s:.0f} s")
+
+    def on_line(self, line: Line) -> None:
+        return None
+
+    def on_samples(self, samples: list[Sample]) -> None:
+        sums = {s.metric: s for s in samples if s.stream == "sum"}
+        rate = sums.get("throughput_bps")
+        if rate is None:
+            return
+        extras = [
+            f"{name} {format_value(name, sums[name].value)}"
+            for name in ("retransmits", "jitter_ms", "lost_percent")
+            if name in sums
+        ]
+        self._write(
+            f"{rate.t:7.1f} s  {format_bits(rate.value):>14}  {'  '.join(extras):<22}"
+            f"{self._progress(rate.t)}"
+        )
+
+    def _progress(self, t: float) -> str:
+        if self._expected <= 0:
+            return ""
+        share = min(1.0, t / self._expected)
+        filled = round(share * _BAR_WIDTH)
+        eta = max(0.0, self._expected - (time.monotonic() - self._started))
+        return f"[{'#' * filled}{'.' * (_BAR_WIDTH - filled)}] {share:4.0%} ETA {eta:4.0f} s"
+
+    def on_finished(self, run: Run) -> None:
+        return None
+
+
+def handle(args: argparse.Namespace, env: Environment) -> ExitStatus:
+    """Run, store, and report; Ctrl-C cancels and stores the run as cancelled."""
+    try:
+        params = parse_settings(args.settings)
+    except ValueError as exc:
+        env.err(f"pairbench: {exc}")
+        return ExitStatus.USAGE
+    spec = RunSpec(pair=args.pair, tool=args.tool, params=params, label=args.label)
+    try:
+        with env.open_library() as lib:
+            pair = get_pair(lib, args.pair)
+            run = asyncio.run(_run(lib, pair, spec, env, args.json))
+    except (LibraryError, RunError) as exc:
+        env.err(f"pairbench: {exc}")
+        return ExitStatus.ERROR
+    _report(run, env, args.json)
+    return _exit_status(run.status)
+
+
+async def _run(lib: Library, pair: HostPair, spec: RunSpec, env: Environment, as_json: bool) -> Run:
+    prepared = await prepare(pair, spec)
+    cancel = asyncio.Event()
+    loop = asyncio.get_running_loop()
+    with contextlib.suppress(NotImplementedError, RuntimeError, ValueError):
+        loop.add_signal_handler(signal.SIGINT, cancel.set)
+        loop.add_signal_handler(signal.SIGTERM, cancel.set)
+    observer = _LiveObserver(env, to_stderr=as_json)
+    return await execute_run(lib, prepared, observer=observer, cancel=cancel)
+
+
+def _report(run: Run, env: Environment, as_json: bool) -> None:
+    if as_json:
+        env.out(json.dumps({"id": run.id, "status": run.status.value, "summary": run.summary}))
+        return
+    env.out(f"run {run.id}: {run.status.value}" + (f" ({run.error})" if run.error else ""))
+    for name, value in run.summary.items():
+        env.out(f"  {name:<24} {format_value(name, value)}")
+    if run.status is not RunStatus.COMPLETED and run.error:
+        env.err(f"pairbench: run {run.id} {run.status.value}: {run.error}")
+
+
+def _exit_status(status: RunStatus) -> ExitStatus:
+    return {
+        RunStatus.COMPLETED: ExitStatus.OK,
+        RunStatus.CANCELLED: ExitStatus.CANCELLED,
+        RunStatus.INTERRUPTED: ExitStatus.RUN_INTERRUPTED,
+    }.get(status, ExitStatus.RUN_FAILED)

@@ -1,0 +1,40 @@
+"""The CLI's environment (streams, variables, library path), injectable for in-process tests."""
+
+from __future__ import annotations
+
+import os
+import sys
+from collections.abc import Mapping
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import TextIO
+
+from pairbench.library import Library, default_library_path
+
+
+@dataclass
+class Environment:
+    """Where the CLI reads and writes; tests pass StringIO streams and their own variables."""
+
+    stdout: TextIO = field(default_factory=lambda: sys.stdout)
+    stderr: TextIO = field(default_factory=lambda: sys.stderr)
+    environ: Mapping[str, str] = field(default_factory=lambda: dict(os.environ))
+    library_path: Path | None = None
+
+    def resolve_library_path(self) -> Path:
+        """``--library``, else ``PAIRBENCH_LIBRARY``, else the user data directory."""
+        if self.library_path is not None:
+            return self.library_path
+        return default_library_path(self.environ)
+
+    def open_library(self) -> Library:
+        """Open the library this environment points at."""
+        return Library.open(self.resolve_library_path())
+
+    def out(self, text: str = "") -> None:
+        """A line on stdout, flushed (live output must not sit in a buffer)."""
+        print(text, file=self.stdout, flush=True)
+
+    def err(self, text: str) -> None:
+        """A line on stderr."""
+        print(text, file=self.stderr, flush=True)

@@ -1,0 +1,50 @@
+"""Metric names with their units (DESIGN §4): the vocabulary every parser and view shares."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+
+@dataclass(frozen=True, slots=True)
+class Metric:
+    """A measured quantity: its stable name (which carries the unit) and the unit's symbol."""
+
+    name: str
+    unit: str
+    label: str
+
+
+METRICS: dict[str, Metric] = {
+    m.name: m
+    for m in (
+        Metric("throughput_bps", "bit/s", "Throughput"),
+        Metric("throughput_reverse_bps", "bit/s", "Reverse throughput"),
+        Metric("retransmits", "count", "Retransmits"),
+        Metric("cwnd_bytes", "B", "Congestion window"),
+        Metric("jitter_ms", "ms", "Jitter"),
+        Metric("lost_packets", "count", "Lost datagrams"),
+        Metric("packets", "count", "Datagrams"),
+        Metric("lost_percent", "%", "Loss"),
+        Metric("ops_per_s", "op/s", "Operations"),
+        Metric("latency_avg_us", "µs", "Mean latency"),
+        Metric("rtt_ms", "ms", "Round-trip time"),
+        Metric("rtt_min_ms", "ms", "Minimum RTT"),
+        Metric("rtt_avg_ms", "ms", "Mean RTT"),
+        Metric("rtt_max_ms", "ms", "Maximum RTT"),
+        Metric("rtt_mdev_ms", "ms", "RTT deviation"),
+        Metric("read_iops", "IO/s", "Read IOPS"),
+        Metric("write_iops", "IO/s", "Write IOPS"),
+        Metric("read_bytes_per_s", "B/s", "Read bandwidth"),
+        Metric("write_bytes_per_s", "B/s", "Write bandwidth"),
+        Metric("read_lat_mean_us", "µs", "Read mean latency"),
+        Metric("read_lat_p99_us", "µs", "Read p99 latency"),
+        Metric("write_lat_mean_us", "µs", "Write mean latency"),
+        Metric("write_lat_p99_us", "µs", "Write p99 latency"),
+    )
+}
+
+
+def metric_unit(name: str) -> str:
+    """The unit of a metric name; unknown names get an empty unit rather than an error."""
+    metric = METRICS.get(name)
+    return metric.unit if metric else ""

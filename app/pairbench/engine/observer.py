@@ -1,0 +1,35 @@
+"""What a run tells whoever watches it (the CLI's live lines, the GUI's bridge)."""
+
+from __future__ import annotations
+
+from typing import Protocol
+
+from pairbench.domain import Line, Run, RunSpec, Sample
+
+
+class RunObserver(Protocol):
+    """Callbacks from the engine thread; implementations must return quickly."""
+
+    def on_started(self, run_id: int, spec: RunSpec, expected_s: float) -> None: ...
+
+    def on_line(self, line: Line) -> None: ...
+
+    def on_samples(self, samples: list[Sample]) -> None: ...
+
+    def on_finished(self, run: Run) -> None: ...
+
+
+class NullObserver:
+    """An observer that ignores everything."""
+
+    def on_started(self, run_id: int, spec: RunSpec, expected_s: float) -> None:
+        return None
+
+    def on_line(self, line: Line) -> None:
+        return None
+
+    def on_samples(self, samples: list[Sample]) -> None:
+        return None
+
+    def on_finished(self, run: Run) -> None:
+        return None

@@ -1,0 +1,1 @@
+"""Qt-free export of runs and comparisons: JSON shapes, tables, bundles."""

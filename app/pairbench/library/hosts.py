@@ -1,0 +1,109 @@
+"""Typed queries on hosts and pairs."""
+
+from __future__ import annotations
+
+import sqlite3
+
+from pairbench.domain import AuthMethod, Host, HostPair
+from pairbench.library.codec import dumps, loads_str_map
+from pairbench.library.connection import Library, LibraryError
+
+_HOST_COLUMNS = "id, name, address, port, user, auth, key_path, jump, tags"
+
+
+def list_hosts(lib: Library) -> list[Host]:
+    """All hosts by name."""
+    rows = lib.conn.execute(f"SELECT {_HOST_COLUMNS} FROM hosts ORDER BY name").fetchall()
+    return [_row_to_host(row) for row in rows]
+
+
+def get_host(lib: Library, name: str) -> Host:
+    """The host with this name; ``LibraryError`` if there is none."""
+    row = lib.conn.execute(f"SELECT {_HOST_COLUMNS} FROM hosts WHERE name = ?", (name,)).fetchone()
+    if row is None:
+        raise LibraryError(f"no host named {name!r}")
+    return _row_to_host(row)
+
+
+def add_host(lib: Library, host: Host) -> None:
+    """Store a new host; a name already taken raises ``LibraryError``."""
+    try:
+        lib.conn.execute(
+            "INSERT INTO hosts (name, address, port, user, auth, key_path, jump, tags) "
+            "VALUES (?, ?, ?, ?, ?, ?, ?, ?)",
+            (
+                host.name,
+                host.address,
+                host.port,
+                host.user,
+                host.auth.value,
+                host.key_path,
+                host.jump,
+                dumps(host.tags),
+            ),
+        )
+    except sqlite3.IntegrityError as exc:
+        raise LibraryError(f"a host named {host.name!r} already exists") from exc
+
+
+def list_pairs(lib: Library) -> list[HostPair]:
+    """All pairs by name."""
+    names = [str(r[0]) for r in lib.conn.execute("SELECT name FROM pairs ORDER BY name")]
+    return [get_pair(lib, name) for name in names]
+
+
+def get_pair(lib: Library, name: str) -> HostPair:
+    """The pair with this name, with both hosts; ``LibraryError`` if there is none."""
+    row = lib.conn.execute(
+        "SELECT p.name, p.data_address, p.description, p.tags, c.name, s.name FROM pairs p "
+        "JOIN hosts c ON c.id = p.client_host_id JOIN hosts s ON s.id = p.server_host_id "
+        "WHERE p.name = ?",
+        (name,),
+    ).fetchone()
+    if row is None:
+        known = ", ".join(str(r[0]) for r in lib.conn.execute("SELECT name FROM pairs"))
+        raise LibraryError(f"no pair named {name!r} (known pairs: {known or 'none'})")
+    pair_name, data_address, description, tags, client, server = row
+    return HostPair(
+        name=str(pair_name),
+        client=get_host(lib, str(client)),
+        server=get_host(lib, str(server)),
+        data_address=None if data_address is None else str(data_address),
+        description=str(description),
+        tags=loads_str_map(str(tags)),
+    )
+
+
+def add_pair(lib: Library, pair: HostPair) -> None:
+    """Store a new pair of two stored hosts."""
+    client = _host_id(lib, pair.client.name)
+    server = _host_id(lib, pair.server.name)
+    try:
+        lib.conn.execute(
+            "INSERT INTO pairs (name, client_host_id, server_host_id, data_address, description, "
+            "tags) VALUES (?, ?, ?, ?, ?, ?)",
+            (pair.name, client, server, pair.data_address, pair.description, dumps(pair.tags)),
+        )
+    except sqlite3.IntegrityError as exc:
+        raise LibraryError(f"a pair named {pair.name!r} already exists") from exc
+
+
+def _host_id(lib: Library, name: str) -> int:
+    row = lib.conn.execute("SELECT id FROM hosts WHERE name = ?", (name,)).fetchone()
+    if row is None:
+        raise LibraryError(f"no host named {name!r}")
+    return int(row[0])
+
+
+def _row_to_host(row: tuple[object, ...]) -> Host:
+    _id, name, address, port, user, auth, key_path, jump, tags = row
+    return Host(
+        name=str(name),
+        address=str(address),
+        port=int(str(port)),
+        user=None if user is None else str(user),
+        auth=AuthMethod(str(auth)),
+        key_path=None if key_path is None else str(key_path),
+        jump=None if jump is None else str(jump),
+        tags=loads_str_map(str(tags)),
+    )

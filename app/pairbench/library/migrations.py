@@ -1,0 +1,127 @@
+"""The schema as a ladder of migrations keyed on ``PRAGMA user_version``."""
+
+from __future__ import annotations
+
+import sqlite3
+
+# application_id marks a file as a Pairbench library ("PBNC"), so another SQLite database is
+# recognised and left alone.
+APPLICATION_ID = 0x50424E43
+
+# Each entry upgrades the schema from version i to i + 1. Never edit a released entry: append.
+MIGRATIONS: list[str] = [
+    # 0 -> 1: the first schema.
+    """
+    CREATE TABLE hosts (
+        id INTEGER PRIMARY KEY,
+        name TEXT NOT NULL UNIQUE,
+        address TEXT NOT NULL,
+        port INTEGER NOT NULL DEFAULT 22,
+        user TEXT,
+        auth TEXT NOT NULL,
+        key_path TEXT,
+        jump TEXT,
+        tags TEXT NOT NULL DEFAULT '{}'
+    );
+    CREATE TABLE pairs (
+        id INTEGER PRIMARY KEY,
+        name TEXT NOT NULL UNIQUE,
+        client_host_id INTEGER NOT NULL REFERENCES hosts(id) ON DELETE RESTRICT,
+        server_host_id INTEGER NOT NULL REFERENCES hosts(id) ON DELETE RESTRICT,
+        data_address TEXT,
+        description TEXT NOT NULL DEFAULT '',
+        tags TEXT NOT NULL DEFAULT '{}'
+    );
+    CREATE TABLE runs (
+        id INTEGER PRIMARY KEY,
+        pair TEXT NOT NULL,
+        tool TEXT NOT NULL,
+        tool_version TEXT NOT NULL DEFAULT '',
+        params TEXT NOT NULL DEFAULT '{}',
+        status TEXT NOT NULL,
+        started_at REAL NOT NULL,
+        ended_at REAL,
+        updated_at REAL NOT NULL,
+        summary TEXT NOT NULL DEFAULT '{}',
+        summary_complete INTEGER NOT NULL DEFAULT 0,
+        host_facts TEXT NOT NULL DEFAULT '{}',
+        label TEXT NOT NULL DEFAULT '',
+        tags TEXT NOT NULL DEFAULT '{}',
+        notes TEXT NOT NULL DEFAULT '',
+        error TEXT,
+        owner_host TEXT NOT NULL DEFAULT '',
+        owner_pid INTEGER NOT NULL DEFAULT 0,
+        owner_token TEXT NOT NULL DEFAULT ''
+    );
+    CREATE INDEX runs_status ON runs(status);
+    CREATE TABLE series (
+        id INTEGER PRIMARY KEY,
+        run_id INTEGER NOT NULL REFERENCES runs(id) ON DELETE CASCADE,
+        stream TEXT NOT NULL,
+        metric TEXT NOT NULL,
+        unit TEXT NOT NULL DEFAULT '',
+        UNIQUE (run_id, stream, metric)
+    );
+    -- Columnar chunks: one row per series per flush, t and v as little-endian float64 blobs.
+    CREATE TABLE chunks (
+        series_id INTEGER NOT NULL REFERENCES series(id) ON DELETE CASCADE,
+        seq INTEGER NOT NULL,
+        n INTEGER NOT NULL,
+        t BLOB NOT NULL,
+        v BLOB NOT NULL,
+        PRIMARY KEY (series_id, seq)
+    ) WITHOUT ROWID;
+    CREATE TABLE raw_chunks (
+        run_id INTEGER NOT NULL REFERENCES runs(id) ON DELETE CASCADE,
+        seq INTEGER NOT NULL,
+        source TEXT NOT NULL,
+        text TEXT NOT NULL,
+        PRIMARY KEY (run_id, seq)
+    ) WITHOUT ROWID;
+    INSERT INTO hosts (name, address, port, auth) VALUES ('localhost', '127.0.0.1', 22, 'local');
+    INSERT INTO pairs (name, client_host_id, server_host_id, data_address, description)
+        SELECT 'local', id, id, '127.0.0.1', 'This computer' FROM hosts WHERE name = 'localhost';
+    """,
+]
+
+SCHEMA_VERSION = len(MIGRATIONS)
+
+
+def migrate(conn: sqlite3.Connection, target: int = SCHEMA_VERSION) -> int:
+    """Apply every migration from the file's version up to ``target``; return the old version.
+
+    Each step runs in its own transaction together with its ``user_version`` bump, so a
+    crash leaves the file at a whole version.
+    """
+    current = int(conn.execute("PRAGMA user_version").fetchone()[0])
+    for version in range(current, target):
+        script = MIGRATIONS[version]
+        conn.execute("BEGIN IMMEDIATE")
+        try:
+            for statement in _split_statements(script):
+                conn.execute(statement)
+            conn.execute(f"PRAGMA user_version = {version + 1}")
+            if version == 0:
+                conn.execute(f"PRAGMA application_id = {APPLICATION_ID}")
+            conn.execute("COMMIT")
+        except BaseException:
+            if conn.in_transaction:  # SQLite may have rolled back already (disk full)
+                conn.execute("ROLLBACK")
+            raise
+    return current
+
+
+def _split_statements(script: str) -> list[str]:
+    """Split a migration script into complete statements (executescript would auto-commit)."""
+    statements: list[str] = []
+    buffer = ""
+    for line in script.splitlines(keepends=True):
+        if line.strip().startswith("--"):
+            continue
+        buffer += line
+        if sqlite3.complete_statement(buffer):
+            statements.append(buffer.strip())
+            buffer = ""
+    if buffer.strip():
+        statements.append(buffer.strip())
+    return statements

@@ -1,0 +1,1 @@
+"""Running commands on hosts: this computer (asyncio subprocesses) and, later, SSH hosts."""

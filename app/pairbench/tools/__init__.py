@@ -1,0 +1,1 @@
+"""Benchmark tools: for each, an argv builder that depends on probed versions, and a parser."""

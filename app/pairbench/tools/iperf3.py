@@ -1,0 +1,85 @@
+"""iperf3: parameters, the argv of server and client for the probed version, and its parser."""
+
+from __future__ import annotations
+
+from collections.abc import Mapping
+
+from pairbench.tools.base import Capabilities, Commands, ParamError, Parser, parse_version_tuple
+from pairbench.tools.iperf3_text import Iperf3TextParser
+from pairbench.tools.params import Param, is_true, resolve_params
+
+NAME = "iperf3"
+DEBIAN_PACKAGE = "iperf3"
+VERSION_ARGV = ["iperf3", "--version"]
+SERVER_READY_TEXT = "Server listening on"
+DEFAULT_PORT = 5201
+
+PARAMS: dict[str, Param] = {
+    p.name: p
+    for p in (
+        Param("duration", "int", "10", "seconds to transmit", minimum=1, maximum=86400),
+        Param("streams", "int", "1", "parallel streams (-P)", minimum=1, maximum=128),
+        Param("reverse", "bool", "false", "server sends, client receives (-R)"),
+        Param("bidir", "bool", "false", "both directions at once (--bidir)"),
+        Param("udp", "bool", "false", "UDP instead of TCP (-u)"),
+        Param("bitrate", "rate", "0", "target bitrate, 0 = unlimited TCP / 1M UDP (-b)"),
+        Param("length", "size", "0", "buffer / datagram length, 0 = iperf3 default (-l)"),
+        Param("window", "size", "0", "socket buffer size, 0 = system default (-w)"),
+        Param("omit", "int", "0", "seconds to omit at the start (-O)", minimum=0, maximum=600),
+        Param("no_delay", "bool", "false", "TCP_NODELAY (-N)"),
+    )
+}
+
+
+def resolve(params: Mapping[str, str]) -> dict[str, str]:
+    """Checked parameters with defaults filled in."""
+    resolved = resolve_params(PARAMS, params)
+    if is_true(resolved["reverse"]) and is_true(resolved["bidir"]):
+        raise ParamError("reverse and bidir cannot be combined")
+    return resolved
+
+
+def capabilities(version_output: str) -> Capabilities:
+    """What the installed iperf3 can do, from ``iperf3 --version``."""
+    first = version_output.strip().splitlines()[0] if version_output.strip() else ""
+    return Capabilities(version=first, version_tuple=parse_version_tuple(first))
+
+
+def expected_seconds(params: Mapping[str, str]) -> float:
+    """How long a run should take, for progress bars."""
+    return float(params["duration"]) + float(params["omit"])
+
+
+def commands(params: Mapping[str, str], caps: Capabilities, target: str, port: int) -> Commands:
+    """argv for ``iperf3 -s -1`` and the client, live text output with ``--forceflush``.
+
+    iperf3 ≥ 3.17 could stream ``--json-stream``; the text parser is used everywhere for now
+    since Debian 12 ships 3.12 (see docs/ARCHITECTURE.md).
+    """
+    server = ["iperf3", "-s", "-1", "-p", str(port), "--forceflush"]
+    client = ["iperf3", "-c", target, "-p", str(port), "-t", params["duration"], "-i", "1"]
+    client.append("--forceflush")
+    if params["streams"] != "1":
+        client += ["-P", params["streams"]]
+    if is_true(params["reverse"]):
+        client.append("-R")
+    if is_true(params["bidir"]):
+        client.append("--bidir")
+    if is_true(params["udp"]):
+        client.append("-u")
+    if params["bitrate"] != "0":
+        client += ["-b", params["bitrate"]]
+    if params["length"] != "0":
+        client += ["-l", params["length"]]
+    if params["window"] != "0":
+        client += ["-w", params["window"]]
+    if params["omit"] != "0":
+        client += ["-O", params["omit"]]
+    if is_true(params["no_delay"]):
+        client.append("-N")
+    return Commands(client=client, server=server)
+
+
+def parser(params: Mapping[str, str], caps: Capabilities) -> Parser:
+    """A parser for the client's output."""
+    return Iperf3TextParser()

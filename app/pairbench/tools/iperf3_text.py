@@ -1,0 +1,432 @@
+"""Incremental parser for iperf3 3.12 text output, client and server side (DESIGN §3, §4)."""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Callable
+from typing import Any, Final
+
+from pairbench.domain import Sample, Summary
+from pairbench.tools.base import ParseError
+
+__all__ = ["Iperf3TextParser", "parse_text_output"]
+
+# Lines longer than this are never run through a regex: iperf3 itself never prints more than
+# ~150 characters per line, so such a line is garbage (ignored, or a ParseError when it starts
+# with "[" and therefore claims to be a stream line).
+MAX_LINE: Final = 4096
+
+# One interval or summary line, everything in one pass. Every whitespace run sits between tokens
+# of disjoint character classes and is possessive (``\s++``/``\s*+``, Python >= 3.11), so a
+# failing match costs linear time even on a line full of spaces: no catastrophic backtracking.
+# Numbers are matched loosely as ``[\d.]+`` (faster); a float() that then fails is a ParseError.
+_INTERVAL_RE: Final = re.compile(
+    r"\[\s*+(\d+|SUM)\](?:\[([TR]X-[CS])\])?\s++"  # 1 id, 2 role (--bidir)
+    r"([\d.]+)-([\d.]+)\s++sec\s++"  # 3 start, 4 end
+    r"[\d.]+\s[KMGT]?Bytes\s++"  # transfer (unused)
+    r"([\d.]+)\s([KMGT]?(?:bits|Bytes))/sec"  # 5, 6 rate (bits; Bytes with -f K|M|G|T)
+    r"(?:\s++(?:"
+    r"(\d+)\s++([\d.]+)\s([KMGT]?Bytes)"  # 7 retr, 8-9 cwnd (TCP sender stream)
+    r"|([\d.]+)\sms\s++(\d+)/(\d+)\s++"  # 10 jitter, 11 lost, 12 total (UDP receiver)
+    r"\(([-+]?(?:[\d.]+(?:e[-+]?\d+)?|nan|inf))%\)"  # 13 loss % (printed with %.2g)
+    r"|(\d+)"  # 14 retr (TCP [SUM] sender / summary) or datagrams (UDP sender)
+    r"))?"
+    r"\s*+(\(omitted\))?\s*+(sender|receiver)?\s*+\Z"  # 15 omitted (-O), 16 summary side
+)
+_MATCH: Final = _INTERVAL_RE.match
+
+# What makes a line "look like" an interval line (DESIGN §3). A line that matches this but not
+# ``_INTERVAL_RE`` is not iperf3 3.12 output: ParseError.
+_PREFIX_RE: Final = re.compile(r"\[\s*(\d+|SUM)\](\[[TR]X-[CS]\])?\s+([\d.]+)-([\d.]+)\s+sec")
+_CONNECTED_RE: Final = re.compile(r"\[\s*+\d+\]\s++local\s")
+
+# Rates: bits are 1000-based; the exponent is appended to the printed digits so that the float
+# is the correctly rounded value of what iperf3 printed ("14.2 Gbits/sec" == 14.2e9 exactly).
+_BIT_EXP: Final[dict[str, str]] = {
+    "bits": "",
+    "Kbits": "e3",
+    "Mbits": "e6",
+    "Gbits": "e9",
+    "Tbits": "e12",
+}
+# Bytes are 1024-based (powers of two: multiplying is exact).
+_BYTES: Final[dict[str, float]] = {
+    "Bytes": 1.0,
+    "KBytes": 1024.0,
+    "MBytes": 1024.0**2,
+    "GBytes": 1024.0**3,
+    "TBytes": 1024.0**4,
+}
+# Aggregate stream name for a role: the forward direction carries client->server data (TX-C on
+# the client, RX-S on the server); without --bidir there is one direction, "sum".
+_SUM_KEY: Final[dict[str | None, str]] = {
+    None: "sum",
+    "TX-C": "sum",
+    "RX-S": "sum",
+    "RX-C": "sum-reverse",
+    "TX-S": "sum-reverse",
+}
+
+# First characters of the non-bracket lines that matter ("iperf3: ...", "Accepted connection",
+# "Connecting to host", "Server listening"); every other line is skipped at once.
+_CHATTER_FIRST: Final = frozenset("iACS")
+
+_THR: Final = "throughput_bps"
+_RETR: Final = "retransmits"
+_CWND: Final = "cwnd_bytes"
+_JIT: Final = "jitter_ms"
+_LOST: Final = "lost_packets"
+_PKTS: Final = "packets"
+_LOSTPCT: Final = "lost_percent"
+
+# ``tuple.__new__(Sample, ...)`` builds a real Sample about twice as fast as ``Sample(...)``
+# (whose generated ``__new__`` is a Python function); this is the ingest hot path.
+_new_sample: Final[Callable[[type[Sample], tuple[str, str, float, float]], Sample]] = tuple.__new__  # type: ignore[assignment]
+
+# A parsed summary line: rate, retransmits, jitter, lost, total, lost %.
+_SummaryLine = tuple[float, float | None, float | None, float | None, float | None, float | None]
+
+
+class _Acc:
+    """Running totals of one aggregate direction's intervals, for incomplete summaries."""
+
+    __slots__ = ("dur", "jitter", "lost", "pkts", "retr", "rx_pkts", "weighted")
+
+    def __init__(self) -> None:
+        self.weighted = 0.0  # sum of rate * interval length
+        self.dur = 0.0  # sum of interval lengths
+        self.retr: float | None = None
+        self.pkts: float | None = None  # UDP sender datagrams
+        self.rx_pkts: float | None = None  # UDP receiver datagrams
+        self.lost: float | None = None
+        self.jitter: float | None = None
+
+
+class Iperf3TextParser:
+    """Parser for the text output of iperf3 3.12 (``iperf3 -c ...`` or ``iperf3 -s ...``).
+
+    Samples: ``throughput_bps`` for every interval line; TCP sender lines add ``retransmits``
+    and (per stream, not on ``[SUM]``) ``cwnd_bytes``; UDP receiver lines add ``jitter_ms``,
+    ``lost_packets``, ``packets`` and ``lost_percent``; UDP sender lines add ``packets``.
+    ``t`` is the interval's end time. Streams are the iperf3 ids ("5", "7", ...) plus the
+    aggregate "sum" (with --bidir, "sum" is client->server data and "sum-reverse" the other
+    way). With one stream per direction iperf3 prints no ``[SUM]`` line, so the parser copies
+    that stream's samples to the aggregate: "sum" always exists.
+
+    Skipped intervals (no samples): ``(omitted)`` ones from ``-O`` (counted in
+    ``omitted_intervals``; iperf3 restarts the clock at 0 after them), zero-length ones such
+    as the server's trailing ``5.00-5.00`` (a few ms of data, already inside the summary), and
+    an interval that does not advance its stream's time (the server repeats the last interval
+    when its client is interrupted), so each stream's times strictly increase.
+
+    A server log holding several tests starts afresh at each ``Accepted connection`` line;
+    the summary is then the last test's.
+    """
+
+    __slots__ = (
+        "_accs",
+        "_error",
+        "_interrupted",
+        "_last_t",
+        "_nconn",
+        "_omitted",
+        "_saw_sum",
+        "_server",
+        "_summ",
+        "_udp",
+    )
+
+    def __init__(self) -> None:
+        self._omitted = 0
+        self._server = False
+        self._reset()
+
+    def _reset(self) -> None:
+        self._nconn = 0  # "[  5] local ... connected to ..." lines: the number of streams
+        self._saw_sum = False
+        self._udp = False
+        self._interrupted = False
+        self._error: str | None = None
+        self._last_t: dict[str, float] = {}
+        self._accs: dict[str, _Acc] = {}
+        self._summ: dict[tuple[str, str], _SummaryLine] = {}
+
+    @property
+    def omitted_intervals(self) -> int:
+        """How many ``(omitted)`` interval lines (iperf3 ``-O``) were seen and skipped."""
+        return self._omitted
+
+    @property
+    def is_server(self) -> bool:
+        """True once the output is recognised as the server's (banner or accepted connection)."""
+        return self._server
+
+    def feed(self, line: str) -> list[Sample]:
+        """Parse one line; returns the samples it completes (may be empty)."""
+        first = line[:1]
+        if first != "[":
+            if first in _CHATTER_FIRST:
+                self._other_line(line)
+            return []
+        if len(line) > MAX_LINE:
+            raise ParseError(f"iperf3: line of {len(line)} characters: {line[:200]!r}")
+        m = _MATCH(line)
+        if m is None:
+            self._unmatched_bracket_line(line)
+            return []
+        groups = m.groups()
+        (
+            sid,
+            role,
+            start_s,
+            end_s,
+            rate_s,
+            rate_u,
+            retr,
+            cwnd_s,
+            cwnd_u,
+            jit,
+            lost,
+            total,
+            pct,
+            single,
+            omitted,
+            side,
+        ) = groups
+        if side is not None or omitted is not None or start_s == end_s:
+            # A summary line; an (omitted) one (-O); or zero-length, e.g. the server's last
+            # "5.00-5.00" (a few ms of data that the summary already holds): no samples.
+            self._rare_line(line, groups)
+            return []
+        saw_sum = self._saw_sum
+        last: float | None = None
+        try:
+            t = float(end_s)
+            if sid == "SUM":
+                key = _SUM_KEY[role]
+                self._saw_sum = True
+                agg: str | None = key
+            else:
+                key = sid
+                if self._saw_sum or self._nconn > (1 if role is None else 2):
+                    agg = None
+                else:
+                    agg = _SUM_KEY[role]  # one stream per direction, no [SUM] lines: copy
+            last_t = self._last_t
+            last = last_t.get(key)
+            if last is not None and t <= last:
+                return []  # a repeated interval (server side, interrupted client)
+            last_t[key] = t
+            exp = _BIT_EXP.get(rate_u)
+            rate = float(rate_s + exp) if exp is not None else float(rate_s) * _BYTES[rate_u] * 8
+            new = _new_sample
+            if retr is not None:  # TCP sender, one stream
+                r = float(retr)
+                c = float(cwnd_s) * _BYTES[cwnd_u]
+                out = [
+                    new(Sample, (key, _THR, t, rate)),
+                    new(Sample, (key, _RETR, t, r)),
+                    new(Sample, (key, _CWND, t, c)),
+                ]
+                if agg is None:
+                    return out
+                if agg != key:
+                    out += [
+                        new(Sample, (agg, _THR, t, rate)),
+                        new(Sample, (agg, _RETR, t, r)),
+                        new(Sample, (agg, _CWND, t, c)),
+                    ]
+                acc = self._acc(agg, t, start_s, rate)
+                acc.retr = (acc.retr or 0.0) + r
+            elif single is not None:  # TCP [SUM] sender (retransmits) or UDP sender (datagrams)
+                n = float(single)
+                if self._udp:
+                    out = [new(Sample, (key, _THR, t, rate)), new(Sample, (key, _PKTS, t, n))]
+                    if agg is None:
+                        return out
+                    if agg != key:
+                        out += [new(Sample, (agg, _THR, t, rate)), new(Sample, (agg, _PKTS, t, n))]
+                    acc = self._acc(agg, t, start_s, rate)
+                    acc.pkts = (acc.pkts or 0.0) + n
+                else:
+                    out = [new(Sample, (key, _THR, t, rate)), new(Sample, (key, _RETR, t, n))]
+                    if agg is None:
+                        return out
+                    if agg != key:
+                        out += [new(Sample, (agg, _THR, t, rate)), new(Sample, (agg, _RETR, t, n))]
+                    acc = self._acc(agg, t, start_s, rate)
+                    acc.retr = (acc.retr or 0.0) + n
+            elif jit is not None:  # UDP receiver
+                values = (
+                    (_THR, rate),
+                    (_JIT, float(jit)),
+                    (_LOST, float(lost)),
+                    (_PKTS, float(total)),
+                    (_LOSTPCT, float(pct)),
+                )
+                out = [new(Sample, (key, metric, t, v)) for metric, v in values]
+                if agg is None:
+                    return out
+                if agg != key:
+                    out += [new(Sample, (agg, metric, t, v)) for metric, v in values]
+                acc = self._acc(agg, t, start_s, rate)
+                acc.jitter = values[1][1]
+                acc.lost = (acc.lost or 0.0) + values[2][1]
+                acc.rx_pkts = (acc.rx_pkts or 0.0) + values[3][1]
+            else:  # TCP receiver
+                out = [new(Sample, (key, _THR, t, rate))]
+                if agg is None:
+                    return out
+                if agg != key:
+                    out.append(new(Sample, (agg, _THR, t, rate)))
+                self._acc(agg, t, start_s, rate)
+            if agg != key:
+                last_t[agg] = t
+            return out
+        except (ValueError, KeyError) as exc:  # e.g. "1.2.3" matched by [\d.]+
+            # Leave the state as it was, so that the caller may go on feeding.
+            self._saw_sum = saw_sum
+            if last is None:
+                self._last_t.pop(sid if sid != "SUM" else _SUM_KEY[role], None)
+            else:
+                self._last_t[sid if sid != "SUM" else _SUM_KEY[role]] = last
+            raise ParseError(f"iperf3: malformed interval line: {line[:200]!r}") from exc
+
+    def _rare_line(self, line: str, groups: tuple[str | Any, ...]) -> None:
+        if groups[15] is not None:
+            try:
+                self._summary_line(groups)
+            except (ValueError, KeyError) as exc:
+                raise ParseError(f"iperf3: malformed summary line: {line[:200]!r}") from exc
+        elif groups[14] is not None:
+            self._omitted += 1
+
+    def _acc(self, agg: str, t: float, start_s: str, rate: float) -> _Acc:
+        """The running totals of an aggregate, with this interval's throughput added."""
+        acc = self._accs.get(agg)
+        if acc is None:
+            acc = self._accs[agg] = _Acc()
+        dur = t - float(start_s)
+        if dur > 0.0:
+            acc.weighted += rate * dur
+            acc.dur += dur
+        return acc
+
+    def _unmatched_bracket_line(self, line: str) -> None:
+        if _PREFIX_RE.match(line) is not None:
+            raise ParseError(f"iperf3: malformed interval line: {line[:200]!r}")
+        if " connected to " in line and _CONNECTED_RE.match(line) is not None:
+            self._nconn += 1
+        elif "Datagrams" in line:  # "[ ID] Interval ... Total Datagrams" / "Lost/Total Datagrams"
+            self._udp = True
+        # Anything else in brackets (column headers, -V extras) is chatter.
+
+    def _other_line(self, line: str) -> None:
+        if len(line) > MAX_LINE:
+            return
+        if line.startswith("iperf3: "):
+            msg = line[8:].rstrip()
+            if msg.startswith("error - "):
+                msg = msg[8:]
+            elif msg.startswith("interrupt - ") or msg == "the client has terminated":
+                # Client: printed before a summary whose receiver line is made up (0 bits/sec,
+                # the server's results never arrived). Server: printed after a summary computed
+                # over a wrong duration. Either way the summary comes from the intervals.
+                self._interrupted = True
+            if self._error is None:
+                self._error = msg
+        elif line.startswith("Accepted connection from "):
+            self._server = True
+            self._reset()
+        elif line.startswith("Connecting to host "):
+            self._reset()
+        elif line.startswith("Server listening on "):
+            self._server = True
+        # Everything else (separators, banners, warnings, "iperf Done.", usage text) is chatter.
+
+    def _summary_line(self, groups: tuple[str | Any, ...]) -> None:
+        sid, role, _, _, rate_s, rate_u, retr, _, _, jit, lost, total, pct, single, _, side = groups
+        if sid != "SUM" and (self._saw_sum or self._nconn > (1 if role is None else 2)):
+            return  # a per-stream summary line of a multi-stream test: [SUM] has the totals
+        retr_v: float | None = None
+        if retr is not None:
+            retr_v = float(retr)
+        elif single is not None and not self._udp:
+            retr_v = float(single)
+        exp = _BIT_EXP.get(rate_u)
+        rate = float(rate_s + exp) if exp is not None else float(rate_s) * _BYTES[rate_u] * 8.0
+        self._summ[(_SUM_KEY[role], side)] = (
+            rate,
+            retr_v,
+            None if jit is None else float(jit),
+            None if lost is None else float(lost),
+            None if total is None else float(total),
+            None if pct is None else float(pct),
+        )
+
+    def close(self) -> Summary:
+        """The run's summary: iperf3's own figures when it printed them, else the intervals'."""
+        values: dict[str, float] = {}
+        summ = self._summ
+        interrupted = self._interrupted
+        recv = summ.get(("sum", "receiver"))
+        send = summ.get(("sum", "sender"))
+        complete = False
+        if not interrupted and recv is not None:
+            complete = True
+            values[_THR] = recv[0]
+            if recv[2] is not None:
+                values[_JIT] = recv[2]
+                values[_LOST] = recv[3] if recv[3] is not None else 0.0
+                values[_PKTS] = recv[4] if recv[4] is not None else 0.0
+                values[_LOSTPCT] = recv[5] if recv[5] is not None else 0.0
+        elif not interrupted and send is not None and self._server:
+            # A sending server (client used -R) prints only its own "sender" summary line.
+            complete = True
+            values[_THR] = send[0]
+        else:
+            self._from_intervals(values, "sum", _THR)
+        if send is not None:
+            values["sender_throughput_bps"] = send[0]
+            if send[1] is not None:
+                values[_RETR] = send[1]
+        rrecv = summ.get(("sum-reverse", "receiver"))
+        rsend = summ.get(("sum-reverse", "sender"))
+        if not interrupted and rrecv is not None:
+            values["throughput_reverse_bps"] = rrecv[0]
+        elif not interrupted and rsend is not None and self._server:
+            values["throughput_reverse_bps"] = rsend[0]
+        elif "sum-reverse" in self._accs:
+            acc = self._accs["sum-reverse"]
+            if acc.dur > 0.0:
+                values["throughput_reverse_bps"] = acc.weighted / acc.dur
+        return Summary(values=values, complete=complete, error=self._error)
+
+    def _from_intervals(self, values: dict[str, float], key: str, metric: str) -> None:
+        acc = self._accs.get(key)
+        if acc is None:
+            return
+        if acc.dur > 0.0:
+            values[metric] = acc.weighted / acc.dur
+        if acc.retr is not None:
+            values[_RETR] = acc.retr
+        if acc.rx_pkts is not None:
+            lost = acc.lost or 0.0
+            values[_LOST] = lost
+            values[_PKTS] = acc.rx_pkts
+            values[_LOSTPCT] = 100.0 * lost / acc.rx_pkts if acc.rx_pkts else 0.0
+            if acc.jitter is not None:
+                values[_JIT] = acc.jitter  # iperf3's final jitter is its last running estimate
+        elif acc.pkts is not None:
+            values[_PKTS] = acc.pkts
+
+
+def parse_text_output(text: str) -> tuple[list[Sample], Summary]:
+    """Parse a whole iperf3 text output (lines split on "\\n") and return samples and summary."""
+    parser = Iperf3TextParser()
+    samples: list[Sample] = []
+    extend = samples.extend
+    feed = parser.feed
+    for line in text.split("\n"):
+        extend(feed(line))
+    return samples, parser.close()

@@ -1,0 +1,1 @@
+"""The desktop workbench (PySide6 + pyqtgraph): the only package that imports Qt."""

@@ -1,0 +1,48 @@
+"""Shared fixtures; under CI=true a skipped test fails the session (nothing may be skipped)."""
+
+from __future__ import annotations
+
+from collections.abc import Iterator
+from pathlib import Path
+
+import pytest
+
+from pairbench.library import Library
+from testkit import FIXTURES, IN_CI, REPO, require, require_program
+
+__all__ = ["FIXTURES", "IN_CI", "REPO", "require", "require_program"]
+
+
+@pytest.fixture
+def library_path(tmp_path: Path) -> Path:
+    """A path for a fresh library file."""
+    return tmp_path / "library.sqlite"
+
+
+@pytest.fixture
+def library(library_path: Path) -> Iterator[Library]:
+    """A fresh, open library."""
+    lib = Library.open(library_path)
+    try:
+        yield lib
+    finally:
+        lib.close()
+
+
+@pytest.fixture
+def fixtures_dir() -> Path:
+    """``../shared/fixtures`` (real tool outputs)."""
+    require(FIXTURES.is_dir(), f"fixtures not found at {FIXTURES}")
+    return FIXTURES
+
+
+def pytest_sessionfinish(session: pytest.Session, exitstatus: int) -> None:
+    """Under CI a skip is a failure: nothing may be silently left out."""
+    if not IN_CI:
+        return
+    reporter = session.config.pluginmanager.get_plugin("terminalreporter")
+    skipped = len(reporter.stats.get("skipped", [])) if reporter else 0
+    if skipped and session.exitstatus == 0:
+        session.exitstatus = pytest.ExitCode.TESTS_FAILED
+        if reporter:
+            reporter.write_line(f"CI=true: {skipped} skipped test(s) count as failures")

@@ -1,0 +1,69 @@
+"""The workbench window: it opens on a library, lists its runs, and closes cleanly."""
+
+from __future__ import annotations
+
+import os
+import signal
+import subprocess
+import sys
+import time
+from pathlib import Path
+
+from pytestqt.qtbot import QtBot
+
+from pairbench.domain import RunSpec, RunStatus
+from pairbench.library import Library
+from pairbench.library.runs import create_run, finish_run
+from pairbench.ui.main_window import MainWindow
+from testkit import REPO
+
+
+def _store_runs(lib: Library) -> None:
+    for label, rate in (("same zone", 9.41e9), ("cross zone", 4.2e9)):
+        run_id = create_run(lib, RunSpec("local", "iperf3", {"duration": "5"}, label=label))
+        finish_run(
+            lib, run_id, RunStatus.COMPLETED, summary={"throughput_bps": rate}, complete=True
+        )
+
+
+def test_window_lists_library_runs(qtbot: QtBot, library: Library, tmp_path: Path) -> None:
+    _store_runs(library)
+    window = MainWindow(library)
+    qtbot.addWidget(window)
+    window.show()
+    qtbot.waitExposed(window)
+    model = window.runs_view.model
+    assert model.rowCount() == 2
+    cells = {model.index(row, col).data() for row in range(2) for col in range(7)}
+    assert {"same zone", "cross zone", "9.41 Gbit/s", "4.20 Gbit/s", "completed"} <= cells
+    out = REPO / "test-output"
+    out.mkdir(exist_ok=True)
+    assert window.grab().save(str(out / "main_window_library.png"))
+    window.close()
+    assert not window.isVisible()
+
+
+def test_empty_library_says_how_to_start(qtbot: QtBot, library: Library) -> None:
+    window = MainWindow(library)
+    qtbot.addWidget(window)
+    assert window.runs_view.model.rowCount() == 0
+    assert "pairbench run --pair local" in window.runs_view.count_label.text()
+
+
+def test_app_process_starts_and_closes_cleanly_on_sigterm(library_path: Path) -> None:
+    env = {**os.environ, "QT_QPA_PLATFORM": "offscreen"}
+    proc = subprocess.Popen(
+        [sys.executable, "-m", "pairbench", "--library", str(library_path)],
+        stdout=subprocess.PIPE,
+        stderr=subprocess.PIPE,
+        text=True,
+        env=env,
+    )
+    time.sleep(3)
+    assert proc.poll() is None, proc.communicate()
+    proc.send_signal(signal.SIGTERM)
+    _out, err = proc.communicate(timeout=10)
+    assert proc.returncode == 0, err
+    assert "Traceback" not in err
+    with Library.open(library_path) as lib:  # the window created a valid library
+        assert lib.conn.execute("SELECT name FROM pairs").fetchone()[0] == "local"
