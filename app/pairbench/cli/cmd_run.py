@@ -13,7 +13,9 @@ from pairbench.cli.environment import Environment
 from pairbench.cli.exit_status import ExitStatus
 from pairbench.domain import HostPair, Line, Run, RunSpec, RunStatus, Sample
 from pairbench.domain.units import format_bits, format_value
-from pairbench.engine.execute import RunError, execute_run, prepare
+from pairbench.cli.prompts import TerminalPrompt
+from pairbench.engine.execute import Prepared, RunError, execute_run, prepare
+from pairbench.engine.transports import Connector
 from pairbench.library import Library, LibraryError
 from pairbench.library.hosts import get_pair
 
@@ -35,6 +37,11 @@ def add_parser(sub: argparse._SubParsersAction[argparse.ArgumentParser]) -> None
     )
     p.add_argument("--label", default="", help="a label stored with the run")
     p.add_argument("--json", action="store_true", help="end with one JSON object on stdout")
+    p.add_argument(
+        "--accept-new-host-key",
+        action="store_true",
+        help="trust and pin a host key seen for the first time (check its fingerprint first)",
+    )
     p.set_defaults(handler=handle)
 
 
@@ -103,7 +110,10 @@ def handle(args: argparse.Namespace, env: Environment) -> ExitStatus:
     try:
         with env.open_library() as lib:
             pair = get_pair(lib, args.pair)
-            run = asyncio.run(_run(lib, pair, spec, env, args.json))
+            connector = Connector(
+                lib, secrets=TerminalPrompt(), accept_new_host_key=args.accept_new_host_key
+            )
+            run = asyncio.run(_run(lib, pair, spec, env, args.json, connector))
     except (LibraryError, RunError) as exc:
         env.err(f"pairbench: {exc}")
         return ExitStatus.ERROR
@@ -111,8 +121,22 @@ def handle(args: argparse.Namespace, env: Environment) -> ExitStatus:
     return _exit_status(run.status)
 
 
-async def _run(lib: Library, pair: HostPair, spec: RunSpec, env: Environment, as_json: bool) -> Run:
-    prepared = await prepare(pair, spec)
+async def _run(
+    lib: Library,
+    pair: HostPair,
+    spec: RunSpec,
+    env: Environment,
+    as_json: bool,
+    connector: Connector,
+) -> Run:
+    try:
+        prepared = await prepare(pair, spec, connector)
+        return await _execute(lib, prepared, env, as_json)
+    finally:
+        await connector.close()
+
+
+async def _execute(lib: Library, prepared: Prepared, env: Environment, as_json: bool) -> Run:
     cancel = asyncio.Event()
     loop = asyncio.get_running_loop()
     with contextlib.suppress(NotImplementedError, RuntimeError, ValueError):

@@ -11,11 +11,12 @@ from dataclasses import dataclass, replace
 from pairbench.domain import HostPair, Line, LineSource, Run, RunSpec, RunStatus, Summary
 from pairbench.engine.facts import gather_facts
 from pairbench.engine.observer import NullObserver, RunObserver
-from pairbench.engine.transports import open_transport
+from pairbench.engine.transports import Connector
 from pairbench.library import Library, Recorder
 from pairbench.library.runs import create_run, finish_run, get_run, set_run_facts
 from pairbench.library.series import compact_series
 from pairbench.remote.base import RemoteProcess, ToolMissingError, Transport, TransportError
+from pairbench.remote.ssh import ConnectionLostError
 from pairbench.tools.base import Capabilities, ParseError, Parser, Tool
 from pairbench.tools.registry import get_tool
 
@@ -42,16 +43,19 @@ class Prepared:
     caps: Capabilities
 
 
-async def prepare(pair: HostPair, spec: RunSpec) -> Prepared:
-    """Validate parameters and probe the tool on both hosts; raise ``RunError`` if unusable."""
+async def prepare(pair: HostPair, spec: RunSpec, connector: Connector) -> Prepared:
+    """Validate parameters, connect, and probe the tool on both hosts.
+
+    Raises ``RunError`` (nothing stored) when the run cannot start.
+    """
     try:
         tool = get_tool(spec.tool)
         params = tool.resolve(spec.params)
     except ValueError as exc:
         raise RunError(str(exc)) from exc
     try:
-        client = open_transport(pair.client)
-        server = client if pair.server == pair.client else open_transport(pair.server)
+        client = await connector.transport(pair.client)
+        server = await connector.transport(pair.server)
     except TransportError as exc:
         raise RunError(str(exc)) from exc
     caps = await _probe(tool, client)
@@ -101,7 +105,12 @@ async def execute_run(
     try:
         await asyncio.wait({work, cancelled}, return_when=asyncio.FIRST_COMPLETED)
         if work.done():
-            status, error = work.result()
+            try:
+                status, error = work.result()
+            except ConnectionLostError as exc:
+                status, error = RunStatus.INTERRUPTED, str(exc)
+            except TransportError as exc:
+                status, error = RunStatus.FAILED, str(exc)
         else:
             status, error = RunStatus.CANCELLED, "cancelled by the user"
     except asyncio.CancelledError:
@@ -168,9 +177,9 @@ class _Session:
 
     async def run(self, lib: Library, run_id: int) -> tuple[RunStatus, str | None]:
         p = self.prepared
-        facts = {"client": await gather_facts(p.client, p.pair.target_address)}
+        facts = {"client": await gather_facts(p.client, route_to=p.pair.target_address)}
         if p.server is not p.client:
-            facts["server"] = await gather_facts(p.server, p.pair.client.address)
+            facts["server"] = await gather_facts(p.server, own_address=p.pair.target_address)
         else:
             facts["server"] = facts["client"]
         set_run_facts(lib, run_id, host_facts=facts)

@@ -1,14 +1,69 @@
-"""Choosing the transport for a host."""
+"""Connections for a run: one transport per host, SSH or local, with host keys and secrets."""
 
 from __future__ import annotations
 
+import contextlib
+
 from pairbench.domain import Host
+from pairbench.library import Library
+from pairbench.library.hosts import get_host, pin_host_key, pinned_host_keys
 from pairbench.remote.base import Transport, TransportError
+from pairbench.remote.host_keys import HostKeyPolicy
 from pairbench.remote.local import LocalTransport
+from pairbench.remote.secrets import NoPrompt, SecretPrompt
+from pairbench.remote.ssh import SSHTransport
 
 
-def open_transport(host: Host) -> Transport:
-    """A transport that runs programs on ``host``."""
-    if host.is_local:
-        return LocalTransport()
-    raise TransportError(f"host {host.name}: SSH hosts are not supported yet; use the 'local' pair")
+class Connector:
+    """Opens and caches one transport per host; pins newly accepted host keys."""
+
+    def __init__(
+        self,
+        lib: Library,
+        *,
+        secrets: SecretPrompt | None = None,
+        accept_new_host_key: bool = False,
+    ) -> None:
+        self._lib = lib
+        self._secrets = secrets or NoPrompt()
+        self._accept_new = accept_new_host_key
+        self._transports: dict[str, Transport] = {}
+        self._opened: list[Transport] = []
+
+    async def transport(self, host: Host) -> Transport:
+        """The connected transport for ``host`` (connecting on first use)."""
+        cached = self._transports.get(host.name)
+        if cached is not None:
+            return cached
+        if host.is_local:
+            transport: Transport = LocalTransport()
+        else:
+            transport = await self._ssh(host, seen=set())
+        self._transports[host.name] = transport
+        return transport
+
+    async def _ssh(self, host: Host, seen: set[str]) -> SSHTransport:
+        if host.name in seen:
+            raise TransportError(f"host {host.name}: jump hosts form a loop")
+        seen.add(host.name)
+        jump = None
+        if host.jump:
+            jump_host = get_host(self._lib, host.jump)
+            jump = await self._ssh(jump_host, seen)
+        policy = HostKeyPolicy(
+            pinned=pinned_host_keys(self._lib, host.name), accept_new=self._accept_new
+        )
+        transport = SSHTransport(host, policy, secrets=self._secrets, jump=jump)
+        self._opened.append(transport)
+        await transport.connect()
+        if policy.accepted:
+            pin_host_key(self._lib, host.name, policy.accepted)
+        return transport
+
+    async def close(self) -> None:
+        """Close every connection."""
+        for transport in reversed(self._opened):
+            with contextlib.suppress(Exception):
+                await transport.close()
+        self._opened.clear()
+        self._transports.clear()

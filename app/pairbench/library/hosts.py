@@ -107,3 +107,88 @@ def _row_to_host(row: tuple[object, ...]) -> Host:
         jump=None if jump is None else str(jump),
         tags=loads_str_map(str(tags)),
     )
+
+
+def remove_host(lib: Library, name: str) -> None:
+    """Delete a host; refuses the built-in one and hosts still used by a pair."""
+    host_id = _host_id(lib, name)
+    if get_host(lib, name).is_local:
+        raise LibraryError("the built-in host 'localhost' cannot be removed")
+    used = [
+        str(r[0])
+        for r in lib.conn.execute(
+            "SELECT name FROM pairs WHERE client_host_id = ? OR server_host_id = ?",
+            (host_id, host_id),
+        )
+    ]
+    if used:
+        raise LibraryError(f"host {name!r} is used by pair(s) {', '.join(used)}; remove them first")
+    lib.conn.execute("DELETE FROM hosts WHERE id = ?", (host_id,))
+    lib.conn.execute("DELETE FROM host_keys WHERE host_name = ?", (name,))
+
+
+def remove_pair(lib: Library, name: str) -> None:
+    """Delete a pair (its runs stay in the library); refuses the built-in pair."""
+    get_pair(lib, name)
+    if name == "local":
+        raise LibraryError("the built-in pair 'local' cannot be removed")
+    lib.conn.execute("DELETE FROM pairs WHERE name = ?", (name,))
+
+
+def replace_host(lib: Library, host: Host) -> None:
+    """Update a stored host's fields (matched by name)."""
+    _host_id(lib, host.name)
+    lib.conn.execute(
+        "UPDATE hosts SET address = ?, port = ?, user = ?, auth = ?, key_path = ?, jump = ?, "
+        "tags = ? WHERE name = ?",
+        (
+            host.address,
+            host.port,
+            host.user,
+            host.auth.value,
+            host.key_path,
+            host.jump,
+            dumps(host.tags),
+            host.name,
+        ),
+    )
+
+
+def replace_pair(lib: Library, pair: HostPair) -> None:
+    """Update a stored pair's fields (matched by name)."""
+    get_pair(lib, pair.name)
+    lib.conn.execute(
+        "UPDATE pairs SET client_host_id = ?, server_host_id = ?, data_address = ?, "
+        "description = ?, tags = ? WHERE name = ?",
+        (
+            _host_id(lib, pair.client.name),
+            _host_id(lib, pair.server.name),
+            pair.data_address,
+            pair.description,
+            dumps(pair.tags),
+            pair.name,
+        ),
+    )
+
+
+def pinned_host_keys(lib: Library, host_name: str) -> list[str]:
+    """The host's pinned public keys in OpenSSH form ("ssh-ed25519 AAAA...")."""
+    rows = lib.conn.execute(
+        "SELECT key FROM host_keys WHERE host_name = ? ORDER BY added_at", (host_name,)
+    )
+    return [str(r[0]) for r in rows]
+
+
+def pin_host_key(lib: Library, host_name: str, key: str) -> None:
+    """Pin a public host key for a host (idempotent)."""
+    import time
+
+    lib.conn.execute(
+        "INSERT OR IGNORE INTO host_keys (host_name, key, added_at) VALUES (?, ?, ?)",
+        (host_name, key.strip(), time.time()),
+    )
+
+
+def unpin_host_keys(lib: Library, host_name: str) -> None:
+    """Forget every pinned key of a host (after the user checked a legitimate key change)."""
+    lib.conn.execute("DELETE FROM host_keys WHERE host_name = ?", (host_name,))

@@ -82,6 +82,15 @@ MIGRATIONS: list[str] = [
     INSERT INTO pairs (name, client_host_id, server_host_id, data_address, description)
         SELECT 'local', id, id, '127.0.0.1', 'This computer' FROM hosts WHERE name = 'localhost';
     """,
+    # 1 -> 2: pinned SSH host keys (public keys, not secrets), per host name.
+    """
+    CREATE TABLE host_keys (
+        host_name TEXT NOT NULL,
+        key TEXT NOT NULL,
+        added_at REAL NOT NULL,
+        PRIMARY KEY (host_name, key)
+    );
+    """,
 ]
 
 SCHEMA_VERSION = len(MIGRATIONS)

@@ -7,11 +7,15 @@ import sys
 from pathlib import Path
 
 from PySide6.QtCore import QTimer
+from PySide6.QtGui import QIcon
 from PySide6.QtWidgets import QApplication, QMessageBox
 
 from pairbench import __version__
 from pairbench.library import Library, LibraryError
 from pairbench.ui.main_window import MainWindow
+
+# resources/ beside app/ in a source checkout.
+ICON_PATH = Path(__file__).resolve().parents[3] / "resources" / "pairbench.svg"
 
 
 def create_app() -> QApplication:
@@ -20,6 +24,8 @@ def create_app() -> QApplication:
     app.setApplicationName("Pairbench")
     app.setOrganizationName("Pairbench")
     app.setApplicationVersion(__version__)
+    if ICON_PATH.is_file():
+        app.setWindowIcon(QIcon(str(ICON_PATH)))
     return app  # type: ignore[return-value]
 
 

@@ -1,0 +1,367 @@
+"""SSH hosts: one asyncssh connection per host, argv quoted once, PID-based process control."""
+
+from __future__ import annotations
+
+import asyncio
+import contextlib
+import shlex
+import socket
+import time
+from collections.abc import AsyncIterator, Mapping, Sequence
+
+import asyncssh
+
+from pairbench.domain import AuthMethod, Host, Line, LineSource
+from pairbench.remote.base import CommandResult, ToolMissingError, TransportError
+from pairbench.remote.host_keys import (
+    HostKeyChangedError,
+    HostKeyPolicy,
+    HostKeyUnknownError,
+    key_line,
+)
+from pairbench.remote.secrets import NoPrompt, SecretPrompt, stored_password
+
+CONNECT_TIMEOUT_S = 10.0
+KEEPALIVE_INTERVAL_S = 2.0
+KEEPALIVE_COUNT_MAX = 3
+PID_MARKER = "__PAIRBENCH_PID__"
+# Prints the shell's pid, then execs the tool in its place: the tool keeps that pid and,
+# as sshd made the session's shell a process-group leader, it leads its own group too.
+_LAUNCHER = f'echo "{PID_MARKER} $$"; exec "$@"'
+
+
+class AuthFailedError(TransportError):
+    """The host refused the login."""
+
+
+class ConnectionLostError(TransportError):
+    """The SSH connection dropped while in use."""
+
+
+def remote_command(argv: Sequence[str], env: Mapping[str, str] | None = None) -> str:
+    """The one place argv becomes a shell string: each element quoted once (``shlex.join``)."""
+    prefix = ["env", *(f"{k}={v}" for k, v in env.items())] if env else []
+    return shlex.join(["sh", "-c", _LAUNCHER, "sh", *prefix, *argv])
+
+
+class _Client(asyncssh.SSHClient):
+    """Records the key presented and why the connection closed."""
+
+    def __init__(self, policy: HostKeyPolicy) -> None:
+        self._policy = policy
+        self.lost: Exception | None = None
+        self.closed = False
+
+    def validate_host_public_key(
+        self, host: str, addr: str, port: int, key: asyncssh.SSHKey
+    ) -> bool:
+        self._policy.presented = key
+        if self._policy.accept_new and not self._policy.has_trusted:
+            self._policy.accepted = key_line(key)
+            return True
+        return False
+
+    def connection_lost(self, exc: Exception | None) -> None:
+        self.closed = True
+        self.lost = exc
+
+
+class SSHProcess:
+    """A process started over SSH; its pid comes from the launcher's first line."""
+
+    def __init__(
+        self,
+        transport: SSHTransport,
+        process: asyncssh.SSHClientProcess[str],
+        stdout: LineSource,
+        stderr: LineSource,
+    ) -> None:
+        self._transport = transport
+        self._process = process
+        self._stdout = stdout
+        self._stderr = stderr
+        self._pid: int | None = None
+        self._stopped = False
+
+    @property
+    def pid(self) -> int | None:
+        return self._pid
+
+    async def read_pid(self, timeout_s: float) -> None:
+        """Wait for the launcher's pid line; fail if the command could not start."""
+        line = await asyncio.wait_for(self._process.stdout.readline(), timeout_s)
+        marker, _, value = line.strip().partition(" ")
+        if marker != PID_MARKER or not value.isdigit():
+            raise TransportError(
+                f"host {self._transport.host_name}: the command did not start "
+                f"(got {line.strip()[:120]!r})"
+            )
+        self._pid = int(value)
+
+    async def lines(self) -> AsyncIterator[Line]:
+        queue: asyncio.Queue[Line | None] = asyncio.Queue()
+
+        async def pump(reader: asyncssh.SSHReader[str], source: LineSource) -> None:
+            try:
+                async for text in reader:
+                    queue.put_nowait(Line(source, text.rstrip("\r\n"), time.monotonic()))
+            except (asyncssh.Error, OSError):
+                pass
+            finally:
+                queue.put_nowait(None)
+
+        tasks = [
+            asyncio.ensure_future(pump(self._process.stdout, self._stdout)),
+            asyncio.ensure_future(pump(self._process.stderr, self._stderr)),
+        ]
+        try:
+            open_pipes = len(tasks)
+            while open_pipes:
+                item = await queue.get()
+                if item is None:
+                    open_pipes -= 1
+                    continue
+                yield item
+        finally:
+            for task in tasks:
+                task.cancel()
+
+    async def wait(self) -> int:
+        try:
+            completed = await self._process.wait(check=False)
+        except (asyncssh.Error, OSError) as exc:
+            raise self._transport.lost_error(exc) from exc
+        if completed.exit_status is None or self._transport.is_lost:
+            if self._transport.is_lost:
+                raise self._transport.lost_error(None)
+            return -1 if completed.exit_signal is None else 128
+        return int(completed.exit_status)
+
+    async def stop(self, grace_s: float = 2.0) -> None:
+        """Interrupt the process group by pid over a second channel, then kill it."""
+        if self._stopped or self._process.exit_status is not None:
+            return
+        self._stopped = True
+        if self._transport.is_lost:
+            return
+        with contextlib.suppress(asyncssh.Error, OSError):
+            self._process.send_signal("INT")  # works for non-root logins
+        await self._kill("INT")
+        try:
+            await asyncio.wait_for(self._process.wait(check=False), grace_s)
+        except (TimeoutError, asyncssh.Error, OSError):
+            await self._kill("KILL")
+        with contextlib.suppress(asyncssh.Error, OSError):
+            self._process.close()
+
+    async def _kill(self, signal_name: str) -> None:
+        if self._pid is None:
+            return
+        pid = str(self._pid)
+        with contextlib.suppress(asyncssh.Error, OSError, TimeoutError, TransportError):
+            await self._transport.run(
+                ["sh", "-c", 'kill -s "$1" -- "-$2" 2>/dev/null || kill -s "$1" "$2"', "sh"]
+                + [signal_name, pid],
+                timeout_s=5,
+            )
+
+
+class SSHTransport:
+    """Runs programs on one SSH host over one reused connection."""
+
+    def __init__(
+        self,
+        host: Host,
+        policy: HostKeyPolicy,
+        *,
+        secrets: SecretPrompt | None = None,
+        jump: SSHTransport | None = None,
+        connect_timeout_s: float = CONNECT_TIMEOUT_S,
+    ) -> None:
+        self.host = host
+        self.policy = policy
+        self._secrets = secrets or NoPrompt()
+        self._jump = jump
+        self._timeout = connect_timeout_s
+        self._conn: asyncssh.SSHClientConnection | None = None
+        self._client: _Client | None = None
+        self._lock = asyncio.Lock()
+
+    @property
+    def host_name(self) -> str:
+        return self.host.name
+
+    @property
+    def is_lost(self) -> bool:
+        return self._client is not None and self._client.closed
+
+    def lost_error(self, exc: BaseException | None) -> ConnectionLostError:
+        reason = exc or (self._client.lost if self._client else None)
+        detail = f": {reason}" if reason else ""
+        return ConnectionLostError(f"connection to host {self.host.name} lost{detail}")
+
+    async def connect(self) -> asyncssh.SSHClientConnection:
+        """Connect (once; reconnects after a lost connection)."""
+        async with self._lock:
+            if self._conn is not None and not self.is_lost:
+                return self._conn
+            self._conn = await self._open()
+            return self._conn
+
+    async def _open(self) -> asyncssh.SSHClientConnection:
+        host = self.host
+        trusted, ca_keys, revoked = self.policy.trusted(host.address, host.port)
+        self.policy.has_trusted = bool(trusted or ca_keys)
+        options: dict[str, object] = {
+            "port": host.port,
+            "username": host.user or "root",
+            "known_hosts": (trusted, ca_keys, revoked),
+            "connect_timeout": self._timeout,
+            "keepalive_interval": KEEPALIVE_INTERVAL_S,
+            "keepalive_count_max": KEEPALIVE_COUNT_MAX,
+            "config": [],
+        }
+        options.update(await self._auth_options())
+        if self._jump is not None:
+            options["tunnel"] = await self._jump.connect()
+        client = _Client(self.policy)
+        try:
+            conn, _ = await asyncssh.create_connection(
+                lambda: client,
+                host.address,
+                **options,  # type: ignore[arg-type]
+            )
+        except asyncssh.HostKeyNotVerifiable as exc:
+            raise self._host_key_error(trusted) from exc
+        except asyncssh.PermissionDenied as exc:
+            raise AuthFailedError(
+                f"host {host.name}: authentication failed for user {host.user or 'root'} "
+                f"({_auth_words(host)}); check the key, agent or password"
+            ) from exc
+        except ConnectionRefusedError as exc:
+            raise TransportError(
+                f"host {host.name}: connection refused at {host.address}:{host.port}; "
+                "is sshd running and the port right?"
+            ) from exc
+        except socket.gaierror as exc:
+            raise TransportError(
+                f"host {host.name}: unknown host name {host.address!r}; check the address"
+            ) from exc
+        except TimeoutError as exc:
+            raise TransportError(
+                f"host {host.name}: no answer from {host.address}:{host.port} within "
+                f"{self._timeout:.0f} s; check the address, firewall and that the host is up"
+            ) from exc
+        except OSError as exc:
+            raise TransportError(
+                f"host {host.name}: cannot reach {host.address}:{host.port}: "
+                f"{exc.strerror or exc}"
+            ) from exc
+        except asyncssh.Error as exc:
+            raise TransportError(f"host {host.name}: SSH error: {exc.reason}") from exc
+        self._client = client
+        return conn
+
+    def _host_key_error(self, trusted: list[asyncssh.SSHKey]) -> TransportError:
+        presented = self.policy.presented
+        if presented is None:
+            return TransportError(f"host {self.host.name}: host key could not be verified")
+        fingerprint = presented.get_fingerprint()
+        if trusted:
+            return HostKeyChangedError(
+                self.host.name, [k.get_fingerprint() for k in trusted], fingerprint
+            )
+        return HostKeyUnknownError(self.host.name, fingerprint, key_line(presented))
+
+    async def _auth_options(self) -> dict[str, object]:
+        host = self.host
+        if host.auth is AuthMethod.AGENT:
+            return {}
+        if host.auth is AuthMethod.KEY:
+            if not host.key_path:
+                raise AuthFailedError(f"host {host.name}: no key file set")
+            return {"client_keys": [self._load_key(host.key_path)], "agent_path": None}
+        if host.auth is AuthMethod.PASSWORD:
+            password = stored_password(host)
+            if password is None:
+                password = self._secrets.password(host, "no stored password")
+            if password is None:
+                raise AuthFailedError(
+                    f"host {host.name}: a password is needed and none was given"
+                )
+            return {"password": password, "client_keys": None, "agent_path": None}
+        raise TransportError(f"host {host.name}: not an SSH host")
+
+    def _load_key(self, path: str) -> asyncssh.SSHKey:
+        try:
+            return asyncssh.read_private_key(path)
+        except FileNotFoundError as exc:
+            raise AuthFailedError(f"host {self.host.name}: key file {path} not found") from exc
+        except asyncssh.KeyImportError as exc:
+            if "passphrase" not in str(exc).lower():
+                raise AuthFailedError(
+                    f"host {self.host.name}: cannot read key {path}: {exc}"
+                ) from exc
+        passphrase = self._secrets.passphrase(path)
+        if passphrase is None:
+            raise AuthFailedError(
+                f"host {self.host.name}: key {path} needs its passphrase and none was given"
+            )
+        try:
+            return asyncssh.read_private_key(path, passphrase)
+        except (asyncssh.KeyImportError, ValueError) as exc:
+            raise AuthFailedError(
+                f"host {self.host.name}: wrong passphrase for key {path}"
+            ) from exc
+
+    async def start(
+        self,
+        argv: Sequence[str],
+        *,
+        stdout: LineSource,
+        stderr: LineSource,
+        env: Mapping[str, str] | None = None,
+    ) -> SSHProcess:
+        conn = await self.connect()
+        try:
+            process = await conn.create_process(
+                remote_command(argv, env), encoding="utf-8", errors="replace", stdin=None
+            )
+        except (asyncssh.Error, OSError) as exc:
+            raise self.lost_error(exc) from exc
+        started = SSHProcess(self, process, stdout, stderr)
+        await started.read_pid(timeout_s=self._timeout)
+        return started
+
+    async def run(self, argv: Sequence[str], *, timeout_s: float = 10.0) -> CommandResult:
+        conn = await self.connect()
+        try:
+            result = await conn.run(
+                shlex.join(list(argv)), check=False, timeout=timeout_s, encoding="utf-8",
+                errors="replace",
+            )
+        except asyncssh.TimeoutError as exc:
+            raise TimeoutError(f"host {self.host.name}: {argv[0]} did not finish") from exc
+        except (asyncssh.Error, OSError) as exc:
+            raise self.lost_error(exc) from exc
+        out = str(result.stdout or "")
+        err = str(result.stderr or "")
+        status = -1 if result.exit_status is None else int(result.exit_status)
+        if status == 127 and "not found" in err:
+            raise ToolMissingError(f"{argv[0]} is not installed on host {self.host.name}")
+        return CommandResult(status, out, err)
+
+    async def close(self) -> None:
+        if self._conn is not None:
+            self._conn.close()
+            with contextlib.suppress(Exception):
+                await self._conn.wait_closed()
+            self._conn = None
+
+
+def _auth_words(host: Host) -> str:
+    if host.auth is AuthMethod.KEY:
+        return f"key {host.key_path}"
+    return {AuthMethod.AGENT: "ssh-agent keys", AuthMethod.PASSWORD: "password"}.get(
+        host.auth, host.auth.value
+    )
