@@ -1,0 +1,153 @@
+"""Preflight of a pair: both hosts reachable, the data path works, tool versions, clocks."""
+
+from __future__ import annotations
+
+import asyncio
+import time
+from dataclasses import dataclass, field
+
+from pairbench.domain import HostPair
+from pairbench.engine.transports import Connector
+from pairbench.remote.base import ToolMissingError, Transport, TransportError
+
+# The version command of every tool Pairbench knows, including those without an adapter yet.
+VERSION_COMMANDS: dict[str, list[str]] = {
+    "iperf3": ["iperf3", "--version"],
+    "uperf": ["uperf", "-V"],
+    "nuttcp": ["nuttcp", "-V"],
+    "fio": ["fio", "--version"],
+    "ping": ["ping", "-V"],
+}
+INSTALL_HINTS: dict[str, str] = {
+    "iperf3": "apt-get install iperf3",
+    "uperf": "build it from https://github.com/uperf/uperf (no Debian package)",
+    "nuttcp": "apt-get install nuttcp",
+    "fio": "apt-get install fio",
+    "ping": "apt-get install iputils-ping",
+}
+
+
+@dataclass
+class HostCheck:
+    """What preflight found on one host."""
+
+    name: str
+    reachable: bool = False
+    error: str | None = None
+    versions: dict[str, str] = field(default_factory=dict)
+    missing: dict[str, str] = field(default_factory=dict)  # tool -> install hint
+
+
+@dataclass
+class PairCheck:
+    """What preflight found for a pair; ``problems`` are one-line, actionable messages."""
+
+    pair: str
+    client: HostCheck
+    server: HostCheck
+    data_path_ok: bool | None = None
+    data_path_rtt_ms: float | None = None
+    clock_offset_s: float | None = None
+    problems: list[str] = field(default_factory=list)
+
+    @property
+    def ok(self) -> bool:
+        """Both hosts reachable and the data path works."""
+        return self.client.reachable and self.server.reachable and bool(self.data_path_ok)
+
+
+async def check_pair(pair: HostPair, connector: Connector, *, tool: str | None = None) -> PairCheck:
+    """Check a pair; never raises for host problems (they are reported in the result)."""
+    result = PairCheck(pair.name, HostCheck(pair.client.name), HostCheck(pair.server.name))
+    client = await _connect(pair.client.name, pair, connector, result.client, role="client")
+    server = await _connect(pair.server.name, pair, connector, result.server, role="server")
+    for transport, check in ((client, result.client), (server, result.server)):
+        if transport is not None:
+            await _versions(transport, check)
+    if client is not None:
+        result.data_path_ok, result.data_path_rtt_ms = await _ping(client, pair.target_address)
+        if not result.data_path_ok:
+            result.problems.append(
+                f"{pair.client.name} cannot reach the server's data address "
+                f"{pair.target_address} (ping failed)"
+            )
+    if client is not None and server is not None and client is not server:
+        result.clock_offset_s = await _clock_offset(client, server)
+    elif client is not None:
+        result.clock_offset_s = 0.0
+    for check in (result.client, result.server):
+        if check.error:
+            result.problems.append(check.error)
+        for name, hint in check.missing.items():
+            needed = tool is not None and name == tool
+            words = "needed for this run" if needed else "not needed unless you run it"
+            result.problems.append(f"{name} is missing on {check.name} ({words}): {hint}")
+    return result
+
+
+async def _connect(
+    name: str, pair: HostPair, connector: Connector, check: HostCheck, role: str
+) -> Transport | None:
+    host = pair.client if role == "client" else pair.server
+    try:
+        transport = await connector.transport(host)
+    except TransportError as exc:
+        check.error = str(exc)
+        return None
+    check.reachable = True
+    return transport
+
+
+async def _versions(transport: Transport, check: HostCheck) -> None:
+    for name, argv in VERSION_COMMANDS.items():
+        try:
+            result = await transport.run(argv, timeout_s=10)
+        except ToolMissingError:
+            check.missing[name] = INSTALL_HINTS[name]
+            continue
+        except (TransportError, TimeoutError, OSError) as exc:
+            check.versions[name] = f"? ({exc})"
+            continue
+        text = (result.stdout or result.stderr).strip()
+        first = text.splitlines()[0] if text else ""
+        if result.exit_status == 127:
+            check.missing[name] = INSTALL_HINTS[name]
+        else:
+            check.versions[name] = first[:120]
+
+
+async def _ping(transport: Transport, address: str) -> tuple[bool, float | None]:
+    try:
+        result = await transport.run(["ping", "-c", "1", "-W", "2", "-n", address], timeout_s=8)
+    except (TransportError, TimeoutError, OSError):
+        return False, None
+    if result.exit_status != 0:
+        return False, None
+    for token in result.stdout.split():
+        if token.startswith("time="):
+            try:
+                return True, float(token[5:])
+            except ValueError:
+                break
+    return True, None
+
+
+async def _clock_offset(a: Transport, b: Transport) -> float | None:
+    """Offset of b's clock relative to a's, from round-trip-corrected ``date`` readings."""
+
+    async def reading(transport: Transport) -> float | None:
+        sent = time.time()
+        try:
+            result = await transport.run(["date", "+%s.%N"], timeout_s=5)
+        except (TransportError, TimeoutError, OSError):
+            return None
+        received = time.time()
+        try:
+            return float(result.stdout.strip()) - (sent + received) / 2
+        except ValueError:
+            return None
+
+    first, second = await asyncio.gather(reading(a), reading(b))
+    if first is None or second is None:
+        return None
+    return second - first
