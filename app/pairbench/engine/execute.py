@@ -24,6 +24,7 @@ SERVER_READY_TIMEOUT_S = 10.0
 SERVER_EXIT_GRACE_S = 3.0
 FLUSH_PERIOD_S = 0.5
 PORT_ATTEMPTS = 5
+LOST_CHECK_PERIOD_S = 0.25
 _CLIENT_SOURCES = (LineSource.CLIENT_OUT, LineSource.CLIENT_ERR)
 
 
@@ -194,6 +195,7 @@ class _Session:
         client_pump = self._pump(client)
         await self._consume_until(client_pump)
         exit_status = await client.wait()
+        self._raise_if_lost()
         await self._await_server_exit()
         if self.parse_error:
             return RunStatus.FAILED, self.parse_error
@@ -267,10 +269,20 @@ class _Session:
         return task
 
     async def _consume_until(self, pump: asyncio.Task[None]) -> None:
+        """Handle lines until ``pump`` ends; a host whose connection drops ends the run."""
         while not (pump.done() and self.queue.empty()):
-            line = await self.queue.get()
+            try:
+                line = await asyncio.wait_for(self.queue.get(), LOST_CHECK_PERIOD_S)
+            except TimeoutError:
+                line = None
             if line is not None:
                 self._handle(line)
+            self._raise_if_lost()
+
+    def _raise_if_lost(self) -> None:
+        for transport in (self.prepared.client, self.prepared.server):
+            if transport.is_lost:
+                raise ConnectionLostError(f"connection to host {transport.host_name} lost")
 
     def _handle(self, line: Line) -> None:
         self.recorder.add_line(line)

@@ -51,6 +51,11 @@ class Transport(Protocol):
     @property
     def host_name(self) -> str: ...
 
+    @property
+    def is_lost(self) -> bool:
+        """True once the connection to the host dropped (never for this computer)."""
+        ...
+
     async def start(
         self,
         argv: Sequence[str],

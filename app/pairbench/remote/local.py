@@ -89,6 +89,7 @@ class LocalTransport:
     """Runs programs on this computer."""
 
     host_name = "localhost"
+    is_lost = False
 
     async def start(
         self,

@@ -254,8 +254,7 @@ class SSHTransport:
             ) from exc
         except OSError as exc:
             raise TransportError(
-                f"host {host.name}: cannot reach {host.address}:{host.port}: "
-                f"{exc.strerror or exc}"
+                f"host {host.name}: cannot reach {host.address}:{host.port}: {exc.strerror or exc}"
             ) from exc
         except asyncssh.Error as exc:
             raise TransportError(f"host {host.name}: SSH error: {exc.reason}") from exc
@@ -286,9 +285,7 @@ class SSHTransport:
             if password is None:
                 password = self._secrets.password(host, "no stored password")
             if password is None:
-                raise AuthFailedError(
-                    f"host {host.name}: a password is needed and none was given"
-                )
+                raise AuthFailedError(f"host {host.name}: a password is needed and none was given")
             return {"password": password, "client_keys": None, "agent_path": None}
         raise TransportError(f"host {host.name}: not an SSH host")
 
@@ -337,7 +334,10 @@ class SSHTransport:
         conn = await self.connect()
         try:
             result = await conn.run(
-                shlex.join(list(argv)), check=False, timeout=timeout_s, encoding="utf-8",
+                shlex.join(list(argv)),
+                check=False,
+                timeout=timeout_s,
+                encoding="utf-8",
                 errors="replace",
             )
         except asyncssh.TimeoutError as exc:
