@@ -137,6 +137,10 @@ def _check_identity(conn: sqlite3.Connection, path: Path) -> None:
     """Refuse an SQLite file that another program made, or a newer Pairbench schema."""
     app_id = int(conn.execute("PRAGMA application_id").fetchone()[0])
     version = int(conn.execute("PRAGMA user_version").fetchone()[0])
+    if app_id == 0 and version == 0 and _holds_nothing(conn):
+        # A library whose creation stopped before its first migration committed (the switch
+        # to WAL already wrote the header): nothing in it to protect, so it is initialised.
+        return
     if app_id != APPLICATION_ID:
         raise LibraryError(
             f"{path} is an SQLite database of another program, not a Pairbench library; "
@@ -147,3 +151,8 @@ def _check_identity(conn: sqlite3.Connection, path: Path) -> None:
             f"library {path} has schema version {version}, newer than this Pairbench "
             f"understands ({SCHEMA_VERSION}); upgrade Pairbench"
         )
+
+
+def _holds_nothing(conn: sqlite3.Connection) -> bool:
+    """True for an SQLite file without a single table, index, view or trigger."""
+    return conn.execute("SELECT 1 FROM sqlite_master LIMIT 1").fetchone() is None

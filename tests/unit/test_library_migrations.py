@@ -1,0 +1,368 @@
+"""The migration ladder: every earlier schema version opens, upgrades and keeps its data."""
+
+from __future__ import annotations
+
+import os
+import socket
+import sqlite3
+import subprocess
+from collections.abc import Callable, Iterator
+from contextlib import contextmanager
+from pathlib import Path
+
+import numpy as np
+import pytest
+
+from pairbench.domain import LOCAL_PAIR, AuthMethod, RunStatus
+from pairbench.library import Library, LibraryError, migrations
+from pairbench.library.codec import dumps
+from pairbench.library.hosts import get_host, get_pair
+from pairbench.library.migrations import APPLICATION_ID, MIGRATIONS, SCHEMA_VERSION, migrate
+from pairbench.library.runs import get_run, list_runs
+from pairbench.library.series import load_raw_output, load_series
+
+EARLIER_VERSIONS = list(range(SCHEMA_VERSION))
+
+SERIES_T = [1.0, 2.0, 3.0, 4.0, 5.0]
+SERIES_V = [941.5e6, 0.1, -3.25, 1e-300, 2.0**60 + 1.0]
+
+
+@contextmanager
+def _raw(path: Path) -> Iterator[sqlite3.Connection]:
+    conn = sqlite3.connect(path, isolation_level=None)
+    try:
+        yield conn
+    finally:
+        conn.close()
+
+
+def _pragma(conn: sqlite3.Connection, name: str) -> int:
+    return int(conn.execute(f"PRAGMA {name}").fetchone()[0])
+
+
+def _dead_pid() -> int:
+    proc = subprocess.Popen(["true"])
+    proc.wait()
+    return proc.pid
+
+
+def _seed_v1(conn: sqlite3.Connection) -> dict[str, int]:
+    """Data in the version-1 schema, written with plain SQL as an old Pairbench would."""
+    conn.execute("BEGIN")
+    conn.execute(
+        "INSERT INTO hosts (name, address, port, user, auth, key_path, jump, tags) "
+        "VALUES ('db1', '10.1.1.1', 2222, 'bench', 'key', '/k/id', 'bastion', ?)",
+        (dumps({"zone": "eu-1"}),),
+    )
+    conn.execute(
+        "INSERT INTO pairs (name, client_host_id, server_host_id, data_address, description, "
+        "tags) SELECT 'p1', l.id, d.id, '192.168.9.9', 'to db1', ? FROM hosts l, hosts d "
+        "WHERE l.name = 'localhost' AND d.name = 'db1'",
+        (dumps({"kind": "lan"}),),
+    )
+    done = conn.execute(
+        "INSERT INTO runs (pair, tool, tool_version, params, status, started_at, ended_at, "
+        "updated_at, summary, summary_complete, host_facts, label, tags, notes, error) "
+        "VALUES ('p1', 'iperf3', '3.12', ?, 'completed', 100.0, 110.5, 110.5, ?, 1, ?, "
+        "'old run', ?, 'some notes', NULL)",
+        (
+            dumps({"duration": "10"}),
+            dumps({"throughput_bps": 941.5e6, "retransmits": 3}),
+            dumps({"client": {"kernel": "6.1"}}),
+            dumps({"env": "test"}),
+        ),
+    ).lastrowid
+    series_id = conn.execute(
+        "INSERT INTO series (run_id, stream, metric, unit) VALUES (?, 'sum', "
+        "'throughput_bps', 'bit/s')",
+        (done,),
+    ).lastrowid
+    t = np.array(SERIES_T, dtype="<f8")
+    v = np.array(SERIES_V, dtype="<f8")
+    conn.execute(
+        "INSERT INTO chunks (series_id, seq, n, t, v) VALUES (?, 0, 2, ?, ?)",
+        (series_id, t[:2].tobytes(), v[:2].tobytes()),
+    )
+    conn.execute(
+        "INSERT INTO chunks (series_id, seq, n, t, v) VALUES (?, 1, 3, ?, ?)",
+        (series_id, t[2:].tobytes(), v[2:].tobytes()),
+    )
+    conn.execute(
+        "INSERT INTO raw_chunks (run_id, seq, source, text) VALUES (?, 0, 'client.stdout', "
+        "'line 1\nline 2')",
+        (done,),
+    )
+    orphan = conn.execute(
+        "INSERT INTO runs (pair, tool, status, started_at, updated_at, owner_host, owner_pid, "
+        "owner_token) VALUES ('local', 'ping', 'running', 200.0, 203.0, ?, ?, 'gone')",
+        (socket.gethostname(), _dead_pid()),
+    ).lastrowid
+    conn.execute("COMMIT")
+    return {"done": int(done or 0), "orphan": int(orphan or 0)}
+
+
+def _check_v1(lib: Library, ids: dict[str, int]) -> None:
+    host = get_host(lib, "db1")
+    assert (host.address, host.port, host.user, host.auth) == ("10.1.1.1", 2222, "bench", "key")
+    assert host.auth is AuthMethod.KEY
+    assert (host.key_path, host.jump, dict(host.tags)) == ("/k/id", "bastion", {"zone": "eu-1"})
+    pair = get_pair(lib, "p1")
+    assert pair.client.name == "localhost"
+    assert pair.server == host
+    assert (pair.data_address, pair.description, dict(pair.tags)) == (
+        "192.168.9.9",
+        "to db1",
+        {"kind": "lan"},
+    )
+
+    run = get_run(lib, ids["done"])
+    assert run.status is RunStatus.COMPLETED
+    assert (run.spec.pair, run.spec.tool, dict(run.spec.params)) == (
+        "p1",
+        "iperf3",
+        {"duration": "10"},
+    )
+    assert (run.started_at, run.ended_at, run.tool_version) == (100.0, 110.5, "3.12")
+    assert dict(run.summary) == {"throughput_bps": 941.5e6, "retransmits": 3.0}
+    assert run.summary_complete
+    assert {k: dict(v) for k, v in run.host_facts.items()} == {"client": {"kernel": "6.1"}}
+    assert (run.label, dict(run.tags), run.notes, run.error) == (
+        "old run",
+        {"env": "test"},
+        "some notes",
+        None,
+    )
+    [series] = load_series(lib, ids["done"])
+    assert (series.stream, series.metric, series.unit) == ("sum", "throughput_bps", "bit/s")
+    assert series.t.tolist() == SERIES_T
+    assert series.v.tolist() == SERIES_V
+    assert load_raw_output(lib, ids["done"]) == [("client.stdout", "line 1\nline 2")]
+
+    orphan = get_run(lib, ids["orphan"])
+    assert orphan.status is RunStatus.INTERRUPTED
+    assert orphan.ended_at == 203.0
+
+
+def _seed_v2(conn: sqlite3.Connection) -> dict[str, int]:
+    """Pinned host keys, new in version 2."""
+    conn.executemany(
+        "INSERT INTO host_keys (host_name, key, added_at) VALUES (?, ?, ?)",
+        [("db1", "ssh-ed25519 AAAAold", 10.0), ("db1", "ssh-ed25519 AAAAnew", 20.0)],
+    )
+    return {}
+
+
+def _check_v2(lib: Library, ids: dict[str, int]) -> None:
+    rows = lib.conn.execute(
+        "SELECT host_name, key, added_at FROM host_keys ORDER BY added_at"
+    ).fetchall()
+    assert rows == [("db1", "ssh-ed25519 AAAAold", 10.0), ("db1", "ssh-ed25519 AAAAnew", 20.0)]
+
+
+Seed = Callable[[sqlite3.Connection], dict[str, int]]
+Check = Callable[[Library, dict[str, int]], None]
+
+# Data that each schema version introduced, written as that version's Pairbench would. A file
+# at version v gets every step up to v. Add a step when a migration adds something to keep.
+SEED_STEPS: dict[int, tuple[Seed, Check]] = {1: (_seed_v1, _check_v1), 2: (_seed_v2, _check_v2)}
+
+
+def _steps_for(version: int) -> list[tuple[Seed, Check]]:
+    return [SEED_STEPS[v] for v in sorted(SEED_STEPS) if v <= version]
+
+
+def _seed(conn: sqlite3.Connection, version: int) -> dict[str, int]:
+    ids: dict[str, int] = {}
+    for seed, _check in _steps_for(version):
+        ids.update(seed(conn))
+    return ids
+
+
+def _check(lib: Library, version: int, ids: dict[str, int]) -> None:
+    for _seed_step, check in _steps_for(version):
+        check(lib, ids)
+    if not _steps_for(version):
+        assert list_runs(lib) == []
+
+
+def _build(path: Path, version: int) -> dict[str, int]:
+    """A library file at ``version`` (version 0: an empty file, no schema), with seed data."""
+    with _raw(path) as conn:
+        assert migrate(conn, target=version) == 0
+        assert _pragma(conn, "user_version") == version
+        ids = _seed(conn, version)
+    assert path.exists()
+    if version == 0:
+        assert path.stat().st_size == 0
+    return ids
+
+
+def _schema(conn: sqlite3.Connection) -> list[tuple[str, str, str]]:
+    rows = conn.execute(
+        "SELECT type, name, COALESCE(sql, '') FROM sqlite_master ORDER BY type, name"
+    ).fetchall()
+    return [(str(a), str(b), str(c)) for a, b, c in rows]
+
+
+def test_schema_version_follows_the_ladder() -> None:
+    assert SCHEMA_VERSION == len(MIGRATIONS) >= 1
+    assert all(script.strip() for script in MIGRATIONS)
+
+
+def _local_pairs(lib: Library) -> int:
+    return int(lib.conn.execute("SELECT COUNT(*) FROM pairs WHERE name = 'local'").fetchone()[0])
+
+
+@pytest.mark.parametrize("version", EARLIER_VERSIONS)
+def test_every_earlier_version_upgrades_and_keeps_its_data(
+    library_path: Path, version: int
+) -> None:
+    ids = _build(library_path, version)
+    with Library.open(library_path) as lib:
+        assert _pragma(lib.conn, "user_version") == SCHEMA_VERSION
+        assert _pragma(lib.conn, "application_id") == APPLICATION_ID
+        assert str(lib.conn.execute("PRAGMA journal_mode").fetchone()[0]).lower() == "wal"
+        assert get_pair(lib, "local") == LOCAL_PAIR
+        assert _local_pairs(lib) == 1
+        _check(lib, version, ids)
+    # It opens again without migrating anything twice.
+    with Library.open(library_path) as lib:
+        assert _pragma(lib.conn, "user_version") == SCHEMA_VERSION
+        assert _local_pairs(lib) == 1
+        _check(lib, version, ids)
+
+
+def test_seed_data_of_the_current_version_round_trips(library_path: Path) -> None:
+    """The seed steps themselves are valid for the newest schema (so later upgrades test them)."""
+    assert max(SEED_STEPS) <= SCHEMA_VERSION
+    ids = _build(library_path, SCHEMA_VERSION)
+    with Library.open(library_path) as lib:
+        _check(lib, SCHEMA_VERSION, ids)
+
+
+@pytest.mark.parametrize("version", EARLIER_VERSIONS)
+def test_upgraded_schema_equals_a_new_librarys(tmp_path: Path, version: int) -> None:
+    fresh = tmp_path / "fresh.sqlite"
+    old = tmp_path / "old.sqlite"
+    with Library.open(fresh) as lib:
+        expected = _schema(lib.conn)
+    _build(old, version)
+    with Library.open(old) as lib:
+        assert _schema(lib.conn) == expected
+
+
+@pytest.mark.parametrize("version", EARLIER_VERSIONS)
+def test_migrate_steps_one_version_at_a_time(library_path: Path, version: int) -> None:
+    _build(library_path, version)
+    with _raw(library_path) as conn:
+        for target in range(version + 1, SCHEMA_VERSION + 1):
+            assert migrate(conn, target=target) == target - 1
+            assert _pragma(conn, "user_version") == target
+            assert _pragma(conn, "application_id") == APPLICATION_ID
+            assert not conn.in_transaction
+        assert migrate(conn) == SCHEMA_VERSION  # nothing left to do
+        assert _pragma(conn, "user_version") == SCHEMA_VERSION
+
+
+def test_statements_are_split_without_losing_any() -> None:
+    for script in MIGRATIONS:
+        statements = migrations._split_statements(script)
+        assert statements
+        assert all(sqlite3.complete_statement(s) for s in statements)
+        assert all(not s.lstrip().startswith("--") for s in statements)
+
+
+def test_failed_migration_leaves_the_previous_whole_version(
+    library_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    with Library.open(library_path) as lib:
+        lib.conn.execute("UPDATE pairs SET description = 'mine' WHERE name = 'local'")
+    broken = """
+    CREATE TABLE extra (x INTEGER NOT NULL);
+    INSERT INTO extra (x) VALUES (1);
+    UPDATE pairs SET description = 'changed by the broken step';
+    INSERT INTO no_such_table (x) VALUES (2);
+    """
+    monkeypatch.setattr(migrations, "MIGRATIONS", [*MIGRATIONS, broken])
+    with _raw(library_path) as conn:
+        with pytest.raises(sqlite3.OperationalError, match="no_such_table"):
+            migrate(conn, target=SCHEMA_VERSION + 1)
+        assert not conn.in_transaction
+        assert _pragma(conn, "user_version") == SCHEMA_VERSION
+        assert _pragma(conn, "application_id") == APPLICATION_ID
+        tables = {r[0] for r in conn.execute("SELECT name FROM sqlite_master")}
+        assert "extra" not in tables
+        assert conn.execute("SELECT description FROM pairs").fetchall() == [("mine",)]
+    monkeypatch.undo()
+    assert len(migrations.MIGRATIONS) == SCHEMA_VERSION
+    with Library.open(library_path) as lib:
+        assert _pragma(lib.conn, "user_version") == SCHEMA_VERSION
+        assert get_pair(lib, "local").description == "mine"
+
+
+def test_failed_later_step_keeps_earlier_steps(
+    library_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """Two new steps, the second broken: the first one stays applied as a whole version."""
+    good = "CREATE TABLE extra_ok (x INTEGER);"
+    broken = "CREATE TABLE extra_bad (x INTEGER);\nSELECT * FROM no_such_table;"
+    Library.open(library_path).close()
+    monkeypatch.setattr(migrations, "MIGRATIONS", [*MIGRATIONS, good, broken])
+    with _raw(library_path) as conn:
+        with pytest.raises(sqlite3.OperationalError):
+            migrate(conn, target=SCHEMA_VERSION + 2)
+        assert _pragma(conn, "user_version") == SCHEMA_VERSION + 1
+        tables = {r[0] for r in conn.execute("SELECT name FROM sqlite_master")}
+        assert "extra_ok" in tables
+        assert "extra_bad" not in tables
+
+
+def test_failed_first_migration_leaves_an_initialisable_file(
+    library_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """Creation that fails (or is killed) inside the first migration must not brick the file."""
+    broken_first = MIGRATIONS[0] + "\nSELECT * FROM nope;\n"
+    monkeypatch.setattr(migrations, "MIGRATIONS", [broken_first, *MIGRATIONS[1:]])
+    with pytest.raises(LibraryError, match="nope"):
+        Library.open(library_path)
+    with _raw(library_path) as conn:
+        assert _pragma(conn, "user_version") == 0
+        assert _pragma(conn, "application_id") == 0
+        assert conn.execute("SELECT COUNT(*) FROM sqlite_master").fetchone()[0] == 0
+    monkeypatch.undo()
+    with Library.open(library_path) as lib:
+        assert get_pair(lib, "local") == LOCAL_PAIR
+        assert _pragma(lib.conn, "user_version") == SCHEMA_VERSION
+
+
+def test_disk_full_during_first_migration_reports_the_real_error(tmp_path: Path) -> None:
+    path = tmp_path / "full.sqlite"
+    with _raw(path) as conn:
+        conn.execute("PRAGMA max_page_count = 2")
+        with pytest.raises(sqlite3.OperationalError, match="full"):
+            migrate(conn)
+        assert not conn.in_transaction
+        assert _pragma(conn, "user_version") == 0
+    assert not os.path.exists(f"{path}-journal")
+
+
+def test_disk_full_during_a_migration_reports_the_real_error(
+    library_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """SQLite rolls the whole step back by itself when the disk fills up; the error must say
+    "full" (not "cannot rollback") and the file must stay at the previous version."""
+    Library.open(library_path).close()
+    # A one-row insert: SQLite undoes the whole transaction, not just the statement.
+    bulky = "INSERT INTO hosts (name, address, auth) VALUES ('big', randomblob(800000), 'agent');"
+    monkeypatch.setattr(migrations, "MIGRATIONS", [*MIGRATIONS, bulky])
+    with _raw(library_path) as conn:
+        pages = _pragma(conn, "page_count")
+        conn.execute(f"PRAGMA max_page_count = {pages}")
+        with pytest.raises(sqlite3.OperationalError, match="full"):
+            migrate(conn, target=SCHEMA_VERSION + 1)
+        assert not conn.in_transaction
+        assert _pragma(conn, "user_version") == SCHEMA_VERSION
+        assert conn.execute("SELECT COUNT(*) FROM hosts WHERE name = 'big'").fetchone()[0] == 0
+    monkeypatch.undo()
+    with Library.open(library_path) as lib:
+        assert get_pair(lib, "local") == LOCAL_PAIR
