@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import os
 from collections.abc import Iterator
 from pathlib import Path
 
@@ -11,6 +12,9 @@ from pairbench.library import Library
 from testkit import FIXTURES, IN_CI, REPO, require, require_program
 
 __all__ = ["FIXTURES", "IN_CI", "REPO", "require", "require_program"]
+
+# Qt tests draw offscreen unless a display was chosen explicitly.
+os.environ.setdefault("QT_QPA_PLATFORM", "offscreen")
 
 
 @pytest.fixture

@@ -189,8 +189,10 @@ def test_unknown_pair_and_bad_setting_are_clear_errors(library_path: Path) -> No
 def test_missing_iperf3_names_the_install_command(library_path: Path) -> None:
     env = {**os.environ, "PATH": "/nonexistent"}
     result = subprocess.run(
-        [sys.executable, "-m", "pairbench", "--library", str(library_path), "run"]
-        + ["--pair", "local", "--tool", "iperf3"],
+        [
+            *(sys.executable, "-m", "pairbench", "--library", str(library_path), "run"),
+            *("--pair", "local", "--tool", "iperf3"),
+        ],
         capture_output=True,
         text=True,
         timeout=30,

@@ -11,9 +11,9 @@ import time
 
 from pairbench.cli.environment import Environment
 from pairbench.cli.exit_status import ExitStatus
+from pairbench.cli.prompts import TerminalPrompt
 from pairbench.domain import HostPair, Line, Run, RunSpec, RunStatus, Sample
 from pairbench.domain.units import format_bits, format_value
-from pairbench.cli.prompts import TerminalPrompt
 from pairbench.engine.execute import Prepared, RunError, execute_run, prepare
 from pairbench.engine.transports import Connector
 from pairbench.library import Library, LibraryError

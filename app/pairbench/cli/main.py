@@ -3,11 +3,12 @@
 from __future__ import annotations
 
 import argparse
+import contextlib
 from collections.abc import Sequence
 from pathlib import Path
 
 from pairbench import __version__
-from pairbench.cli import cmd_parse, cmd_run, cmd_runs
+from pairbench.cli import cmd_hosts, cmd_pairs, cmd_parse, cmd_run, cmd_runs
 from pairbench.cli.environment import Environment
 from pairbench.cli.exit_status import ExitStatus
 from pairbench.library import LibraryError
@@ -32,6 +33,8 @@ def build_parser() -> argparse.ArgumentParser:
     cmd_run.add_parser(sub)
     cmd_runs.add_parser(sub)
     cmd_parse.add_parser(sub)
+    cmd_hosts.add_parser(sub)
+    cmd_pairs.add_parser(sub)
     return parser
 
 
@@ -40,7 +43,8 @@ def run_cli(argv: Sequence[str], env: Environment | None = None) -> int:
     env = env or Environment()
     parser = build_parser()
     try:
-        args = parser.parse_args(list(argv))
+        with contextlib.redirect_stderr(env.stderr), contextlib.redirect_stdout(env.stdout):
+            args = parser.parse_args(list(argv))
     except SystemExit as exc:
         return int(exc.code or 0)
     if args.library is not None:

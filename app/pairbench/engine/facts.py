@@ -19,7 +19,8 @@ echo "rmem_max=$(cat /proc/sys/net/core/rmem_max 2>/dev/null)"
 echo "wmem_max=$(cat /proc/sys/net/core/wmem_max 2>/dev/null)"
 dev=""
 [ -n "$2" ] && dev=$(ip -o addr show to "$2" 2>/dev/null | awk '{print $2; exit}')
-[ -z "$dev" ] && [ -n "$1" ] && dev=$(ip -o route get "$1" 2>/dev/null | sed -n 's/.* dev \([^ ]*\).*/\1/p')
+[ -z "$dev" ] && [ -n "$1" ] && \
+  dev=$(ip -o route get "$1" 2>/dev/null | sed -n 's/.* dev \([^ ]*\).*/\1/p')
 echo "interface=$dev"
 if [ -n "$dev" ]; then
   echo "mtu=$(cat /sys/class/net/$dev/mtu 2>/dev/null)"

@@ -8,6 +8,7 @@ from dataclasses import dataclass, field
 
 from pairbench.domain import HostPair
 from pairbench.engine.transports import Connector
+from pairbench.library import LibraryError
 from pairbench.remote.base import ToolMissingError, Transport, TransportError
 
 # The version command of every tool Pairbench knows, including those without an adapter yet.
@@ -71,10 +72,9 @@ async def check_pair(pair: HostPair, connector: Connector, *, tool: str | None =
                 f"{pair.client.name} cannot reach the server's data address "
                 f"{pair.target_address} (ping failed)"
             )
-    if client is not None and server is not None and client is not server:
-        result.clock_offset_s = await _clock_offset(client, server)
-    elif client is not None:
-        result.clock_offset_s = 0.0
+    if client is not None and server is not None:
+        same = client is server
+        result.clock_offset_s = 0.0 if same else await _clock_offset(client, server)
     for check in (result.client, result.server):
         if check.error:
             result.problems.append(check.error)
@@ -91,8 +91,8 @@ async def _connect(
     host = pair.client if role == "client" else pair.server
     try:
         transport = await connector.transport(host)
-    except TransportError as exc:
-        check.error = str(exc)
+    except (TransportError, LibraryError, OSError, ValueError) as exc:
+        check.error = str(exc) if isinstance(exc, TransportError) else f"host {name}: {exc}"
         return None
     check.reachable = True
     return transport

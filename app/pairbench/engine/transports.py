@@ -55,9 +55,12 @@ class Connector:
         )
         transport = SSHTransport(host, policy, secrets=self._secrets, jump=jump)
         self._opened.append(transport)
-        await transport.connect()
-        if policy.accepted:
-            pin_host_key(self._lib, host.name, policy.accepted)
+        try:
+            await transport.connect()
+        finally:
+            # The user accepted the key even if the login then failed: keep it pinned.
+            if policy.accepted:
+                pin_host_key(self._lib, host.name, policy.accepted)
         return transport
 
     async def close(self) -> None:

@@ -123,6 +123,11 @@ def remove_host(lib: Library, name: str) -> None:
     ]
     if used:
         raise LibraryError(f"host {name!r} is used by pair(s) {', '.join(used)}; remove them first")
+    jumped = [str(r[0]) for r in lib.conn.execute("SELECT name FROM hosts WHERE jump = ?", (name,))]
+    if jumped:
+        raise LibraryError(
+            f"host {name!r} is the jump host of {', '.join(jumped)}; change them first"
+        )
     lib.conn.execute("DELETE FROM hosts WHERE id = ?", (host_id,))
     lib.conn.execute("DELETE FROM host_keys WHERE host_name = ?", (name,))
 

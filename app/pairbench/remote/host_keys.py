@@ -16,8 +16,8 @@ class HostKeyUnknownError(TransportError):
 
     def __init__(self, host_name: str, fingerprint: str, key_line: str) -> None:
         super().__init__(
-            f"host {host_name}: unknown host key {fingerprint}; check it, then accept it with "
-            "--accept-new-host-key (or the Accept button)"
+            f"host {host_name}: unknown host key {fingerprint}; check it, then accept it "
+            "(--accept-new-host-key on the command line)"
         )
         self.fingerprint = fingerprint
         self.key_line = key_line

@@ -160,8 +160,10 @@ class SSHProcess:
         pid = str(self._pid)
         with contextlib.suppress(asyncssh.Error, OSError, TimeoutError, TransportError):
             await self._transport.run(
-                ["sh", "-c", 'kill -s "$1" -- "-$2" 2>/dev/null || kill -s "$1" "$2"', "sh"]
-                + [signal_name, pid],
+                [
+                    *("sh", "-c", 'kill -s "$1" -- "-$2" 2>/dev/null || kill -s "$1" "$2"'),
+                    *("sh", signal_name, pid),
+                ],
                 timeout_s=5,
             )
 
@@ -210,7 +212,13 @@ class SSHTransport:
 
     async def _open(self) -> asyncssh.SSHClientConnection:
         host = self.host
-        trusted, ca_keys, revoked = self.policy.trusted(host.address, host.port)
+        try:
+            trusted, ca_keys, revoked = self.policy.trusted(host.address, host.port)
+        except (ValueError, asyncssh.Error) as exc:
+            raise TransportError(
+                f"host {host.name}: a pinned host key is unreadable ({exc}); "
+                f"run `pairbench hosts forget-key {host.name}`"
+            ) from exc
         self.policy.has_trusted = bool(trusted or ca_keys)
         options: dict[str, object] = {
             "port": host.port,
@@ -294,6 +302,10 @@ class SSHTransport:
             return asyncssh.read_private_key(path)
         except FileNotFoundError as exc:
             raise AuthFailedError(f"host {self.host.name}: key file {path} not found") from exc
+        except OSError as exc:
+            raise AuthFailedError(
+                f"host {self.host.name}: cannot read key file {path}: {exc.strerror or exc}"
+            ) from exc
         except asyncssh.KeyImportError as exc:
             if "passphrase" not in str(exc).lower():
                 raise AuthFailedError(

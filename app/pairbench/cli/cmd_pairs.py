@@ -1,0 +1,333 @@
+"""``pairbench pairs add|list|show|edit|remove|check``: manage and preflight client/server pairs."""
+
+from __future__ import annotations
+
+import argparse
+import asyncio
+import dataclasses
+import json
+from typing import Any
+
+from pairbench.cli.cmd_hosts import (
+    describe_host,
+    edit_tags,
+    fail,
+    format_tags,
+    host_json,
+    key_fingerprint,
+    parse_tags,
+)
+from pairbench.cli.environment import Environment
+from pairbench.cli.exit_status import ExitStatus
+from pairbench.cli.prompts import TerminalPrompt
+from pairbench.domain import Host, HostPair
+from pairbench.domain.validation import check_address, check_description, check_name
+from pairbench.engine.preflight import VERSION_COMMANDS, HostCheck, PairCheck, check_pair
+from pairbench.engine.transports import Connector
+from pairbench.library import Library, LibraryError
+from pairbench.library.hosts import (
+    add_pair,
+    get_host,
+    get_pair,
+    list_hosts,
+    list_pairs,
+    pinned_host_keys,
+    remove_pair,
+    replace_pair,
+)
+from pairbench.remote.base import TransportError
+
+_COMMANDS = "add|list|show|edit|remove|check"
+_TAG_HELP = "a tag such as cloud=aws region=eu-west-1 zone=... type=... placement=..."
+
+
+def add_parser(sub: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
+    """Register ``pairs`` and its subcommands."""
+    p = sub.add_parser("pairs", help="add, list, show, edit, remove or check client/server pairs")
+    pairs_sub = p.add_subparsers(dest="pairs_command", required=True, metavar=_COMMANDS)
+
+    p_add = pairs_sub.add_parser("add", help="add a pair of two stored hosts")
+    p_add.add_argument("name", metavar="NAME")
+    p_add.add_argument("--client", required=True, metavar="HOST", help="the host that sends")
+    p_add.add_argument("--server", required=True, metavar="HOST", help="the host that serves")
+    _add_pair_options(p_add, editing=False)
+    p_add.set_defaults(handler=handle_add)
+
+    p_list = pairs_sub.add_parser("list", help="all pairs by name")
+    p_list.add_argument("--json", action="store_true")
+    p_list.set_defaults(handler=handle_list)
+
+    p_show = pairs_sub.add_parser("show", help="one pair with both hosts")
+    p_show.add_argument("name", metavar="NAME")
+    p_show.add_argument("--json", action="store_true")
+    p_show.set_defaults(handler=handle_show)
+
+    p_edit = pairs_sub.add_parser("edit", help="change a pair's fields")
+    p_edit.add_argument("name", metavar="NAME")
+    p_edit.add_argument("--client", metavar="HOST")
+    p_edit.add_argument("--server", metavar="HOST")
+    _add_pair_options(p_edit, editing=True)
+    p_edit.set_defaults(handler=handle_edit)
+
+    p_remove = pairs_sub.add_parser("remove", help="remove a pair (its runs stay)")
+    p_remove.add_argument("name", metavar="NAME")
+    p_remove.set_defaults(handler=handle_remove)
+
+    p_check = pairs_sub.add_parser(
+        "check", help="connect to both hosts, list tool versions, test the data path and clocks"
+    )
+    p_check.add_argument("name", metavar="NAME")
+    p_check.add_argument(
+        "--tool", choices=sorted(VERSION_COMMANDS), help="a tool the next run needs"
+    )
+    p_check.add_argument(
+        "--accept-new-host-key",
+        action="store_true",
+        help="trust and pin a host key seen for the first time (check its fingerprint first)",
+    )
+    p_check.add_argument("--json", action="store_true")
+    p_check.set_defaults(handler=handle_check)
+
+
+def _add_pair_options(p: argparse.ArgumentParser, *, editing: bool) -> None:
+    data = p.add_mutually_exclusive_group()
+    data.add_argument(
+        "--data-address",
+        metavar="ADDR",
+        help="where the client sends traffic (default: the server's address)",
+    )
+    if editing:
+        data.add_argument(
+            "--no-data-address", action="store_true", help="use the server's address again"
+        )
+    p.add_argument("--description", metavar="TEXT", help="one line about the pair")
+    p.add_argument(
+        "--tag", action="extend", nargs="+", default=[], metavar="KEY=VALUE", help=_TAG_HELP
+    )
+    if editing:
+        p.add_argument(
+            "--remove-tag", action="append", default=[], metavar="KEY", help="drop a tag"
+        )
+
+
+def pair_json(pair: HostPair) -> dict[str, Any]:
+    """A pair's fields for ``--json``."""
+    return {
+        "name": pair.name,
+        "client": host_json(pair.client),
+        "server": host_json(pair.server),
+        "data_address": pair.data_address,
+        "target_address": pair.target_address,
+        "description": pair.description,
+        "tags": dict(pair.tags),
+    }
+
+
+def _stored_host(lib: Library, role: str, name: str) -> Host:
+    check_name(f"{role} host", name)
+    try:
+        return get_host(lib, name)
+    except LibraryError:
+        raise ValueError(f"{role} host {name!r} is not a stored host; add it first") from None
+
+
+def _pair_exists(lib: Library, name: str) -> bool:
+    try:
+        get_pair(lib, name)
+    except LibraryError:
+        return False
+    return True
+
+
+def handle_add(args: argparse.Namespace, env: Environment) -> ExitStatus:
+    """Validate and store a new pair."""
+    try:
+        name = check_name("pair", args.name)
+        data_address = None if args.data_address is None else check_address(args.data_address)
+        description = check_description(args.description or "")
+        tags = parse_tags(args.tag)
+        with env.open_library() as lib:
+            if _pair_exists(lib, name):
+                return fail(env, f"a pair named {name!r} already exists")
+            pair = HostPair(
+                name=name,
+                client=_stored_host(lib, "client", args.client),
+                server=_stored_host(lib, "server", args.server),
+                data_address=data_address,
+                description=description,
+                tags=tags,
+            )
+            add_pair(lib, pair)
+    except ValueError as exc:
+        return fail(env, exc)
+    env.out(
+        f"added pair {pair.name}: {pair.client.name} → {pair.server.name} ({pair.target_address})"
+    )
+    return ExitStatus.OK
+
+
+def handle_edit(args: argparse.Namespace, env: Environment) -> ExitStatus:
+    """Change the given fields of a pair."""
+    try:
+        with env.open_library() as lib:
+            old = get_pair(lib, args.name)
+            if old.name == "local":
+                return fail(env, "the built-in pair 'local' cannot be edited")
+            new = old
+            if args.client is not None:
+                new = dataclasses.replace(new, client=_stored_host(lib, "client", args.client))
+            if args.server is not None:
+                new = dataclasses.replace(new, server=_stored_host(lib, "server", args.server))
+            if args.data_address is not None:
+                new = dataclasses.replace(new, data_address=check_address(args.data_address))
+            elif args.no_data_address:
+                new = dataclasses.replace(new, data_address=None)
+            if args.description is not None:
+                new = dataclasses.replace(new, description=check_description(args.description))
+            if args.tag or args.remove_tag:
+                new = dataclasses.replace(new, tags=edit_tags(old.tags, args.tag, args.remove_tag))
+            if new == old:
+                return fail(env, "nothing to change: give at least one option", ExitStatus.USAGE)
+            replace_pair(lib, new)
+    except ValueError as exc:
+        return fail(env, exc)
+    env.out(
+        f"updated pair {new.name}: {new.client.name} → {new.server.name} ({new.target_address})"
+    )
+    return ExitStatus.OK
+
+
+def handle_list(args: argparse.Namespace, env: Environment) -> ExitStatus:
+    """Print every pair."""
+    with env.open_library() as lib:
+        pairs = list_pairs(lib)
+    if args.json:
+        env.out(json.dumps([pair_json(p) for p in pairs]))
+        return ExitStatus.OK
+    env.out(f"{'NAME':16}  {'CLIENT':16}  {'SERVER':16}  {'TARGET':24}  {'TAGS':30}  DESCRIPTION")
+    for p in pairs:
+        env.out(
+            f"{p.name:16}  {p.client.name:16}  {p.server.name:16}  {p.target_address:24}  "
+            f"{format_tags(p.tags):30}  {p.description}"
+        )
+    return ExitStatus.OK
+
+
+def handle_show(args: argparse.Namespace, env: Environment) -> ExitStatus:
+    """Print one pair and both of its hosts."""
+    with env.open_library() as lib:
+        pair = get_pair(lib, args.name)
+    if args.json:
+        env.out(json.dumps(pair_json(pair)))
+        return ExitStatus.OK
+    env.out(f"pair {pair.name}" + (f" — {pair.description}" if pair.description else ""))
+    env.out(f"  client       {pair.client.name} ({describe_host(pair.client)})")
+    env.out(f"  server       {pair.server.name} ({describe_host(pair.server)})")
+    data = pair.data_address or f"{pair.server.address} (the server's address)"
+    env.out(f"  data address {data}")
+    if pair.tags:
+        env.out(f"  tags         {format_tags(pair.tags)}")
+    return ExitStatus.OK
+
+
+def handle_remove(args: argparse.Namespace, env: Environment) -> ExitStatus:
+    """Remove a pair; its runs stay in the library."""
+    with env.open_library() as lib:
+        remove_pair(lib, args.name)
+    env.out(f"removed pair {args.name} (its runs stay in the library)")
+    return ExitStatus.OK
+
+
+# ---------------------------------------------------------------------------------------------
+# check
+
+
+async def _check(pair: HostPair, connector: Connector, tool: str | None) -> PairCheck:
+    try:
+        return await check_pair(pair, connector, tool=tool)
+    finally:
+        await connector.close()
+
+
+def _pins(lib: Library) -> dict[str, set[str]]:
+    return {h.name: set(pinned_host_keys(lib, h.name)) for h in list_hosts(lib) if not h.is_local}
+
+
+def handle_check(args: argparse.Namespace, env: Environment) -> ExitStatus:
+    """Preflight a pair; exit 0 when it is ready (and has ``--tool``), 1 otherwise."""
+    with env.open_library() as lib:
+        pair = get_pair(lib, args.name)
+        before = _pins(lib)
+        connector = Connector(
+            lib, secrets=TerminalPrompt(), accept_new_host_key=args.accept_new_host_key
+        )
+        try:
+            check = asyncio.run(_check(pair, connector, args.tool))
+        except KeyboardInterrupt:
+            return fail(env, "check cancelled", ExitStatus.CANCELLED)
+        except (TransportError, LibraryError, OSError, ValueError) as exc:
+            return fail(env, f"cannot check pair {pair.name}: {exc}")
+        except Exception as exc:  # never a traceback for the user: name what went wrong
+            return fail(env, f"cannot check pair {pair.name}: {type(exc).__name__}: {exc}")
+        after = _pins(lib)
+    pinned = [
+        (name, key)
+        for name, keys in after.items()
+        for key in sorted(keys - before.get(name, set()))
+    ]
+    ready = check.ok and not _tool_missing(check, args.tool)
+    if args.json:
+        payload = dataclasses.asdict(check)
+        payload["ok"] = ready
+        if not (check.client.reachable and check.server.reachable):
+            payload["clock_offset_s"] = None  # preflight reports 0.0 when the server is down
+        payload["newly_pinned"] = [
+            {"host": n, "key": k, "fingerprint": key_fingerprint(k)} for n, k in pinned
+        ]
+        env.out(json.dumps(payload))
+    else:
+        _print_check(env, pair, check, args.tool, ready)
+        for name, key in pinned:
+            env.out(f"pinned the new host key of {name}: {key_fingerprint(key)}")
+    return ExitStatus.OK if ready else ExitStatus.ERROR
+
+
+def _tool_missing(check: PairCheck, tool: str | None) -> bool:
+    return tool is not None and (tool in check.client.missing or tool in check.server.missing)
+
+
+def _print_check(
+    env: Environment, pair: HostPair, check: PairCheck, tool: str | None, ready: bool
+) -> None:
+    env.out(f"pair {pair.name}: {pair.client.name} → {pair.server.name} ({pair.target_address})")
+    for role, host_check in (("client", check.client), ("server", check.server)):
+        _print_host(env, role, host_check, tool)
+    if check.data_path_ok is None:
+        env.out("data path: not checked (the client is unreachable)")
+    elif check.data_path_ok:
+        rtt = "" if check.data_path_rtt_ms is None else f", rtt {check.data_path_rtt_ms:.3g} ms"
+        env.out(f"data path: ok, {pair.client.name} reaches {pair.target_address}{rtt}")
+    else:
+        env.out(f"data path: FAILED, {pair.client.name} cannot ping {pair.target_address}")
+    if not (check.client.reachable and check.server.reachable):
+        env.out("clock offset: not checked (a host is unreachable)")
+    elif check.clock_offset_s is None:
+        env.out("clock offset: unknown (`date +%s.%N` failed on a host)")
+    else:
+        env.out(f"clock offset: {check.clock_offset_s:+.3f} s (server minus client)")
+    if ready:
+        env.out(f"pair {pair.name} is ready")
+    else:
+        env.out(f"pair {pair.name} is NOT ready")
+
+
+def _print_host(env: Environment, role: str, check: HostCheck, tool: str | None) -> None:
+    if not check.reachable:
+        env.out(f"{role} {check.name}: UNREACHABLE: {check.error or 'unknown error'}")
+        return
+    env.out(f"{role} {check.name}: reachable")
+    for name, version in sorted(check.versions.items()):
+        env.out(f"  {name:8} {version}")
+    for name, hint in sorted(check.missing.items()):
+        needed = " (needed)" if name == tool else ""
+        env.out(f"  {name:8} missing{needed}; install: {hint}")
