@@ -8,7 +8,7 @@ from pathlib import Path
 
 from pairbench.cli.environment import Environment
 from pairbench.cli.main import run_cli
-from pairbench.domain import RunSpec, RunStatus, Sample
+from pairbench.domain import Record, RunSpec, RunStatus
 from pairbench.library import Library, Recorder
 from pairbench.library.runs import create_run, finish_run
 from testkit import FIXTURES, require
@@ -46,7 +46,7 @@ def test_runs_list_show_delete(library_path: Path) -> None:
     with Library.open(library_path) as lib:
         run_id = create_run(lib, RunSpec("local", "iperf3", {"duration": "3"}, label="baseline"))
         recorder = Recorder(lib, run_id)
-        recorder.add([Sample("sum", "throughput_bps", float(t), 1e9 + t) for t in (1, 2, 3)])
+        recorder.add([Record("sum", float(t), ("throughput_bps",), (1e9 + t,)) for t in (1, 2, 3)])
         recorder.flush()
         finish_run(lib, run_id, RunStatus.COMPLETED, summary={"throughput_bps": 1e9}, complete=True)
 
@@ -98,3 +98,39 @@ def test_not_a_library_is_refused_without_change(tmp_path: Path) -> None:
 def test_no_command_is_a_usage_error(library_path: Path) -> None:
     status, _, _ = _cli(library_path, "--library", str(library_path))
     assert status == 2
+
+
+def _live_lines(fixture: str, expected_s: float = 5.0) -> list[str]:
+    """What ``run``'s live observer prints for a saved output fed line by line."""
+    from pairbench.cli.cmd_run import _LiveObserver
+    from pairbench.tools.iperf3_text import Iperf3TextParser
+
+    path = FIXTURES / "iperf3" / fixture
+    require(path.is_file(), f"fixture missing: {path}")
+    out, err = io.StringIO(), io.StringIO()
+    observer = _LiveObserver(Environment(stdout=out, stderr=err, environ={}), to_stderr=False)
+    observer.on_started(7, RunSpec("local", "iperf3"), expected_s)
+    parser = Iperf3TextParser()
+    for line in path.read_text().split("\n"):
+        records = parser.feed(line)
+        if records:
+            observer.on_records(records)
+    assert err.getvalue() == ""
+    return out.getvalue().splitlines()
+
+
+def test_live_observer_prints_one_line_per_interval_of_the_sum() -> None:
+    lines = _live_lines("tcp_t5_P2.out")
+    assert lines[0] == "run 7: iperf3 on local, ~5 s"
+    intervals = lines[1:]
+    assert len(intervals) == 5  # [SUM] lines only, not the two streams'
+    assert intervals[0].startswith("    1.0 s     21.3 Gbit/s  retransmits 6315")
+    assert "[####................]  20%" in intervals[0]
+    assert intervals[-1].startswith("    5.0 s     21.7 Gbit/s  retransmits 5523")
+    assert "[####################] 100%" in intervals[-1]
+
+
+def test_live_observer_shows_udp_jitter_and_loss() -> None:
+    lines = _live_lines("server_oneoff_udp.out")[1:]
+    assert len(lines) == 5
+    assert lines[0].startswith("    1.0 s     1.78 Gbit/s  jitter_ms 0.023 ms  lost_percent 11 %")

@@ -12,7 +12,8 @@ import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
-from pairbench.domain import Sample, Summary
+from pairbench.domain import Record, Sample, Summary, expand
+from pairbench.tools import iperf3_text
 from pairbench.tools.base import ParseError, Parser
 from pairbench.tools.iperf3_text import Iperf3TextParser, parse_text_output
 
@@ -22,6 +23,16 @@ TEXT_FIXTURES = sorted(p.name for p in IPERF3.glob("*.out") if not p.stem.endswi
 
 KB = 1024.0
 MB = 1024.0**2
+
+# The metrics of each kind of interval line, in the order the records give them.
+KINDS = {
+    ("throughput_bps", "retransmits", "cwnd_bytes"),  # TCP sender, per stream
+    ("throughput_bps", "retransmits"),  # TCP sender, [SUM]
+    ("throughput_bps", "packets"),  # UDP sender
+    ("throughput_bps", "jitter_ms", "lost_packets", "packets", "lost_percent"),  # UDP receiver
+    ("throughput_bps",),  # TCP receiver
+}
+SEEN_KINDS: dict[tuple[str, ...], tuple[str, ...]] = {}
 
 FUZZ = settings(
     max_examples=200,
@@ -38,8 +49,33 @@ def read_text(name: str) -> str:
     return (IPERF3 / name).read_text(encoding="utf-8")
 
 
+def parse_text(text: str) -> tuple[list[Sample], Summary]:
+    """``parse_text_output``, its records expanded into samples (what the tests compare)."""
+    records, summary = parse_text_output(text)
+    check_records(records)
+    return expand(records), summary
+
+
 def parse(name: str) -> tuple[list[Sample], Summary]:
-    return parse_text_output(read_text(name))
+    return parse_text(read_text(name))
+
+
+def check_records(records: list[Record]) -> None:
+    """Well-formed records: typed fields, one value per metric, shared metrics tuples."""
+    for r in records:
+        assert isinstance(r, Record)
+        assert isinstance(r.stream, str) and isinstance(r.t, float)
+        assert len(r.metrics) == len(r.values) == len(set(r.metrics)) > 0
+        assert all(isinstance(v, float) for v in r.values)
+        assert r.metrics in KINDS
+        # One constant tuple per kind of line, reused by every record (the recorder keys on it).
+        assert SEEN_KINDS.setdefault(r.metrics, r.metrics) is r.metrics
+
+
+def feed_samples(parser: Iperf3TextParser, line: str) -> list[Sample]:
+    records = parser.feed(line)
+    check_records(records)
+    return expand(records)
 
 
 def series(samples: list[Sample]) -> dict[tuple[str, str], list[tuple[float, float]]]:
@@ -86,18 +122,20 @@ def feed_all(lines: list[str]) -> tuple[list[Sample], Summary]:
     parser = Iperf3TextParser()
     samples: list[Sample] = []
     for line in lines:
-        samples.extend(parser.feed(line))
+        samples.extend(feed_samples(parser, line))
     return samples, parser.close()
 
 
 def feed_or_parse_error(parser: Iperf3TextParser, line: str) -> list[Sample]:
     """Feed a line: the only exception allowed is ParseError; anything else fails the test."""
     try:
-        out = parser.feed(line)
+        records = parser.feed(line)
     except ParseError as exc:
         assert str(exc)
         return []
-    assert isinstance(out, list)
+    assert isinstance(records, list)
+    check_records(records)
+    out = expand(records)
     for s in out:
         assert isinstance(s, Sample)
         assert isinstance(s.stream, str) and isinstance(s.metric, str)
@@ -278,7 +316,9 @@ def test_udp_b2g_l8000_loss() -> None:
 def test_server_oneoff_tcp() -> None:
     parser = Iperf3TextParser()
     samples = [
-        s for line in read_text("server_oneoff_tcp.out").split("\n") for s in parser.feed(line)
+        s
+        for line in read_text("server_oneoff_tcp.out").split("\n")
+        for s in feed_samples(parser, line)
     ]
     summary = parser.close()
     assert parser.is_server
@@ -329,7 +369,7 @@ def test_server_session_multi_whole_log() -> None:
     assert summary.values == {"throughput_bps": 17.6e9}
     assert summary.error is None
     # The same samples as the tests parsed one by one.
-    one_by_one = [s for part in session_tests().values() for s in parse_text_output(part)[0]]
+    one_by_one = [s for part in session_tests().values() for s in parse_text(part)[0]]
     assert samples == one_by_one
 
 
@@ -337,23 +377,23 @@ def test_server_session_multi_zero_length_intervals_are_skipped() -> None:
     tests = session_tests()
     assert len(tests) == 13
     # Test #1 ends "[  5]   5.00-5.00   sec  4.06 MBytes  10.7 Gbits/sec": not a sample.
-    samples, summary = parse_text_output(tests[1])
+    samples, summary = parse_text(tests[1])
     assert values(samples, "sum", "throughput_bps") == [14.2e9, 13.9e9, 11.5e9, 14.7e9, 14.5e9]
     assert times(samples, "5") == [1.0, 2.0, 3.0, 4.0, 5.0]
     assert summary.values == {"throughput_bps": 13.8e9}
     # Test #2 (-P 2): [SUM] 5.00-5.00 is skipped too.
-    samples, summary = parse_text_output(tests[2])
+    samples, summary = parse_text(tests[2])
     assert values(samples, "sum", "throughput_bps") == [21.3e9, 21.5e9, 13.5e9, 16.8e9, 21.7e9]
     assert times(samples, "8") == [1.0, 2.0, 3.0, 4.0, 5.0]
     assert summary.values == {"throughput_bps": 19.0e9}
     # Test #4: a short last interval 5.00-5.01 is a real one.
-    samples, summary = parse_text_output(tests[4])
+    samples, summary = parse_text(tests[4])
     assert times(samples, "sum") == [1.0, 2.0, 3.0, 4.0, 5.0, 5.01]
     assert values(samples, "sum", "throughput_bps")[-1] == 8.81e9
     assert values(samples, "8", "throughput_bps")[-1] == 3.46e9
     assert summary.values == {"throughput_bps": 14.4e9}
     # Test #10 (UDP): "5.00-5.00 ... 0.035 ms  0/15 (0%)" is skipped.
-    samples, summary = parse_text_output(tests[10])
+    samples, summary = parse_text(tests[10])
     assert times(samples, "5", "jitter_ms") == [1.0, 2.0, 3.0, 4.0, 5.0]
     assert values(samples, "5", "lost_percent") == [9.3, 9.6, 16, 9.3, 18]
     assert summary.complete is True
@@ -369,7 +409,7 @@ def test_server_session_multi_zero_length_intervals_are_skipped() -> None:
 def test_server_session_multi_bidir_roles() -> None:
     # Test #5 is the server side of tcp_t5_bidir: [RX-S] is client->server data ("sum"),
     # [TX-S] the reverse ("sum-reverse", with the server's retransmits and cwnd).
-    samples, summary = parse_text_output(session_tests()[5])
+    samples, summary = parse_text(session_tests()[5])
     ser = series(samples)
     assert set(ser) == {
         ("5", "throughput_bps"),
@@ -393,20 +433,20 @@ def test_server_session_multi_client_terminated() -> None:
     tests = session_tests()
     # Test #12: the client got SIGINT; the server repeats "2.00-3.00" and then computes its
     # summary over 3.00 s (16.6 Gbits/sec), then says "iperf3: the client has terminated".
-    samples, summary = parse_text_output(tests[12])
+    samples, summary = parse_text(tests[12])
     assert times(samples, "5") == [1.0, 2.0, 3.0]  # the repeated interval is dropped
     assert values(samples, "sum", "throughput_bps") == [14.8e9, 12.9e9, 15.5e9]
     assert summary.error == "the client has terminated"
     assert summary.complete is False
     assert summary.values["throughput_bps"] == pytest.approx((14.8e9 + 12.9e9 + 15.5e9) / 3)
     # Test #11: eight full intervals, then the same message.
-    samples, summary = parse_text_output(tests[11])
+    samples, summary = parse_text(tests[11])
     assert len(times(samples, "sum")) == 8
     assert summary.error == "the client has terminated"
     assert summary.complete is False
     assert summary.values["throughput_bps"] == pytest.approx((3 * 101e6 + 5 * 99.6e6) / 8)
     # Test #13: the same repeated interval, but no message: the summary stands as printed.
-    samples, summary = parse_text_output(tests[13])
+    samples, summary = parse_text(tests[13])
     assert times(samples, "5") == [1.0, 2.0, 3.0]
     assert summary.complete is True
     assert summary.values == {"throughput_bps": 17.6e9}
@@ -414,12 +454,12 @@ def test_server_session_multi_client_terminated() -> None:
 
 def test_server_session_multi_udp_tests() -> None:
     tests = session_tests()
-    samples, summary = parse_text_output(tests[9])
+    samples, summary = parse_text(tests[9])
     assert values(samples, "sum", "lost_packets") == [5730, 3174, 3526, 3403, 2874]
     assert values(samples, "sum", "lost_percent") == [18, 10, 11, 11, 9.2]
     assert summary.values["lost_packets"] == 18707
     assert summary.values["packets"] == 156179
-    samples, summary = parse_text_output(tests[7])
+    samples, summary = parse_text(tests[7])
     assert values(samples, "sum", "jitter_ms") == [0.008, 0.006, 0.007, 0.006, 0.008]
     assert summary.values["jitter_ms"] == 0.008
 
@@ -465,7 +505,7 @@ def test_tcp_interrupted_sigint() -> None:
 def test_every_series_strictly_increases(name: str) -> None:
     parts = list(session_tests().values()) if name == "server_session_multi.out" else None
     for text in parts or [read_text(name)]:
-        for points in series(parse_text_output(text)[0]).values():
+        for points in series(parse_text(text)[0]).values():
             ts = [t for t, _ in points]
             assert all(a < b for a, b in itertools.pairwise(ts)), (name, ts)
 
@@ -495,7 +535,7 @@ def test_omitted_intervals_give_no_samples() -> None:
         "[  5]   1.00-2.00   sec  1.71 GBytes  14.7 Gbits/sec  1343    484 KBytes       ",
     ]
     parser = Iperf3TextParser()
-    samples = [s for line in lines for s in parser.feed(line)]
+    samples = [s for line in lines for s in feed_samples(parser, line)]
     assert parser.omitted_intervals == 2
     assert values(samples, "5", "throughput_bps") == [11.5e9, 14.7e9]
     assert times(samples, "sum") == [1.0, 2.0]
@@ -541,23 +581,27 @@ def test_byte_rates_and_units() -> None:
     parser = Iperf3TextParser()
     for line in PREAMBLE:
         parser.feed(line)
-    out = parser.feed(
-        "[  5]   0.00-1.00   sec  1.65 GBytes  1722 MBytes/sec  0    3.00 MBytes       "
+    out = feed_samples(
+        parser, "[  5]   0.00-1.00   sec  1.65 GBytes  1722 MBytes/sec  0    3.00 MBytes       "
     )
     assert out[0] == Sample("5", "throughput_bps", 1.0, 1722 * MB * 8)
     assert out[2] == Sample("5", "cwnd_bytes", 1.0, 3 * MB)
-    out = parser.feed("[  5]   1.00-2.00   sec  1.00 KBytes  8.19 Kbits/sec  0    100 Bytes       ")
+    out = feed_samples(
+        parser, "[  5]   1.00-2.00   sec  1.00 KBytes  8.19 Kbits/sec  0    100 Bytes       "
+    )
     assert out[0].value == 8.19e3
     assert out[2].value == 100.0
-    out = parser.feed(
-        "[  5]   2.00-3.00   sec  1.00 TBytes  1.10 Tbits/sec  0    1.00 GBytes       "
+    out = feed_samples(
+        parser, "[  5]   2.00-3.00   sec  1.00 TBytes  1.10 Tbits/sec  0    1.00 GBytes       "
     )
     assert out[0].value == 1.10e12
-    out = parser.feed("[  5]   3.00-4.00   sec  0.00 Bytes  0.00 bits/sec    0   0.00 Bytes       ")
+    out = feed_samples(
+        parser, "[  5]   3.00-4.00   sec  0.00 Bytes  0.00 bits/sec    0   0.00 Bytes       "
+    )
     assert out[0].value == 0.0
     # -f m forces Mbits even above 1000.
-    out = parser.feed(
-        "[  5]   4.00-5.00   sec  1.37 GBytes  11781 Mbits/sec  0    458 KBytes       "
+    out = feed_samples(
+        parser, "[  5]   4.00-5.00   sec  1.37 GBytes  11781 Mbits/sec  0    458 KBytes       "
     )
     assert out[0].value == 11781e6
 
@@ -619,7 +663,7 @@ def test_bidir_p2_sum_roles() -> None:
 
 def test_trailing_cr_and_lf_are_tolerated() -> None:
     text = read_text("tcp_t5.out")
-    expected = parse_text_output(text)
+    expected = parse_text(text)
     assert feed_all([line + "\r" for line in text.split("\n")]) == expected
     assert feed_all([line + "\n" for line in text.split("\n")]) == expected
     assert feed_all([line + "\r\n" for line in text.split("\n")]) == expected
@@ -650,7 +694,7 @@ def test_interrupted_reverse_client_keeps_its_own_receiver_line() -> None:
 def test_truncated_run_summary_comes_from_intervals() -> None:
     text = read_text("tcp_t5_P2.out")
     cut = text.index("[  5]   3.00-4.00")
-    samples, summary = parse_text_output(text[:cut])
+    samples, summary = parse_text(text[:cut])
     assert times(samples, "sum") == [1.0, 2.0, 3.0]
     assert summary.complete is False
     assert summary.error is None
@@ -687,7 +731,9 @@ def test_malformed_interval_lines_raise_parse_error(line: str) -> None:
     assert line[:20] in message
     assert len(message) < 300  # the line is quoted truncated to 200 characters
     # The parser is still usable afterwards and its state was not disturbed.
-    out = parser.feed("[  5]   0.00-1.00   sec  1.65 GBytes  14.2 Gbits/sec  1698    458 KBytes  ")
+    out = feed_samples(
+        parser, "[  5]   0.00-1.00   sec  1.65 GBytes  14.2 Gbits/sec  1698    458 KBytes  "
+    )
     assert [s.stream for s in out] == ["5", "5", "5", "sum", "sum", "sum"]
 
 
@@ -739,7 +785,7 @@ def test_long_lines_do_not_backtrack() -> None:
 @pytest.mark.parametrize("name", TEXT_FIXTURES)
 def test_any_byte_chunking_gives_the_same_result(name: str) -> None:
     data = (IPERF3 / name).read_bytes()
-    expected = parse_text_output(data.decode("utf-8"))
+    expected = parse_text(data.decode("utf-8"))
     rng = random.Random(f"chunks-{name}")
     for _ in range(20):
         lines, rest = lines_from_chunks(random_chunks(data, rng))
@@ -816,7 +862,7 @@ def headline_receiver_line(name: str) -> int | None:
 
 def check_truncated(name: str, cut: int) -> None:
     data = (IPERF3 / name).read_bytes()
-    full_samples, full_summary = parse_text_output(data.decode("utf-8"))
+    full_samples, full_summary = parse_text(data.decode("utf-8"))
     lines, rest = lines_from_chunks([data[:cut]])
     samples, summary = feed_all(lines)
     # Complete lines only: the samples are a prefix of the whole output's.
@@ -851,3 +897,174 @@ def test_truncated_at_every_line_end(name: str) -> None:
 def test_fuzz_truncated_fixtures(name: str, where: float) -> None:
     size = (IPERF3 / name).stat().st_size
     check_truncated(name, int(size * where))
+
+
+# --------------------------------------------------------------------------- records
+
+
+def test_one_record_per_stream_per_line() -> None:
+    parser = Iperf3TextParser()
+    lines = read_text("tcp_t5_P2.out").split("\n")
+    out = [parser.feed(line) for line in lines]
+    by_line = {line: records for line, records in zip(lines, out, strict=True) if records}
+    stream = "[  5]   0.00-1.00   sec  1.23 GBytes  10.6 Gbits/sec  2808    298 KBytes       "
+    total = "[SUM]   0.00-1.00   sec  2.48 GBytes  21.3 Gbits/sec  6315             "
+    assert by_line[stream] == [
+        Record("5", 1.0, ("throughput_bps", "retransmits", "cwnd_bytes"), (10.6e9, 2808, 298 * KB))
+    ]
+    assert by_line[total] == [Record("sum", 1.0, ("throughput_bps", "retransmits"), (21.3e9, 6315))]
+    assert all(len(records) == 1 for records in by_line.values())
+    assert len(by_line) == 3 * 5  # two streams and [SUM], five intervals
+    # Every record of a kind shares one metrics tuple.
+    assert len({id(r.metrics) for records in out for r in records}) == 2
+
+
+def test_single_stream_sum_is_a_second_record_with_the_same_values() -> None:
+    parser = Iperf3TextParser()
+    for line in PREAMBLE:
+        parser.feed(line)
+    [own, total] = parser.feed(
+        "[  5]   0.00-1.00   sec  1.65 GBytes  14.2 Gbits/sec  1698    458 KBytes       "
+    )
+    assert own == Record(
+        "5", 1.0, ("throughput_bps", "retransmits", "cwnd_bytes"), (14.2e9, 1698, 458 * KB)
+    )
+    assert total == own._replace(stream="sum")
+    assert total.metrics is own.metrics and total.values is own.values
+    assert own.samples() == [
+        Sample("5", "throughput_bps", 1.0, 14.2e9),
+        Sample("5", "retransmits", 1.0, 1698),
+        Sample("5", "cwnd_bytes", 1.0, 458 * KB),
+    ]
+
+
+def test_udp_receiver_line_is_one_record_of_five_metrics() -> None:
+    records = parse_text_output(read_text("server_oneoff_udp.out"))[0]
+    first = records[0]
+    assert first == Record(
+        "5",
+        1.0,
+        ("throughput_bps", "jitter_ms", "lost_packets", "packets", "lost_percent"),
+        (1.78e9, 0.023, 3407, 31230, 11),
+    )
+    assert records[1] == first._replace(stream="sum")
+
+
+def test_the_fast_path_takes_the_usual_sender_lines() -> None:
+    fast = iperf3_text._FAST_MATCH
+    assert fast("[  5]   0.00-1.00   sec   675 MBytes  5.66 Gbits/sec    0    856 KBytes       ")
+    assert fast("[SUM]   0.00-1.00   sec  3.91 GBytes  33.6 Gbits/sec  2227             ")
+    assert fast("[  5]   0.00-1.00   sec  5.96 MBytes  50.0 Mbits/sec  4461  ")
+    assert not fast("[  5]   0.00-5.00   sec  1012 MBytes  1.70 Gbits/sec    0             sender")
+    assert not fast("[  5][TX-C]   0.00-1.00   sec   233 MBytes  1.96 Gbits/sec    0    404 KBytes")
+
+
+def _without_fast_path(lines: list[str]) -> tuple[list[object], Summary]:
+    """What the general path alone makes of ``lines``: records or ParseError text per line."""
+    parser = Iperf3TextParser()
+    out: list[object] = []
+    for line in lines:
+        try:
+            out.append(parser._feed_general(line))
+        except ParseError as exc:
+            out.append(str(exc))
+    return out, parser.close()
+
+
+def _with_fast_path(lines: list[str]) -> tuple[list[object], Summary]:
+    parser = Iperf3TextParser()
+    out: list[object] = []
+    for line in lines:
+        try:
+            out.append(parser.feed(line))
+        except ParseError as exc:
+            out.append(str(exc))
+    return out, parser.close()
+
+
+@pytest.mark.parametrize("name", TEXT_FIXTURES)
+def test_fast_path_gives_what_the_general_path_gives(name: str) -> None:
+    lines = read_text(name).split("\n")
+    assert _with_fast_path(lines) == _without_fast_path(lines)
+
+
+def _long_tcp_client_output(intervals: int, streams: int) -> list[str]:
+    """An ``iperf3 -c -P <streams>`` text output with made-up figures, in the 3.12 format."""
+    rng = random.Random(streams)
+    ids = [5 + 2 * i for i in range(streams)]
+    lines = ["Connecting to host 10.0.0.1, port 5201"]
+    lines += [f"[{i:3d}] local 10.0.0.2 port {i} connected to 10.0.0.1 port 5201" for i in ids]
+    lines.append("[ ID] Interval           Transfer     Bitrate         Retr  Cwnd")
+    for k in range(intervals):
+        span = f"{k:6.2f}-{k + 1:<6.2f} sec"
+        for i in ids:
+            rate, retr, cwnd = rng.uniform(1, 9.9), rng.choice((0, 7, 1234)), rng.randint(100, 999)
+            lines.append(
+                f"[{i:3d}] {span}   675 MBytes  {rate:.2f} Gbits/sec  {retr:3d}   {cwnd} KBytes  "
+            )
+        if streams > 1:
+            lines.append(f"[SUM] {span}  2.64 GBytes  22.6 Gbits/sec  {rng.randint(0, 99):3d}   ")
+        lines.append("- - - - - - - - - - - - - - - - - - - - - - - - -")
+    return lines
+
+
+def test_fast_path_on_a_long_synthetic_run() -> None:
+    for streams in (1, 4):
+        lines = _long_tcp_client_output(200, streams)
+        out, summary = _with_fast_path(lines)
+        assert (out, summary) == _without_fast_path(lines)
+        records = [r for item in out if isinstance(item, list) for r in item]
+        assert len(records) == 200 * (streams + 1)
+        assert summary.values["retransmits"] > 0
+
+
+_SENDER_LINES = [
+    "[  5]   0.00-1.00   sec   675 MBytes  5.66 Gbits/sec    0    856 KBytes       ",
+    "[  7]   0.00-1.00   sec   675 MBytes  5.66 Gbits/sec    12    1.76 MBytes       ",
+    "[SUM]   0.00-1.00   sec  3.91 GBytes  33.6 Gbits/sec  2227             ",
+    "[SUM]   1.00-2.00   sec  3.91 GBytes  33.6 Gbits/sec  2227  12 KBytes",
+    "[  5]   1.00-2.00   sec  5.96 MBytes  50.0 Mbits/sec  4461  ",
+    "[  5]   1.00-1.00   sec  5.96 MBytes  50.0 Mbits/sec  4461  ",
+    "[ 11]   0.50-1.00   sec  5.96 MBytes  50.0 bits/sec  4461  ",
+]
+_HEADERS = [
+    "[  5] local 10.0.0.2 port 1 connected to 10.0.0.1 port 5201",
+    "[  7] local 10.0.0.2 port 2 connected to 10.0.0.1 port 5201",
+    "[ ID] Interval           Transfer     Bitrate         Total Datagrams",
+    "Accepted connection from 10.0.0.2, port 3",
+]
+_EDITS = st.sampled_from([*"0123456789. -[]SUMKGTBbitsyec/x\r\t", "", "1.2.3", "١"])
+
+
+@st.composite
+def _mutated_sender_line(draw: st.DrawFn) -> str:
+    line = list(draw(st.sampled_from(_SENDER_LINES)))
+    for _ in range(draw(st.integers(0, 3))):
+        i = draw(st.integers(0, len(line) - 1))
+        line[i] = draw(_EDITS)
+    return "".join(line)
+
+
+@FUZZ
+@given(st.lists(st.one_of(_mutated_sender_line(), st.sampled_from(_HEADERS)), max_size=25))
+def test_fuzz_fast_path_gives_what_the_general_path_gives(lines: list[str]) -> None:
+    assert _with_fast_path(lines) == _without_fast_path(lines)
+
+
+@FUZZ
+@given(st.lists(_mutated_sender_line(), max_size=12))
+def test_fuzz_fast_path_without_headers(lines: list[str]) -> None:
+    # No "connected" lines: whether a stream is copied to "sum" hangs on [SUM] lines seen.
+    assert _with_fast_path(lines) == _without_fast_path(lines)
+
+
+def test_a_sum_line_stops_the_copy_to_sum_without_connected_lines() -> None:
+    lines = [
+        "[  5]   0.00-1.00   sec   675 MBytes  5.66 Gbits/sec    0    856 KBytes       ",
+        "[SUM]   0.00-1.00   sec  3.91 GBytes  33.6 Gbits/sec  2227             ",
+        "[  5]   1.00-2.00   sec   675 MBytes  5.67 Gbits/sec    0    856 KBytes       ",
+        "[SUM]   1.00-2.00   sec  3.91 GBytes  33.7 Gbits/sec  2228             ",
+    ]
+    samples, _ = feed_all(lines)
+    assert series(samples)[("sum", "throughput_bps")] == [(1.0, 5.66e9), (2.0, 33.7e9)]
+    assert _with_fast_path(lines) == _without_fast_path(lines)

@@ -1,4 +1,4 @@
-"""The Recorder (batched samples and raw lines), compaction, and recovery of orphaned runs."""
+"""The Recorder (batched records and raw lines), compaction, and recovery of orphaned runs."""
 
 from __future__ import annotations
 
@@ -16,11 +16,17 @@ from pathlib import Path
 import numpy as np
 import pytest
 
-from pairbench.domain import Line, LineSource, RunSpec, RunStatus, Sample
+from pairbench.domain import Line, LineSource, Record, RunSpec, RunStatus
 from pairbench.library import Library, Recorder
 from pairbench.library.recorder import FLUSH_INTERVAL_S
 from pairbench.library.runs import create_run, finish_run, get_run
-from pairbench.library.series import compact_series, load_raw_output, load_series
+from pairbench.library.series import (
+    _CHUNKS_OF_SERIES,
+    SMALL_CHUNK_SAMPLES,
+    compact_series,
+    load_raw_output,
+    load_series,
+)
 
 METRICS = ("throughput_bps", "retransmits", "cwnd_bytes")
 STREAMS = ("sum", "5", "7")
@@ -52,16 +58,22 @@ def _value(stream: str, metric: str, i: int) -> float:
     return (i + 0.1) * (1 + STREAMS.index(stream)) * 10.0 ** METRICS.index(metric) / 3.0
 
 
-def _batches(n_flushes: int, per_flush: int) -> Iterator[list[Sample]]:
-    """Samples interleaved over streams and metrics, in flush-sized batches."""
+def one(stream: str, metric: str, t: float, value: float) -> Record:
+    """A record of a single metric."""
+    return Record(stream, t, (metric,), (value,))
+
+
+def _batches(n_flushes: int, per_flush: int) -> Iterator[list[Record]]:
+    """Records of every metric, interleaved over streams, in flush-sized batches."""
     i = 0
     for _ in range(n_flushes):
-        batch: list[Sample] = []
+        batch: list[Record] = []
         for _ in range(per_flush):
             t = i * 0.1
             for stream in STREAMS:
-                for metric in METRICS:
-                    batch.append(Sample(stream, metric, t, _value(stream, metric, i)))
+                batch.append(
+                    Record(stream, t, METRICS, tuple(_value(stream, m, i) for m in METRICS))
+                )
             i += 1
         yield batch
 
@@ -91,7 +103,7 @@ def test_samples_round_trip_exactly_across_many_flushes(library_path: Path) -> N
             cut = (k * 7) % len(batch)
             rec.add(batch[:cut])
             rec.add(batch[cut:])
-            assert rec.flush() == len(batch)
+            assert rec.flush() == len(batch) * len(METRICS)
         assert rec.samples_written == n_flushes * per_flush * len(STREAMS) * len(METRICS)
         assert _chunks(lib, run_id) == n_flushes * len(STREAMS) * len(METRICS)
     with Library.open(library_path) as lib:
@@ -101,10 +113,10 @@ def test_samples_round_trip_exactly_across_many_flushes(library_path: Path) -> N
 def test_loaded_series_are_float64_ordered_sum_first_with_units(library: Library) -> None:
     run_id = _new_run(library)
     rec = Recorder(library, run_id)
-    rec.add([Sample("9", "rtt_ms", 1.0, 2.0)])
-    rec.add([Sample("10", "throughput_bps", 1.0, 3.0)])
-    rec.add([Sample("sum", "throughput_bps", 1.0, 4.0), Sample("sum", "cwnd_bytes", 1.0, 5.0)])
-    rec.add([Sample("10", "made_up_metric", 1.0, 6.0)])
+    rec.add([one("9", "rtt_ms", 1.0, 2.0)])
+    rec.add([one("10", "throughput_bps", 1.0, 3.0)])
+    rec.add([Record("sum", 1.0, ("throughput_bps", "cwnd_bytes"), (4.0, 5.0))])
+    rec.add([one("10", "made_up_metric", 1.0, 6.0)])
     rec.flush()
     loaded = load_series(library, run_id)
     assert [(s.stream, s.metric, s.unit) for s in loaded] == [
@@ -125,8 +137,8 @@ def test_special_float_values_survive(library: Library) -> None:
     values = [0.0, -0.0, 5e-324, 1.7976931348623157e308, float("inf"), -1e-300, 1 / 3]
     run_id = _new_run(library)
     rec = Recorder(library, run_id)
-    rec.add([Sample("sum", "jitter_ms", float(i), v) for i, v in enumerate(values)])
-    rec.add([Sample("sum", "lost_percent", 0.0, float("nan"))])
+    rec.add([one("sum", "jitter_ms", float(i), v) for i, v in enumerate(values)])
+    rec.add([one("sum", "lost_percent", 0.0, float("nan"))])
     rec.flush()
     by_metric = {s.metric: s for s in load_series(library, run_id)}
     got = by_metric["jitter_ms"].v
@@ -138,8 +150,8 @@ def test_samples_of_different_runs_stay_apart(library: Library) -> None:
     a, b = _new_run(library), _new_run(library, tool="ping")
     rec_a, rec_b = Recorder(library, a), Recorder(library, b)
     for i in range(5):
-        rec_a.add([Sample("sum", "throughput_bps", float(i), 1.0 + i)])
-        rec_b.add([Sample("sum", "throughput_bps", float(i), -1.0 - i)])
+        rec_a.add([one("sum", "throughput_bps", float(i), 1.0 + i)])
+        rec_b.add([one("sum", "throughput_bps", float(i), -1.0 - i)])
         rec_a.flush()
         rec_b.flush()
     assert _as_dict(library, a) == {("sum", "throughput_bps"): ([0, 1, 2, 3, 4], [1, 2, 3, 4, 5])}
@@ -149,11 +161,11 @@ def test_samples_of_different_runs_stay_apart(library: Library) -> None:
 def test_series_appearing_in_later_flushes(library: Library) -> None:
     run_id = _new_run(library)
     rec = Recorder(library, run_id)
-    rec.add([Sample("sum", "throughput_bps", 1.0, 10.0)])
+    rec.add([one("sum", "throughput_bps", 1.0, 10.0)])
     rec.flush()
-    rec.add([Sample("sum", "retransmits", 2.0, 1.0)])  # throughput idle in this flush
+    rec.add([one("sum", "retransmits", 2.0, 1.0)])  # throughput idle in this flush
     rec.flush()
-    rec.add([Sample("sum", "throughput_bps", 3.0, 30.0), Sample("sum", "retransmits", 3.0, 2.0)])
+    rec.add([Record("sum", 3.0, ("throughput_bps", "retransmits"), (30.0, 2.0))])
     rec.flush()
     assert _as_dict(library, run_id) == {
         ("sum", "retransmits"): ([2.0, 3.0], [1.0, 2.0]),
@@ -161,14 +173,99 @@ def test_series_appearing_in_later_flushes(library: Library) -> None:
     }
 
 
+def test_a_record_is_split_into_one_chunk_per_metric_sharing_its_times(
+    library: Library,
+) -> None:
+    run_id = _new_run(library)
+    rec = Recorder(library, run_id)
+    rec.add([Record("5", float(i), METRICS, (i * 1.5, float(i % 3), 1e5 + i)) for i in range(7)])
+    assert rec.flush() == 7 * len(METRICS)
+    rows = library.conn.execute(
+        "SELECT s.metric, c.n, c.t, c.v FROM chunks c JOIN series s ON s.id = c.series_id "
+        "WHERE s.run_id = ?",
+        (run_id,),
+    ).fetchall()
+    assert sorted(r[0] for r in rows) == sorted(METRICS)
+    assert {r[1] for r in rows} == {7}
+    assert len({bytes(r[2]) for r in rows}) == 1  # the same time blob for every metric
+    assert _as_dict(library, run_id) == {
+        ("5", "throughput_bps"): ([float(i) for i in range(7)], [i * 1.5 for i in range(7)]),
+        ("5", "retransmits"): ([float(i) for i in range(7)], [float(i % 3) for i in range(7)]),
+        ("5", "cwnd_bytes"): ([float(i) for i in range(7)], [1e5 + i for i in range(7)]),
+    }
+
+
+def test_a_series_under_several_metrics_tuples_keeps_its_order(library: Library) -> None:
+    """The same (stream, metric) in records of different metrics tuples, within one flush."""
+    run_id = _new_run(library)
+    rec = Recorder(library, run_id)
+    thr, retr, cwnd = METRICS
+    rec.add([one("sum", thr, 1.0, 10.0), Record("5", 1.0, METRICS, (1.0, 2.0, 3.0))])
+    rec.add([Record("sum", 2.0, (thr, retr), (20.0, 2.0))])
+    rec.add([one("sum", thr, 3.0, 30.0), one("sum", cwnd, 3.0, 3.5)])
+    rec.add([Record("sum", 4.0, (retr, cwnd), (4.0, 4.5)), one("sum", thr, 4.0, 40.0)])
+    rec.add([Record("5", 2.0, METRICS, (1.1, 2.1, 3.1))])
+    rec.add([Record("sum", 5.0, (thr, retr), (50.0, 5.0))])
+    assert rec.flush() == 16
+    assert _as_dict(library, run_id) == {
+        ("sum", thr): ([1.0, 2.0, 3.0, 4.0, 5.0], [10.0, 20.0, 30.0, 40.0, 50.0]),
+        ("sum", retr): ([2.0, 4.0, 5.0], [2.0, 4.0, 5.0]),
+        ("sum", cwnd): ([3.0, 4.0], [3.5, 4.5]),
+        ("5", thr): ([1.0, 2.0], [1.0, 1.1]),
+        ("5", retr): ([1.0, 2.0], [2.0, 2.1]),
+        ("5", cwnd): ([1.0, 2.0], [3.0, 3.1]),
+    }
+    # A series' chunks are numbered without gaps, also across flushes.
+    rec.add([one("sum", thr, 6.0, 60.0)])
+    rec.flush()
+    for series_id in _series_ids(library, run_id):
+        seqs = [
+            r[0]
+            for r in library.conn.execute(
+                "SELECT seq FROM chunks WHERE series_id = ? ORDER BY seq", (series_id,)
+            )
+        ]
+        assert seqs == list(range(len(seqs)))
+    assert _as_dict(library, run_id)[("sum", thr)][1] == [10.0, 20.0, 30.0, 40.0, 50.0, 60.0]
+
+
+@pytest.mark.parametrize(
+    ("bad", "error"),
+    [
+        (Record("sum", 2.0, ("rtt_ms", "jitter_ms"), (1.0,)), ValueError),  # too few values
+        (Record("sum", 2.0, ("rtt_ms",), (1.0, 2.0)), ValueError),  # too many
+        (Record("sum", 2.0, ("rtt_ms", "jitter_ms"), (1.0, "x")), TypeError),  # not a number
+        (Record("sum", "2", ("rtt_ms", "jitter_ms"), (1.0, 2.0)), TypeError),  # time neither
+        (Record("sum", 2.0, ("rtt_ms", "rtt_ms"), (1.0, 2.0)), ValueError),  # a metric twice
+        (Record("sum", 2.0, ("rtt_ms", 7), (1.0, 2.0)), ValueError),  # a metric not a name
+        (Record(5, 2.0, ("rtt_ms",), (1.0,)), ValueError),  # a stream not a name
+    ],
+)
+def test_a_malformed_record_is_refused_and_the_buffers_stay_consistent(
+    library: Library, bad: Record, error: type[Exception]
+) -> None:
+    run_id = _new_run(library)
+    rec = Recorder(library, run_id)
+    good = Record("sum", 1.0, ("rtt_ms", "jitter_ms"), (1.0, 0.1))
+    with pytest.raises(error):
+        rec.add([good, bad, good._replace(t=9.0)])
+    rec.add([Record("sum", 3.0, ("rtt_ms", "jitter_ms"), (3.0, 0.3)), one("5", "rtt_ms", 3.0, 3.3)])
+    assert rec.flush() == 5
+    assert _as_dict(library, run_id) == {
+        ("sum", "jitter_ms"): ([1.0, 3.0], [0.1, 0.3]),
+        ("sum", "rtt_ms"): ([1.0, 3.0], [1.0, 3.0]),
+        ("5", "rtt_ms"): ([3.0], [3.3]),
+    }
+
+
 def test_a_second_recorder_appends_after_the_first(library: Library) -> None:
     run_id = _new_run(library)
     first = Recorder(library, run_id)
-    first.add([Sample("sum", "rtt_ms", 1.0, 1.0)])
+    first.add([one("sum", "rtt_ms", 1.0, 1.0)])
     first.add_line(Line(LineSource.CLIENT_OUT, "one", 0.0))
     first.flush()
     second = Recorder(library, run_id)
-    second.add([Sample("sum", "rtt_ms", 2.0, 2.0)])
+    second.add([one("sum", "rtt_ms", 2.0, 2.0)])
     second.add_line(Line(LineSource.CLIENT_OUT, "two", 0.0))
     second.flush()
     assert _as_dict(library, run_id) == {("sum", "rtt_ms"): ([1.0, 2.0], [1.0, 2.0])}
@@ -193,7 +290,7 @@ def test_empty_flush_writes_nothing(library: Library) -> None:
     assert _count(library, "SELECT COUNT(*) FROM series") == 0
     assert _count(library, "SELECT COUNT(*) FROM chunks") == 0
     assert _count(library, "SELECT COUNT(*) FROM raw_chunks") == 0
-    rec.add([Sample("sum", "rtt_ms", 1.0, 0.5)])
+    rec.add([one("sum", "rtt_ms", 1.0, 0.5)])
     assert rec.flush() == 1
     chunks = _chunks(library, run_id)
     touched = _updated_at(library, run_id)
@@ -209,7 +306,7 @@ def test_empty_flush_writes_nothing(library: Library) -> None:
 def test_add_does_no_io_until_flush(library: Library) -> None:
     run_id = _new_run(library)
     rec = Recorder(library, run_id)
-    rec.add([Sample("sum", "rtt_ms", float(i), 1.0) for i in range(1000)])
+    rec.add([one("sum", "rtt_ms", float(i), 1.0) for i in range(1000)])
     rec.add_line(Line(LineSource.CLIENT_OUT, "x", 0.0))
     assert _count(library, "SELECT COUNT(*) FROM chunks") == 0
     assert _count(library, "SELECT COUNT(*) FROM raw_chunks") == 0
@@ -231,8 +328,8 @@ def test_samples_written_counts(library: Library) -> None:
     rec = Recorder(library, _new_run(library))
     total = 0
     for n in (1, 0, 17, 250, 3):
-        rec.add([Sample("sum", "rtt_ms", float(i), 1.0) for i in range(n)])
-        rec.add([Sample("1", "rtt_ms", float(i), 2.0) for i in range(n)])
+        rec.add([one("sum", "rtt_ms", float(i), 1.0) for i in range(n)])
+        rec.add([one("1", "rtt_ms", float(i), 2.0) for i in range(n)])
         assert rec.flush() == 2 * n
         total += 2 * n
         assert rec.samples_written == total
@@ -245,7 +342,7 @@ def test_flush_if_due_respects_the_interval(library: Library) -> None:
     base = time.monotonic()
 
     def step(now: float, expect: bool, n_chunks: int) -> None:
-        rec.add([Sample("sum", "rtt_ms", now, now)])
+        rec.add([one("sum", "rtt_ms", now, now)])
         assert rec.flush_if_due(now=now) is expect
         assert _chunks(library, run_id) == n_chunks
 
@@ -269,7 +366,7 @@ def test_flush_if_due_respects_the_interval(library: Library) -> None:
 
 def test_flush_if_due_uses_the_real_clock_by_default(library: Library) -> None:
     rec = Recorder(library, _new_run(library))
-    rec.add([Sample("sum", "rtt_ms", 0.0, 1.0)])
+    rec.add([one("sum", "rtt_ms", 0.0, 1.0)])
     assert rec.flush_if_due() is False  # just created
     assert rec.samples_written == 0
 
@@ -281,7 +378,7 @@ def test_failed_flush_keeps_the_buffer_and_a_retry_stores_everything(library: Li
     pages = _count(library, "PRAGMA page_count")
     library.conn.execute(f"PRAGMA max_page_count = {pages}")
     n = 50_000
-    rec.add([Sample("sum", "throughput_bps", float(i), float(-i)) for i in range(n)])
+    rec.add([one("sum", "throughput_bps", float(i), float(-i)) for i in range(n)])
     rec.add_line(Line(LineSource.CLIENT_OUT, "kept", 0.0))
     with pytest.raises(Exception, match="full"):
         rec.flush()
@@ -289,7 +386,7 @@ def test_failed_flush_keeps_the_buffer_and_a_retry_stores_everything(library: Li
     assert rec.samples_written == 0
     assert _count(library, "SELECT COUNT(*) FROM series") == 0
     library.conn.execute("PRAGMA max_page_count = 1073741823")
-    rec.add([Sample("sum", "throughput_bps", float(n), 0.5)])
+    rec.add([one("sum", "throughput_bps", float(n), 0.5)])
     assert rec.flush() == n + 1
     [series] = load_series(library, run_id)
     assert series.t.tolist() == [float(i) for i in range(n + 1)]
@@ -412,6 +509,51 @@ def _series_ids(lib: Library, run_id: int) -> set[int]:
     }
 
 
+def test_compaction_leaves_series_of_big_chunks_alone(library: Library) -> None:
+    """A bulk import's chunks are already big: rewriting them would only cost time."""
+    run_id = _new_run(library)
+    rec = Recorder(library, run_id)
+    n = SMALL_CHUNK_SAMPLES
+    for k in range(3):  # "sum": 3 chunks of n samples (big); "5": 3 chunks of 1 (small)
+        rec.add([one("sum", "rtt_ms", float(k * n + i), float(i)) for i in range(n)])
+        rec.add([one("5", "rtt_ms", float(k), float(k))])
+        rec.flush()
+    rec.add([one("7", "rtt_ms", float(i), 1.0) for i in range(n - 1)])  # one small chunk
+    rec.flush()
+    before = _as_dict(library, run_id)
+    chunks = {(s, m): _series_chunks(library, run_id, s) for s, m in before}
+    compact_series(library.conn, run_id)
+    assert _as_dict(library, run_id) == before
+    assert _series_chunks(library, run_id, "sum") == chunks[("sum", "rtt_ms")] == [n, n, n]
+    assert _series_chunks(library, run_id, "5") == [3]
+    assert _series_chunks(library, run_id, "7") == [n - 1]
+    # The threshold is the average: 2 chunks of n and n - 2 samples are merged at n.
+    compact_series(library.conn, run_id, small_chunk=n + 1)
+    assert _series_chunks(library, run_id, "sum") == [3 * n]
+    assert _as_dict(library, run_id) == before
+    assert not library.conn.in_transaction
+
+
+def _series_chunks(lib: Library, run_id: int, stream: str) -> list[int]:
+    """The sizes of one stream's chunks, in order."""
+    return [
+        int(r[0])
+        for r in lib.conn.execute(
+            "SELECT c.n FROM chunks c JOIN series s ON s.id = c.series_id "
+            "WHERE s.run_id = ? AND s.stream = ? ORDER BY c.seq",
+            (run_id, stream),
+        )
+    ]
+
+
+def test_loading_a_series_sorts_nothing(library: Library) -> None:
+    """Chunks come in primary-key order: SQLite never copies their blobs into a sort."""
+    plan = library.conn.execute(f"EXPLAIN QUERY PLAN {_CHUNKS_OF_SERIES}", (1,)).fetchall()
+    details = " ".join(str(row[-1]) for row in plan)
+    assert "PRIMARY KEY" in details
+    assert "TEMP B-TREE" not in details
+
+
 def test_compaction_is_idempotent_and_handles_trivial_runs(library: Library) -> None:
     run_id = _record_flushes(library, 5, 3)
     compact_series(library.conn, run_id)
@@ -450,7 +592,7 @@ def test_run_of_a_dead_process_is_interrupted_at_next_open(library_path: Path) -
     with Library.open(library_path) as lib:
         orphan = create_run(lib, RunSpec(pair="local", tool="iperf3"), started_at=700.0)
         rec = Recorder(lib, orphan)
-        rec.add([Sample("sum", "throughput_bps", 1.0, 5.0)])
+        rec.add([one("sum", "throughput_bps", 1.0, 5.0)])
         rec.flush()
         alive = create_run(lib, RunSpec(pair="local", tool="ping"), started_at=701.0)
         done = create_run(lib, RunSpec(pair="local", tool="fio"), started_at=702.0)
@@ -510,7 +652,7 @@ def test_existing_error_is_kept_when_interrupted(library_path: Path) -> None:
 CHILD = textwrap.dedent(
     """
     import sys, time
-    from pairbench.domain import Line, LineSource, RunSpec, Sample
+    from pairbench.domain import Line, LineSource, Record, RunSpec
     from pairbench.library import Library, Recorder
     from pairbench.library.runs import create_run
 
@@ -518,12 +660,12 @@ CHILD = textwrap.dedent(
     run_id = create_run(lib, RunSpec(pair="local", tool="iperf3", label="child"))
     rec = Recorder(lib, run_id)
     for flush in range(5):
-        rec.add([Sample("sum", "throughput_bps", float(flush * 100 + i), i / 7.0)
+        rec.add([Record("sum", float(flush * 100 + i), ("throughput_bps",), (i / 7.0,))
                  for i in range(100)])
         rec.add_line(Line(LineSource.CLIENT_OUT, f"interval {flush}", 0.0))
         rec.flush()
     # Buffered but never flushed: lost with the process, as designed.
-    rec.add([Sample("sum", "throughput_bps", 9999.0, 1.0)])
+    rec.add([Record("sum", 9999.0, ("throughput_bps",), (1.0,))])
     print("ready", run_id, flush=True)
     time.sleep(120)
     """

@@ -12,7 +12,7 @@ from typing import Any
 
 import pytest
 
-from pairbench.domain import Line, LineSource, RunSpec, RunStatus, Sample
+from pairbench.domain import Line, LineSource, Record, RunSpec, RunStatus
 from pairbench.library import Library, LibraryError, Recorder
 from pairbench.library.runs import (
     RunFilter,
@@ -304,8 +304,10 @@ def test_update_run_notes_unknown_run(library: Library) -> None:
 def _record(lib: Library, run_id: int, n: int = 50) -> None:
     rec = Recorder(lib, run_id)
     for flush in range(3):
-        rec.add([Sample("sum", "throughput_bps", float(i), float(i * flush)) for i in range(n)])
-        rec.add([Sample("1", "rtt_ms", float(i), 1.5) for i in range(n)])
+        rec.add(
+            [Record("sum", float(i), ("throughput_bps",), (float(i * flush),)) for i in range(n)]
+        )
+        rec.add([Record("1", float(i), ("rtt_ms",), (1.5,)) for i in range(n)])
         rec.add_line(Line(LineSource.CLIENT_OUT, f"flush {flush}", 0.0))
         rec.add_line(Line(LineSource.SERVER_ERR, f"warn {flush}", 0.0))
         rec.flush()

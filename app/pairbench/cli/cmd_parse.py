@@ -8,7 +8,7 @@ from pathlib import Path
 
 from pairbench.cli.environment import Environment
 from pairbench.cli.exit_status import ExitStatus
-from pairbench.domain import group_samples
+from pairbench.domain import group_records
 from pairbench.export.run_json import parse_payload
 from pairbench.tools.base import Capabilities
 from pairbench.tools.feed import feed_text
@@ -33,11 +33,11 @@ def handle(args: argparse.Namespace, env: Environment) -> ExitStatus:
         return ExitStatus.ERROR
     params = tool.resolve({})
     parser = tool.parser(params, Capabilities(version=""))
-    samples, summary = feed_text(parser, text)
+    records, summary = feed_text(parser, text)
     payload = parse_payload(
         tool.name,
         summary.values,
-        group_samples(samples),
+        group_records(records),
         complete=summary.complete,
         error=summary.error,
     )

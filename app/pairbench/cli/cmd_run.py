@@ -12,7 +12,7 @@ import time
 from pairbench.cli.environment import Environment
 from pairbench.cli.exit_status import ExitStatus
 from pairbench.cli.prompts import TerminalPrompt
-from pairbench.domain import HostPair, Line, Run, RunSpec, RunStatus, Sample
+from pairbench.domain import HostPair, Line, Record, Run, RunSpec, RunStatus
 from pairbench.domain.units import format_bits, format_value
 from pairbench.engine.execute import Prepared, RunError, execute_run, prepare
 from pairbench.engine.transports import Connector
@@ -72,19 +72,21 @@ class _LiveObserver:
     def on_line(self, line: Line) -> None:
         return None
 
-    def on_samples(self, samples: list[Sample]) -> None:
-        sums = {s.metric: s for s in samples if s.stream == "sum"}
-        rate = sums.get("throughput_bps")
-        if rate is None:
-            return
+    def on_records(self, records: list[Record]) -> None:
+        for record in records:
+            if record.stream == "sum" and "throughput_bps" in record.metrics:
+                self._interval(record)
+
+    def _interval(self, record: Record) -> None:
+        values = dict(zip(record.metrics, record.values, strict=True))
         extras = [
-            f"{name} {format_value(name, sums[name].value)}"
+            f"{name} {format_value(name, values[name])}"
             for name in ("retransmits", "jitter_ms", "lost_percent")
-            if name in sums
+            if name in values
         ]
         self._write(
-            f"{rate.t:7.1f} s  {format_bits(rate.value):>14}  {'  '.join(extras):<22}"
-            f"{self._progress(rate.t)}"
+            f"{record.t:7.1f} s  {format_bits(values['throughput_bps']):>14}  "
+            f"{'  '.join(extras):<22}  {self._progress(record.t)}"
         )
 
     def _progress(self, t: float) -> str:

@@ -4,7 +4,15 @@ from pairbench.domain.hosts import LOCAL_HOST, LOCAL_PAIR, AuthMethod, Host, Hos
 from pairbench.domain.lines import Line, LineSource
 from pairbench.domain.metrics import METRICS, Metric, metric_unit
 from pairbench.domain.runs import Run, RunSpec, RunStatus
-from pairbench.domain.samples import Sample, Series, Summary, group_samples
+from pairbench.domain.samples import (
+    Record,
+    Sample,
+    Series,
+    Summary,
+    expand,
+    group_records,
+    group_samples,
+)
 
 __all__ = [
     "LOCAL_HOST",
@@ -16,12 +24,15 @@ __all__ = [
     "Line",
     "LineSource",
     "Metric",
+    "Record",
     "Run",
     "RunSpec",
     "RunStatus",
     "Sample",
     "Series",
     "Summary",
+    "expand",
+    "group_records",
     "group_samples",
     "metric_unit",
 ]

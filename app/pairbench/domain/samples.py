@@ -1,4 +1,4 @@
-"""Samples (one value of one metric of one stream at one time), series and run summaries."""
+"""Samples (one value of one metric of one stream at one time), records, series and summaries."""
 
 from __future__ import annotations
 
@@ -19,6 +19,27 @@ class Sample(NamedTuple):
     metric: str
     t: float
     value: float
+
+
+class Record(NamedTuple):
+    """The values of several metrics of one stream at one time (one line of tool output).
+
+    What parsers produce and the recorder stores: one tuple per line instead of one
+    ``Sample`` per value keeps the ingest path above 10^6 samples/s (docs/ARCHITECTURE.md).
+    ``values[i]`` is the value of ``metrics[i]``; parsers reuse one constant ``metrics``
+    tuple per kind of line. ``samples()`` and ``expand()`` give the same data as Samples,
+    the unit that consumers and exports speak.
+    """
+
+    stream: str
+    t: float
+    metrics: tuple[str, ...]
+    values: tuple[float, ...]
+
+    def samples(self) -> list[Sample]:
+        """This record as one Sample per metric, in ``metrics`` order."""
+        stream, t = self.stream, self.t
+        return [Sample(stream, m, t, v) for m, v in zip(self.metrics, self.values, strict=True)]
 
 
 @dataclass(frozen=True, slots=True)
@@ -46,10 +67,32 @@ class Summary:
     error: str | None = None
 
 
+def expand(records: Iterable[Record]) -> list[Sample]:
+    """The samples of ``records``, in order (each record's in its ``metrics`` order)."""
+    out: list[Sample] = []
+    for record in records:
+        out += record.samples()
+    return out
+
+
+def group_records(records: Iterable[Record]) -> list[Series]:
+    """Records gathered into series: the same series, in the same order, as
+    ``group_samples(expand(records))``."""
+    times: dict[tuple[str, str], list[float]] = {}
+    values: dict[tuple[str, str], list[float]] = {}
+    for stream, t, metrics, record_values in records:
+        for metric, value in zip(metrics, record_values, strict=True):
+            key = (stream, metric)
+            if key not in times:
+                times[key] = []
+                values[key] = []
+            times[key].append(t)
+            values[key].append(value)
+    return _series(times, values)
+
+
 def group_samples(samples: Iterable[Sample]) -> list[Series]:
     """Samples gathered into series, in order of first appearance ("sum" streams first)."""
-    from pairbench.domain.metrics import metric_unit
-
     times: dict[tuple[str, str], list[float]] = {}
     values: dict[tuple[str, str], list[float]] = {}
     for stream, metric, t, value in samples:
@@ -59,14 +102,17 @@ def group_samples(samples: Iterable[Sample]) -> list[Series]:
             values[key] = []
         times[key].append(t)
         values[key].append(value)
+    return _series(times, values)
+
+
+def _series(
+    times: dict[tuple[str, str], list[float]], values: dict[tuple[str, str], list[float]]
+) -> list[Series]:
+    """Series in order of first appearance, "sum" streams first (a stable sort)."""
+    from pairbench.domain.metrics import metric_unit
+
     keys = sorted(times, key=lambda k: k[0] != "sum")
     return [
-        Series(
-            stream,
-            metric,
-            metric_unit(metric),
-            tuple(times[(stream, metric)]),
-            tuple(values[(stream, metric)]),
-        )
-        for stream, metric in keys
+        Series(key[0], key[1], metric_unit(key[1]), tuple(times[key]), tuple(values[key]))
+        for key in keys
     ]

@@ -290,7 +290,7 @@ class _Session:
         if line.source not in _CLIENT_SOURCES or self.parse_error:
             return
         try:
-            samples = self.parser.feed(line.text)
+            records = self.parser.feed(line.text)
         except ParseError as exc:
             self.parse_error = f"unexpected {self.prepared.tool.name} output: {exc}"
             return
@@ -300,9 +300,17 @@ class _Session:
                 f"{type(exc).__name__}: {exc}"
             )
             return
-        if samples:
-            self.recorder.add(samples)
-            self.observer.on_samples(samples)
+        if not records:
+            return
+        try:
+            self.recorder.add(records)
+        except (TypeError, ValueError) as exc:  # a parser bug again: malformed records
+            self.parse_error = (
+                f"{self.prepared.tool.name} parser gave malformed records on "
+                f"{line.text[:120]!r}: {exc}"
+            )
+            return
+        self.observer.on_records(records)
 
     async def _await_server_exit(self) -> None:
         for process in self.processes[:-1]:

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from typing import Protocol
 
-from pairbench.domain import Line, Run, RunSpec, Sample
+from pairbench.domain import Line, Record, Run, RunSpec
 
 
 class RunObserver(Protocol):
@@ -14,7 +14,9 @@ class RunObserver(Protocol):
 
     def on_line(self, line: Line) -> None: ...
 
-    def on_samples(self, samples: list[Sample]) -> None: ...
+    def on_records(self, records: list[Record]) -> None:
+        """The records one line of the tool's output gave (never empty)."""
+        ...
 
     def on_finished(self, run: Run) -> None: ...
 
@@ -28,7 +30,7 @@ class NullObserver:
     def on_line(self, line: Line) -> None:
         return None
 
-    def on_samples(self, samples: list[Sample]) -> None:
+    def on_records(self, records: list[Record]) -> None:
         return None
 
     def on_finished(self, run: Run) -> None:

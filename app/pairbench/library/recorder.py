@@ -1,31 +1,44 @@
-"""The recorder: buffers a run's samples and raw lines, and writes them in batches."""
+"""The recorder: buffers a run's records and raw lines, and writes them in batches."""
 
 from __future__ import annotations
 
 import time
 from array import array
+from typing import TypeAlias
 
-from pairbench.domain import Line, Sample
+from pairbench.domain import Line, Record
 from pairbench.library.connection import Library
 from pairbench.library.runs import touch_run
 from pairbench.library.series import ensure_series, insert_chunks, next_chunk_seq, to_blob
 
 FLUSH_INTERVAL_S = 1.0
 
+# The buffer of one (stream, metrics): the times, and the values of all the metrics flat,
+# record after record (``len(values) == len(times) * len(metrics)``).
+_Buffer: TypeAlias = "tuple[array[float], array[float]]"
+# A buffer closed before its flush: (stream, metrics, times, values).
+_Segment: TypeAlias = "tuple[str, tuple[str, ...], array[float], array[float]]"
+
 
 class Recorder:
-    """Collects the samples and raw lines of one run and stores them in one transaction.
+    """Collects the records and raw lines of one run and stores them in one transaction.
 
-    ``add`` is the hot path (no SQL); ``flush`` writes one chunk per touched series plus one
-    raw-output chunk per source. The engine calls ``flush_if_due`` at least every 0.5 s, so a
-    killed process loses at most the last second of data.
+    ``add`` is the hot path (no SQL): records of the same stream and metrics tuple share one
+    buffer, a time array and a flat value array. ``flush`` splits each buffer into one chunk
+    per metric, all sharing the time blob, plus one raw-output chunk per source. The engine
+    calls ``flush_if_due`` at least every 0.5 s, so a killed process loses at most the last
+    second of data.
+
+    A series fed under two metrics tuples (e.g. ``("throughput_bps",)`` and then
+    ``("throughput_bps", "retransmits")`` for the same stream) keeps its arrival order: opening
+    a buffer closes every open buffer of the stream that shares a metric with it.
     """
 
     def __init__(self, lib: Library, run_id: int) -> None:
         self._lib = lib
         self._run_id = run_id
-        self._t: dict[tuple[str, str], array[float]] = {}
-        self._v: dict[tuple[str, str], array[float]] = {}
+        self._buffers: dict[tuple[str, tuple[str, ...]], _Buffer] = {}
+        self._closed: list[_Segment] = []  # in the order they were closed
         self._series_ids: dict[tuple[str, str], int] = {}
         self._next_seq: dict[int, int] = {}
         self._raw: dict[str, list[str]] = {}
@@ -33,22 +46,51 @@ class Recorder:
         self._last_flush = time.monotonic()
         self.samples_written = 0
 
-    def add(self, samples: list[Sample]) -> None:
-        """Buffer samples (no I/O)."""
-        t_bufs = self._t
-        v_bufs = self._v
-        for stream, metric, t, value in samples:
-            key = (stream, metric)
-            t_buf = t_bufs.get(key)
-            if t_buf is None:
-                t_buf = t_bufs[key] = array("d")
-                v_bufs[key] = array("d")
-            t_buf.append(t)
-            v_bufs[key].append(value)
+    def add(self, records: list[Record]) -> None:
+        """Buffer records (no I/O).
+
+        A record whose values do not match its metrics (their number, or not numbers) raises
+        ``ValueError`` or ``TypeError``; the records before it in ``records`` stay buffered,
+        and the buffers stay consistent.
+        """
+        buffers = self._buffers
+        for stream, t, metrics, values in records:
+            buf = buffers.get((stream, metrics))
+            if buf is None:
+                buf = self._open(stream, metrics)
+            times, flat = buf
+            if len(values) != len(metrics):
+                raise ValueError(f"{len(values)} values for the metrics {metrics} of {stream!r}")
+            times.append(t)
+            try:
+                flat.fromlist(list(values))  # all or nothing; faster than extend() on a tuple
+            except BaseException:
+                times.pop()
+                raise
+
+    def _open(self, stream: str, metrics: tuple[str, ...]) -> _Buffer:
+        """A new buffer for (stream, metrics), closing the stream's overlapping ones."""
+        names = set(metrics)
+        if (
+            not isinstance(stream, str)
+            or len(names) != len(metrics)
+            or not all(isinstance(m, str) for m in metrics)
+        ):
+            raise ValueError(f"a stream name and distinct metric names, got {stream!r} {metrics!r}")
+        for key in [k for k in self._buffers if k[0] == stream and not names.isdisjoint(k[1])]:
+            times, flat = self._buffers.pop(key)
+            if times:
+                self._closed.append((stream, key[1], times, flat))
+        buf = self._buffers[(stream, metrics)] = (array("d"), array("d"))
+        return buf
 
     def add_line(self, line: Line) -> None:
         """Buffer one raw output line under its source."""
-        self._raw.setdefault(line.source.value, []).append(line.text)
+        # Keyed by the LineSource itself, a str: its ``.value`` costs more than all the rest.
+        lines = self._raw.get(line.source)
+        if lines is None:
+            lines = self._raw[line.source] = []
+        lines.append(line.text)
 
     def flush_if_due(self, now: float | None = None) -> bool:
         """Flush when ``FLUSH_INTERVAL_S`` has passed since the last flush."""
@@ -63,8 +105,12 @@ class Recorder:
         """Write everything buffered in one transaction; return the number of samples."""
         self._last_flush = time.monotonic()
         conn = self._lib.conn
-        pending = [(key, t_buf) for key, t_buf in self._t.items() if t_buf]
-        if not pending and not self._raw:
+        segments = self._closed + [
+            (stream, metrics, times, flat)
+            for (stream, metrics), (times, flat) in self._buffers.items()
+            if times
+        ]
+        if not segments and not self._raw:
             return 0
         written = 0
         # Restored if the transaction fails: ids of rolled-back series rows must not be reused.
@@ -72,22 +118,22 @@ class Recorder:
         conn.execute("BEGIN IMMEDIATE")
         try:
             rows: list[tuple[int, int, int, bytes, bytes]] = []
-            for key, t_buf in pending:
-                series_id = self._series_ids.get(key)
-                if series_id is None:
-                    series_id = ensure_series(conn, self._run_id, key[0], key[1])
-                    self._series_ids[key] = series_id
-                    self._next_seq[series_id] = next_chunk_seq(conn, series_id)
-                seq = self._next_seq[series_id]
-                self._next_seq[series_id] = seq + 1
-                v_buf = self._v[key]
-                rows.append((series_id, seq, len(t_buf), to_blob(t_buf), to_blob(v_buf)))
-                written += len(t_buf)
+            for stream, metrics, times, flat in segments:
+                n = len(times)
+                k = len(metrics)
+                t_blob = to_blob(times)
+                for j, metric in enumerate(metrics):
+                    series_id = self._series_id(stream, metric)
+                    seq = self._next_seq[series_id]
+                    self._next_seq[series_id] = seq + 1
+                    values = flat if k == 1 else flat[j::k]
+                    rows.append((series_id, seq, n, t_blob, to_blob(values)))
+                written += n * k
             insert_chunks(conn, rows)
             for source, lines in self._raw.items():
                 conn.execute(
                     "INSERT INTO raw_chunks (run_id, seq, source, text) VALUES (?, ?, ?, ?)",
-                    (self._run_id, self._raw_seq, source, "\n".join(lines)),
+                    (self._run_id, self._raw_seq, str(source), "\n".join(lines)),
                 )
                 self._raw_seq += 1
             touch_run(conn, self._run_id, time.time())
@@ -98,12 +144,22 @@ class Recorder:
                 conn.execute("ROLLBACK")
             self._series_ids, self._next_seq, self._raw_seq = saved
             raise
-        for key, _ in pending:
-            self._t[key] = array("d")
-            self._v[key] = array("d")
+        self._buffers = {}
+        self._closed = []
         self._raw = {}
         self.samples_written += written
         return written
+
+    def _series_id(self, stream: str, metric: str) -> int:
+        """The id of a series row (created when new), inside the flush's transaction."""
+        key = (stream, metric)
+        series_id = self._series_ids.get(key)
+        if series_id is None:
+            conn = self._lib.conn
+            series_id = ensure_series(conn, self._run_id, stream, metric)
+            self._series_ids[key] = series_id
+            self._next_seq[series_id] = next_chunk_seq(conn, series_id)
+        return series_id
 
     def _next_raw_seq(self) -> int:
         row = self._lib.conn.execute(

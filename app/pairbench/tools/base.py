@@ -6,7 +6,7 @@ from collections.abc import Callable, Mapping
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Protocol
 
-from pairbench.domain import Sample, Summary
+from pairbench.domain import Record, Summary
 
 if TYPE_CHECKING:
     from pairbench.tools.params import Param
@@ -24,11 +24,13 @@ class Parser(Protocol):
     """Incremental, pure parser: no I/O, no clock.
 
     ``feed`` takes one line without its newline (a trailing ``\\r`` or ``\\n`` is tolerated)
-    and returns the samples that line completes; feeding the same output split in any way
-    into lines gives the same samples. ``close`` returns the summary once output ended.
+    and returns the records that line completes: one ``Record`` per stream the line gives
+    values for (an aggregate the parser derives from it is a record of its own). Feeding the
+    same output split in any way into lines gives the same records. ``close`` returns the
+    summary once output ended.
     """
 
-    def feed(self, line: str) -> list[Sample]: ...
+    def feed(self, line: str) -> list[Record]: ...
 
     def close(self) -> Summary: ...
 

@@ -2,13 +2,13 @@
 
 from __future__ import annotations
 
-from pairbench.domain import Sample, Summary
+from pairbench.domain import Record, Summary
 from pairbench.tools.base import Parser
 
 
-def feed_text(parser: Parser, text: str) -> tuple[list[Sample], Summary]:
+def feed_text(parser: Parser, text: str) -> tuple[list[Record], Summary]:
     """Every line of ``text`` through ``parser``, then its summary (``ParseError`` propagates)."""
-    samples: list[Sample] = []
+    records: list[Record] = []
     for line in text.split("\n"):
-        samples.extend(parser.feed(line))
-    return samples, parser.close()
+        records += parser.feed(line)
+    return records, parser.close()

@@ -1,0 +1,79 @@
+"""``python -m bench [NAME ...] [--quick]``: run the benchmarks and print their verdicts."""
+
+from __future__ import annotations
+
+import argparse
+import os
+import platform
+import sys
+import time
+import traceback
+from collections.abc import Callable, Sequence
+
+from bench import ingest, load, overhead
+from bench.common import Out, Verdict
+
+Benchmark = Callable[[bool, Out], Verdict]
+
+# An explicit registry, in the order they run.
+BENCHMARKS: dict[str, Benchmark] = {
+    ingest.NAME: ingest.run,
+    load.NAME: load.run,
+    overhead.NAME: overhead.run,
+}
+
+
+def _parser() -> argparse.ArgumentParser:
+    parser = argparse.ArgumentParser(
+        prog="python -m bench",
+        description="Measure Pairbench's own cost against a baseline measured in the same run. "
+        "Reports only: the exit status is 0 even when a target is missed (MISS).",
+    )
+    parser.add_argument(
+        "names",
+        nargs="*",
+        metavar="NAME",
+        help=f"benchmarks to run (default: all): {', '.join(BENCHMARKS)}",
+    )
+    parser.add_argument(
+        "--quick", action="store_true", help="fewer and smaller repetitions (smoke test)"
+    )
+    return parser
+
+
+def _say(text: str) -> None:
+    print(text, flush=True)
+
+
+def main(argv: Sequence[str] | None = None) -> int:
+    """Run the chosen benchmarks; 0 unless the command line is wrong."""
+    args = _parser().parse_args(argv)
+    unknown = [name for name in args.names if name not in BENCHMARKS]
+    if unknown:
+        print(
+            f"python -m bench: unknown benchmark {', '.join(unknown)} "
+            f"(known: {', '.join(BENCHMARKS)})",
+            file=sys.stderr,
+        )
+        return 2
+    names = list(dict.fromkeys(args.names)) or list(BENCHMARKS)
+    load1, _, _ = os.getloadavg()
+    _say(
+        f"bench: Python {platform.python_version()}, {os.cpu_count()} CPUs, "
+        f"load average {load1:.2f}{', quick' if args.quick else ''}"
+    )
+    for name in names:
+        start = time.monotonic()
+        try:
+            verdict = BENCHMARKS[name](args.quick, _say)
+        except Exception as exc:  # report the failure, then go on with the others
+            traceback.print_exc()
+            _say(f"{name}: ERROR {type(exc).__name__}: {exc} MISS")
+            continue
+        _say(f"  ({time.monotonic() - start:.1f} s)")
+        _say(verdict.line())
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
