@@ -5,7 +5,7 @@ from __future__ import annotations
 import pytest
 
 from pairbench.tools import iperf3
-from pairbench.tools.base import Capabilities, ParamError
+from pairbench.tools.base import Capabilities, CommandContext, ParamError
 from pairbench.tools.registry import get_tool
 
 CAPS = Capabilities(version="iperf 3.12", version_tuple=(3, 12))
@@ -46,7 +46,7 @@ def test_commands_map_parameters_to_argv() -> None:
     params = iperf3.resolve(
         {"duration": "5", "streams": "2", "udp": "true", "bitrate": "50M", "length": "1400"}
     )
-    cmds = iperf3.commands(params, CAPS, "10.0.0.2", 5202)
+    cmds = iperf3.commands(params, CAPS, CommandContext("10.0.0.2", 5202))
     assert cmds.server == ["iperf3", "-s", "-1", "-p", "5202", "--forceflush"]
     assert cmds.client[:9] == ["iperf3", "-c", "10.0.0.2", "-p", "5202", "-t", "5", "-i", "1"]
     assert "--forceflush" in cmds.client

@@ -17,7 +17,7 @@ from pairbench.library.runs import create_run, finish_run, get_run, set_run_fact
 from pairbench.library.series import compact_series
 from pairbench.remote.base import RemoteProcess, ToolMissingError, Transport, TransportError
 from pairbench.remote.ssh import ConnectionLostError
-from pairbench.tools.base import Capabilities, ParseError, Parser, Tool
+from pairbench.tools.base import Capabilities, CommandContext, ParseError, Parser, Tool
 from pairbench.tools.registry import get_tool
 
 SERVER_READY_TIMEOUT_S = 10.0
@@ -185,7 +185,9 @@ class _Session:
             facts["server"] = facts["client"]
         set_run_facts(lib, run_id, host_facts=facts)
         port = await self._start_server()
-        commands = p.tool.commands(p.spec.params, p.caps, p.pair.target_address, port)
+        commands = p.tool.commands(
+            p.spec.params, p.caps, CommandContext(p.pair.target_address, port)
+        )
         client = await p.client.start(
             commands.client,
             stdout=LineSource.CLIENT_OUT,
@@ -211,7 +213,9 @@ class _Session:
             else (p.tool.default_port)
         )
         for _attempt in range(PORT_ATTEMPTS):
-            argv = p.tool.commands(p.spec.params, p.caps, p.pair.target_address, port).server
+            argv = p.tool.commands(
+                p.spec.params, p.caps, CommandContext(p.pair.target_address, port)
+            ).server
             if argv is None:
                 return port
             server = await p.server.start(

@@ -4,9 +4,9 @@ from __future__ import annotations
 
 from collections.abc import Callable, Mapping
 from dataclasses import dataclass, field
-from typing import TYPE_CHECKING, Protocol
+from typing import TYPE_CHECKING, Literal, Protocol
 
-from pairbench.domain import Record, Summary
+from pairbench.domain import LineSource, Record, Summary
 
 if TYPE_CHECKING:
     from pairbench.tools.params import Param
@@ -44,12 +44,36 @@ class Capabilities:
 
 
 @dataclass(frozen=True, slots=True)
+class CommandContext:
+    """Where a run happens: the address the client sends to, the server's port, a work dir.
+
+    ``workdir`` is a private temporary directory on the host that runs the main command,
+    created by the engine when the tool asks for files (``Commands.files``) and removed after.
+    """
+
+    target: str
+    port: int
+    workdir: str = ""
+
+
+@dataclass(frozen=True, slots=True)
 class Commands:
-    """The argv lists a run needs: an optional server and the client."""
+    """The argv lists a run needs.
+
+    ``client`` is the main command (its exit ends the run); it runs on the pair's client
+    host, or on the server host when ``run_on == "server"`` (fio: the disk under test).
+    ``server`` is started first on the server host and must become ready (its
+    ``Tool.server_ready_text``, else its port accepting connections). ``files`` (name →
+    content) are uploaded into ``CommandContext.workdir`` before the client starts.
+    ``parse`` lists the output sources fed to the parser, in arrival order.
+    """
 
     client: list[str]
     server: list[str] | None = None
     env: Mapping[str, str] = field(default_factory=dict)
+    files: Mapping[str, str] = field(default_factory=dict)
+    run_on: Literal["client", "server"] = "client"
+    parse: tuple[LineSource, ...] = (LineSource.CLIENT_OUT, LineSource.CLIENT_ERR)
 
 
 def parse_version_tuple(text: str) -> tuple[int, ...]:
@@ -75,10 +99,12 @@ class Tool:
     resolve: Callable[[Mapping[str, str]], dict[str, str]]
     capabilities: Callable[[str], Capabilities]
     expected_seconds: Callable[[Mapping[str, str]], float]
-    commands: Callable[[Mapping[str, str], Capabilities, str, int], Commands]
+    commands: Callable[[Mapping[str, str], Capabilities, CommandContext], Commands]
     parser: Callable[[Mapping[str, str], Capabilities], Parser]
+    needs_workdir: bool = False
+    install_command: str | None = None  # when not simply "apt-get install <debian_package>"
 
     @property
     def install_hint(self) -> str:
         """The command that installs the tool on a Debian or Ubuntu host."""
-        return f"apt-get install {self.debian_package}"
+        return self.install_command or f"apt-get install {self.debian_package}"

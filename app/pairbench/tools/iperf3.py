@@ -4,7 +4,14 @@ from __future__ import annotations
 
 from collections.abc import Mapping
 
-from pairbench.tools.base import Capabilities, Commands, ParamError, Parser, parse_version_tuple
+from pairbench.tools.base import (
+    Capabilities,
+    CommandContext,
+    Commands,
+    ParamError,
+    Parser,
+    parse_version_tuple,
+)
 from pairbench.tools.iperf3_text import Iperf3TextParser
 from pairbench.tools.params import Param, is_true, resolve_params
 
@@ -50,14 +57,15 @@ def expected_seconds(params: Mapping[str, str]) -> float:
     return float(params["duration"]) + float(params["omit"])
 
 
-def commands(params: Mapping[str, str], caps: Capabilities, target: str, port: int) -> Commands:
+def commands(params: Mapping[str, str], caps: Capabilities, ctx: CommandContext) -> Commands:
     """argv for ``iperf3 -s -1`` and the client, live text output with ``--forceflush``.
 
     iperf3 ≥ 3.17 could stream ``--json-stream``; the text parser is used everywhere for now
     since Debian 12 ships 3.12 (see docs/ARCHITECTURE.md).
     """
-    server = ["iperf3", "-s", "-1", "-p", str(port), "--forceflush"]
-    client = ["iperf3", "-c", target, "-p", str(port), "-t", params["duration"], "-i", "1"]
+    port = str(ctx.port)
+    server = ["iperf3", "-s", "-1", "-p", port, "--forceflush"]
+    client = ["iperf3", "-c", ctx.target, "-p", port, "-t", params["duration"], "-i", "1"]
     client.append("--forceflush")
     if params["streams"] != "1":
         client += ["-P", params["streams"]]
