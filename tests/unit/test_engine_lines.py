@@ -5,7 +5,8 @@ from __future__ import annotations
 from pathlib import Path
 
 from pairbench.domain import LOCAL_PAIR, Line, LineSource, Record, Run, RunSpec, Summary
-from pairbench.engine.execute import Prepared, _Session
+from pairbench.engine.execute import Prepared
+from pairbench.engine.session import RunSession
 from pairbench.library import Library, Recorder
 from pairbench.library.runs import create_run
 from pairbench.library.series import load_raw_output, load_series
@@ -45,7 +46,7 @@ class _BrokenParser:
         return Summary(values={}, complete=False)
 
 
-def _session(lib: Library, parser: Iperf3TextParser | _BrokenParser) -> tuple[_Session, _Watcher]:
+def _session(lib: Library, parser: Iperf3TextParser | _BrokenParser) -> tuple[RunSession, _Watcher]:
     spec = RunSpec("local", "iperf3")
     run_id = create_run(lib, spec)
     prepared = Prepared(
@@ -57,7 +58,9 @@ def _session(lib: Library, parser: Iperf3TextParser | _BrokenParser) -> tuple[_S
         Capabilities(version="iperf 3.12"),
     )
     watcher = _Watcher()
-    return _Session(prepared, Recorder(lib, run_id), parser, watcher), watcher
+    session = RunSession(prepared, Recorder(lib, run_id), parser, watcher)
+    session.parse_sources = (LineSource.CLIENT_OUT, LineSource.CLIENT_ERR)
+    return session, watcher
 
 
 def test_client_lines_become_stored_records_and_observer_calls(library: Library) -> None:

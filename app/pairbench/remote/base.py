@@ -67,4 +67,45 @@ class Transport(Protocol):
 
     async def run(self, argv: Sequence[str], *, timeout_s: float = 10.0) -> CommandResult: ...
 
+    async def make_workdir(self) -> str:
+        """Create a private (0700) temporary directory on the host; return its path."""
+        ...
+
+    async def write_file(self, path: str, content: str) -> None:
+        """Write a text file on the host (SFTP for SSH hosts)."""
+        ...
+
+    async def remove_workdir(self, path: str) -> None:
+        """Remove a directory made by ``make_workdir`` (refuses any other path)."""
+        ...
+
     async def close(self) -> None: ...
+
+
+WORKDIR_PREFIX = "pairbench."
+MAKE_WORKDIR_ARGV = ["mktemp", "-d", "-t", f"{WORKDIR_PREFIX}XXXXXXXX"]
+
+
+def checked_workdir(path: str) -> str:
+    """``path`` if it is a directory ``make_workdir`` could have made, else TransportError."""
+    name = path.rstrip("/").rsplit("/", 1)[-1]
+    if not path.startswith("/") or not name.startswith(WORKDIR_PREFIX) or ".." in path:
+        raise TransportError(f"refusing to touch {path!r}: not a Pairbench work directory")
+    return path
+
+
+async def make_workdir_with(transport: Transport) -> str:
+    """``make_workdir`` through a transport's ``run`` (mktemp makes it 0700)."""
+    result = await transport.run(MAKE_WORKDIR_ARGV, timeout_s=10)
+    path = result.stdout.strip()
+    if result.exit_status != 0 or not path:
+        raise TransportError(
+            f"host {transport.host_name}: cannot create a work directory: "
+            f"{result.stderr.strip() or 'mktemp failed'}"
+        )
+    return checked_workdir(path)
+
+
+async def remove_workdir_with(transport: Transport, path: str) -> None:
+    """``remove_workdir`` through a transport's ``run``."""
+    await transport.run(["rm", "-rf", "--", checked_workdir(path)], timeout_s=10)

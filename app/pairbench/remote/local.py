@@ -9,9 +9,15 @@ import shutil
 import signal
 import time
 from collections.abc import AsyncIterator, Mapping, Sequence
+from pathlib import Path
 
 from pairbench.domain import Line, LineSource
-from pairbench.remote.base import CommandResult, ToolMissingError
+from pairbench.remote.base import (
+    CommandResult,
+    ToolMissingError,
+    make_workdir_with,
+    remove_workdir_with,
+)
 
 _EOF = None
 # A line longer than this is split: a tool gone mad must not exhaust memory.
@@ -134,6 +140,15 @@ class LocalTransport:
             out.decode("utf-8", errors="replace"),
             err.decode("utf-8", errors="replace"),
         )
+
+    async def make_workdir(self) -> str:
+        return await make_workdir_with(self)
+
+    async def write_file(self, path: str, content: str) -> None:
+        Path(path).write_text(content, encoding="utf-8")
+
+    async def remove_workdir(self, path: str) -> None:
+        await remove_workdir_with(self, path)
 
     async def close(self) -> None:
         return None

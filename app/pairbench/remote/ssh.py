@@ -12,7 +12,13 @@ from collections.abc import AsyncIterator, Mapping, Sequence
 import asyncssh
 
 from pairbench.domain import AuthMethod, Host, Line, LineSource
-from pairbench.remote.base import CommandResult, ToolMissingError, TransportError
+from pairbench.remote.base import (
+    CommandResult,
+    ToolMissingError,
+    TransportError,
+    make_workdir_with,
+    remove_workdir_with,
+)
 from pairbench.remote.host_keys import (
     HostKeyChangedError,
     HostKeyPolicy,
@@ -362,6 +368,20 @@ class SSHTransport:
         if status == 127 and "not found" in err:
             raise ToolMissingError(f"{argv[0]} is not installed on host {self.host.name}")
         return CommandResult(status, out, err)
+
+    async def make_workdir(self) -> str:
+        return await make_workdir_with(self)
+
+    async def write_file(self, path: str, content: str) -> None:
+        conn = await self.connect()
+        try:
+            async with conn.start_sftp_client() as sftp, sftp.open(path, "w") as handle:
+                await handle.write(content)
+        except (asyncssh.Error, OSError) as exc:
+            raise TransportError(f"host {self.host.name}: cannot write {path}: {exc}") from exc
+
+    async def remove_workdir(self, path: str) -> None:
+        await remove_workdir_with(self, path)
 
     async def close(self) -> None:
         if self._conn is not None:

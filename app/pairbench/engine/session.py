@@ -1,0 +1,247 @@
+"""The processes and line plumbing of one run: server, client, work dir, parsing, cleanup."""
+
+from __future__ import annotations
+
+import asyncio
+import contextlib
+import time
+from typing import TYPE_CHECKING
+
+from pairbench.domain import Line, LineSource, RunStatus, Summary
+from pairbench.engine.facts import gather_facts
+from pairbench.engine.observer import RunObserver
+from pairbench.engine.readiness import local_free_port, wait_port_listening
+from pairbench.library import Library, Recorder
+from pairbench.library.runs import set_run_facts
+from pairbench.remote.base import RemoteProcess, Transport, TransportError
+from pairbench.remote.ssh import ConnectionLostError
+from pairbench.tools.base import CommandContext, Commands, ParseError, Parser
+
+if TYPE_CHECKING:
+    from pairbench.engine.execute import Prepared
+
+SERVER_READY_TIMEOUT_S = 10.0
+SERVER_EXIT_GRACE_S = 3.0
+PORT_ATTEMPTS = 5
+LOST_CHECK_PERIOD_S = 0.25
+
+
+class RunSession:
+    """Starts the run's processes, feeds their lines to parser, recorder and observer."""
+
+    def __init__(
+        self, prepared: Prepared, recorder: Recorder, parser: Parser, observer: RunObserver
+    ) -> None:
+        self.prepared = prepared
+        self.recorder = recorder
+        self.parser = parser
+        self.observer = observer
+        self.queue: asyncio.Queue[Line | None] = asyncio.Queue()
+        self.processes: list[RemoteProcess] = []
+        self.pumps: list[asyncio.Task[None]] = []
+        self.parse_error: str | None = None
+        self.parse_sources: tuple[LineSource, ...] = ()
+        self._summary: Summary | None = None
+        self._workdir: tuple[Transport, str] | None = None
+
+    async def run(self, lib: Library, run_id: int) -> tuple[RunStatus, str | None]:
+        """Run to the end of the main command; return its status and error, if any."""
+        p = self.prepared
+        await self._record_facts(lib, run_id)
+        workdir = await self._make_workdir()
+        commands = await self._start_server(workdir)
+        self.parse_sources = commands.parse
+        main_host = p.server if commands.run_on == "server" else p.client
+        for name, content in commands.files.items():
+            await main_host.write_file(f"{workdir}/{name}", content)
+        client = await main_host.start(
+            commands.client,
+            stdout=LineSource.CLIENT_OUT,
+            stderr=LineSource.CLIENT_ERR,
+            env=commands.env or None,
+        )
+        client_pump = self._pump(client)
+        await self._consume_until(client_pump)
+        exit_status = await client.wait()
+        self._raise_if_lost()
+        await self._await_server_exit()
+        if self.parse_error:
+            return RunStatus.FAILED, self.parse_error
+        if exit_status != 0:
+            return RunStatus.FAILED, f"{p.tool.name} exited with status {exit_status}"
+        return RunStatus.COMPLETED, None
+
+    async def _record_facts(self, lib: Library, run_id: int) -> None:
+        p = self.prepared
+        facts = {"client": await gather_facts(p.client, route_to=p.pair.target_address)}
+        if p.server is not p.client:
+            facts["server"] = await gather_facts(p.server, own_address=p.pair.target_address)
+        else:
+            facts["server"] = facts["client"]
+        set_run_facts(lib, run_id, host_facts=facts)
+
+    async def _make_workdir(self) -> str:
+        p = self.prepared
+        if not p.tool.needs_workdir:
+            return ""
+        commands = self._commands(p.tool.default_port, "")
+        host = p.server if commands.run_on == "server" else p.client
+        path = await host.make_workdir()
+        self._workdir = (host, path)
+        return path
+
+    def _commands(self, port: int, workdir: str) -> Commands:
+        p = self.prepared
+        context = CommandContext(p.pair.target_address, port, workdir)
+        return p.tool.commands(p.spec.params, p.caps, context)
+
+    async def _start_server(self, workdir: str) -> Commands:
+        """Start the server (if any) on a port it can have; return the commands for it."""
+        p = self.prepared
+        local = p.server.host_name == "localhost"
+        port = local_free_port(p.tool.default_port) if local else p.tool.default_port
+        for _attempt in range(PORT_ATTEMPTS):
+            commands = self._commands(port, workdir)
+            if commands.server is None:
+                return commands
+            server = await p.server.start(
+                commands.server, stdout=LineSource.SERVER_OUT, stderr=LineSource.SERVER_ERR
+            )
+            pump = self._pump(server)
+            ready, text = await self._wait_ready(pump, port)
+            if ready:
+                return commands
+            await server.stop()
+            if "in use" not in text.lower():
+                raise TransportError(
+                    f"host {p.server.host_name}: {p.tool.name} server did not start: "
+                    f"{text.strip()[-300:] or 'no output'}"
+                )
+            port = local_free_port(port + 1) if local else port + 1
+        raise TransportError(
+            f"host {p.server.host_name}: no free port for the {p.tool.name} server "
+            f"after {PORT_ATTEMPTS} attempts"
+        )
+
+    async def _wait_ready(self, pump: asyncio.Task[None], port: int) -> tuple[bool, str]:
+        """Wait for the server's ready line, or (tools that say nothing) its port."""
+        ready_text = self.prepared.tool.server_ready_text
+        seen: list[str] = []
+        deadline = time.monotonic() + SERVER_READY_TIMEOUT_S
+        port_check: asyncio.Task[bool] | None = None
+        if ready_text is None:
+            port_check = asyncio.ensure_future(
+                wait_port_listening(self.prepared.server, port, SERVER_READY_TIMEOUT_S)
+            )
+        try:
+            while True:
+                if port_check is not None and port_check.done():
+                    return port_check.result(), "\n".join(seen) or "its port never listened"
+                remaining = deadline - time.monotonic()
+                if remaining <= 0:
+                    return False, "timed out waiting for the server to listen"
+                try:
+                    line = await asyncio.wait_for(self.queue.get(), min(remaining, 0.1))
+                except TimeoutError:
+                    continue
+                if line is None:
+                    if pump.done():
+                        return False, "\n".join(seen)
+                    continue
+                self._handle(line)
+                seen.append(line.text)
+                if ready_text is not None and ready_text in line.text:
+                    return True, ""
+        finally:
+            if port_check is not None:
+                port_check.cancel()
+
+    def _pump(self, process: RemoteProcess) -> asyncio.Task[None]:
+        self.processes.append(process)
+
+        async def pump() -> None:
+            try:
+                async for line in process.lines():
+                    await self.queue.put(line)
+            finally:
+                await self.queue.put(None)
+
+        task = asyncio.ensure_future(pump())
+        self.pumps.append(task)
+        return task
+
+    async def _consume_until(self, pump: asyncio.Task[None]) -> None:
+        """Handle lines until ``pump`` ends; a host whose connection drops ends the run."""
+        while not (pump.done() and self.queue.empty()):
+            try:
+                line = await asyncio.wait_for(self.queue.get(), LOST_CHECK_PERIOD_S)
+            except TimeoutError:
+                line = None
+            if line is not None:
+                self._handle(line)
+            self._raise_if_lost()
+
+    def _raise_if_lost(self) -> None:
+        for transport in (self.prepared.client, self.prepared.server):
+            if transport.is_lost:
+                raise ConnectionLostError(f"connection to host {transport.host_name} lost")
+
+    def _handle(self, line: Line) -> None:
+        self.recorder.add_line(line)
+        self.observer.on_line(line)
+        if line.source not in self.parse_sources or self.parse_error:
+            return
+        tool = self.prepared.tool.name
+        try:
+            records = self.parser.feed(line.text)
+        except ParseError as exc:
+            self.parse_error = f"unexpected {tool} output: {exc}"
+            return
+        except Exception as exc:  # a parser bug must not lose the run: stop parsing, keep data
+            self.parse_error = (
+                f"{tool} parser failed on {line.text[:120]!r}: {type(exc).__name__}: {exc}"
+            )
+            return
+        if not records:
+            return
+        try:
+            self.recorder.add(records)
+        except (TypeError, ValueError) as exc:  # a parser bug again: malformed records
+            self.parse_error = f"{tool} parser gave malformed records on {line.text[:120]!r}: {exc}"
+            return
+        self.observer.on_records(records)
+
+    async def _await_server_exit(self) -> None:
+        for process in self.processes[:-1]:
+            with contextlib.suppress(TimeoutError):
+                await asyncio.wait_for(process.wait(), SERVER_EXIT_GRACE_S)
+        self._drain()
+
+    def _drain(self) -> None:
+        while not self.queue.empty():
+            line = self.queue.get_nowait()
+            if line is not None:
+                self._handle(line)
+
+    async def stop_all(self) -> None:
+        """End every process of the run and remove its work directory."""
+        await asyncio.gather(*(p.stop() for p in self.processes), return_exceptions=True)
+        for pump in self.pumps:
+            with contextlib.suppress(TimeoutError, asyncio.CancelledError):
+                await asyncio.wait_for(asyncio.shield(pump), 1.0)
+        self._drain()
+        if self._workdir is not None:
+            host, path = self._workdir
+            self._workdir = None
+            if not host.is_lost:
+                with contextlib.suppress(TransportError, TimeoutError, OSError):
+                    await host.remove_workdir(path)
+
+    def close_parser(self) -> Summary:
+        """The parser's summary (once); a failing parser gives an incomplete one."""
+        if self._summary is None:
+            try:
+                self._summary = self.parser.close()
+            except Exception as exc:  # ParseError or a parser bug: the run is kept either way
+                self._summary = Summary(values={}, complete=False, error=str(exc))
+        return self._summary
