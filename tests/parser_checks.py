@@ -10,7 +10,6 @@ from pathlib import Path
 
 from pairbench.domain import Record, Sample, Summary, expand
 from pairbench.tools.base import ParseError, Parser
-
 from testkit import FIXTURES
 
 
