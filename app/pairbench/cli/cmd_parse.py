@@ -10,7 +10,6 @@ from pairbench.cli.environment import Environment
 from pairbench.cli.exit_status import ExitStatus
 from pairbench.domain import group_records
 from pairbench.export.run_json import parse_payload
-from pairbench.tools.base import Capabilities
 from pairbench.tools.feed import feed_text
 from pairbench.tools.registry import get_tool
 
@@ -31,9 +30,7 @@ def handle(args: argparse.Namespace, env: Environment) -> ExitStatus:
     except OSError as exc:
         env.err(f"pairbench: cannot read {args.file}: {exc.strerror or exc}")
         return ExitStatus.ERROR
-    params = tool.resolve({})
-    parser = tool.parser(params, Capabilities(version=""))
-    records, summary = feed_text(parser, text)
+    records, summary = feed_text(tool.file_parser(), text)
     payload = parse_payload(
         tool.name,
         summary.values,

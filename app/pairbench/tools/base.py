@@ -103,6 +103,14 @@ class Tool:
     parser: Callable[[Mapping[str, str], Capabilities], Parser]
     needs_workdir: bool = False
     install_command: str | None = None  # when not simply "apt-get install <debian_package>"
+    # A parser for a saved output file (import/parse): may detect the format (text, JSON).
+    file_parser_factory: Callable[[], Parser] | None = None
+
+    def file_parser(self) -> Parser:
+        """A parser for a saved output of this tool, whatever format it was saved in."""
+        if self.file_parser_factory is not None:
+            return self.file_parser_factory()
+        return self.parser(self.resolve({}), Capabilities(version=""))
 
     @property
     def install_hint(self) -> str:

@@ -1,0 +1,55 @@
+"""``pairbench import TOOL FILE``: store a saved tool output as a run in the library."""
+
+from __future__ import annotations
+
+import argparse
+import json
+from pathlib import Path
+
+from pairbench.cli.environment import Environment
+from pairbench.cli.exit_status import ExitStatus
+from pairbench.domain.units import format_value
+from pairbench.engine.importing import MAX_IMPORT_BYTES, import_output
+from pairbench.tools.base import ParseError
+
+
+def add_parser(sub: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
+    """Register ``import``."""
+    p = sub.add_parser("import", help="store a saved tool output as a run")
+    p.add_argument("tool")
+    p.add_argument("file", type=Path)
+    p.add_argument("--pair", default="local", help="the pair it was run on (default: local)")
+    p.add_argument("--label", default="", help="a label for the run")
+    p.add_argument("--json", action="store_true", help="print {id, status, summary} as JSON")
+    p.set_defaults(handler=handle)
+
+
+def handle(args: argparse.Namespace, env: Environment) -> ExitStatus:
+    """Parse the file and store it; nothing is stored when it cannot be parsed."""
+    path: Path = args.file
+    try:
+        if path.stat().st_size > MAX_IMPORT_BYTES:
+            env.err(f"pairbench: {path} is larger than {MAX_IMPORT_BYTES >> 20} MB")
+            return ExitStatus.ERROR
+        text = path.read_bytes().decode("utf-8", errors="replace")
+    except OSError as exc:
+        env.err(f"pairbench: cannot read {path}: {exc.strerror or exc}")
+        return ExitStatus.ERROR
+    with env.open_library() as lib:
+        try:
+            run = import_output(
+                lib, args.tool, text, pair=args.pair, label=args.label, source_name=path.name
+            )
+        except ParseError as exc:
+            env.err(f"pairbench: {path} is not {args.tool} output: {exc}")
+            return ExitStatus.ERROR
+    if args.json:
+        env.out(json.dumps({"id": run.id, "status": run.status.value, "summary": run.summary}))
+    else:
+        env.out(
+            f"imported {path.name} as run {run.id}: {run.status.value}"
+            + (f" ({run.error})" if run.error else "")
+        )
+        for name, value in run.summary.items():
+            env.out(f"  {name:<24} {format_value(name, value)}")
+    return ExitStatus.OK

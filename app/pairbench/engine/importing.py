@@ -1,0 +1,82 @@
+"""Importing a saved tool output as a run: parsed, stored with its raw text, like a live run."""
+
+from __future__ import annotations
+
+import time
+from collections.abc import Mapping
+
+from pairbench.domain import Line, LineSource, Run, RunSpec, RunStatus
+from pairbench.library import Library, Recorder
+from pairbench.library.hosts import get_pair
+from pairbench.library.runs import create_run, finish_run, get_run, set_run_facts
+from pairbench.library.series import compact_series
+from pairbench.tools.base import ParseError
+from pairbench.tools.feed import feed_text
+from pairbench.tools.registry import get_tool
+
+IMPORT_TAG = "imported"
+MAX_IMPORT_BYTES = 512 * 1024 * 1024
+
+
+def import_output(
+    lib: Library,
+    tool_name: str,
+    text: str,
+    *,
+    pair: str = "local",
+    label: str = "",
+    source_name: str = "",
+    tags: Mapping[str, str] | None = None,
+) -> Run:
+    """Parse ``text`` as ``tool_name`` output and store it as a finished run.
+
+    The run is ``completed`` when the tool's summary was found, ``failed`` when the tool
+    reported an error before measuring anything (its own words are kept), ``interrupted``
+    when the output stops early or the tool stopped mid-run with a message.
+    ``ParseError`` propagates and nothing is stored.
+    """
+    tool = get_tool(tool_name)
+    get_pair(lib, pair)  # the pair must exist
+    records, summary = feed_text(tool.file_parser(), text)
+    all_tags = {IMPORT_TAG: source_name or "file", **(tags or {})}
+    spec = RunSpec(pair=pair, tool=tool.name, params={}, label=label, tags=all_tags)
+    now = time.time()
+    run_id = create_run(lib, spec, started_at=now)
+    set_run_facts(lib, run_id, tool_version=_version_hint(text, tool.name))
+    recorder = Recorder(lib, run_id)
+    for line in text.split("\n"):
+        recorder.add_line(Line(LineSource.CLIENT_OUT, line, 0.0))
+    recorder.add(records)
+    recorder.flush()
+    if summary.error and (summary.complete or not records):
+        status, error = RunStatus.FAILED, summary.error
+    elif summary.error:  # it measured, then stopped with a message (e.g. interrupted)
+        status, error = RunStatus.INTERRUPTED, summary.error
+    elif not summary.complete:
+        status, error = RunStatus.INTERRUPTED, "the output ends before the tool's summary"
+    else:
+        status, error = RunStatus.COMPLETED, None
+    finish_run(
+        lib,
+        run_id,
+        status,
+        summary=dict(summary.values),
+        complete=summary.complete,
+        error=error,
+        ended_at=now,
+    )
+    compact_series(lib.conn, run_id)
+    return get_run(lib, run_id)
+
+
+def _version_hint(text: str, tool_name: str) -> str:
+    """The tool version if the output names it (iperf3 -J does), else empty."""
+    marker = '"version":'
+    index = text.find(marker)
+    if index >= 0:
+        rest = text[index + len(marker) :].strip().lstrip('"')
+        return rest.split('"', 1)[0][:60]
+    return ""
+
+
+__all__ = ["ParseError", "import_output"]
