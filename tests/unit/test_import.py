@@ -14,7 +14,6 @@ from pairbench.engine.importing import import_output
 from pairbench.library import Library, LibraryError
 from pairbench.library.series import load_raw_output, load_series
 from pairbench.tools.base import ParseError
-
 from parser_checks import fixture_path, fixture_text
 
 

@@ -8,7 +8,15 @@ from collections.abc import Sequence
 from pathlib import Path
 
 from pairbench import __version__
-from pairbench.cli import cmd_hosts, cmd_pairs, cmd_parse, cmd_run, cmd_runs
+from pairbench.cli import (
+    cmd_hosts,
+    cmd_import,
+    cmd_lab,
+    cmd_pairs,
+    cmd_parse,
+    cmd_run,
+    cmd_runs,
+)
 from pairbench.cli.environment import Environment
 from pairbench.cli.exit_status import ExitStatus
 from pairbench.library import LibraryError
@@ -33,8 +41,10 @@ def build_parser() -> argparse.ArgumentParser:
     cmd_run.add_parser(sub)
     cmd_runs.add_parser(sub)
     cmd_parse.add_parser(sub)
+    cmd_import.add_parser(sub)
     cmd_hosts.add_parser(sub)
     cmd_pairs.add_parser(sub)
+    cmd_lab.add_parser(sub)
     return parser
 
 

@@ -117,17 +117,19 @@ async def _versions(transport: Transport, check: HostCheck) -> None:
 
 
 async def _ping(transport: Transport, address: str) -> tuple[bool, float | None]:
+    argv = ["ping", "-c", "5", "-i", "0.2", "-W", "2", "-n", address]
     try:
-        result = await transport.run(["ping", "-c", "1", "-W", "2", "-n", address], timeout_s=8)
+        result = await transport.run(argv, timeout_s=10)
     except (TransportError, TimeoutError, OSError):
         return False, None
     if result.exit_status != 0:
         return False, None
-    for token in result.stdout.split():
-        if token.startswith("time="):
+    # "rtt min/avg/max/mdev = 0.035/0.048/0.061/0.009 ms": the mean of five pings.
+    for line in result.stdout.splitlines():
+        if line.startswith(("rtt ", "round-trip")) and "=" in line:
             try:
-                return True, float(token[5:])
-            except ValueError:
+                return True, float(line.split("=", 1)[1].split("/")[1])
+            except (IndexError, ValueError):
                 break
     return True, None
 

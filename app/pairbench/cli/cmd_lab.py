@@ -1,0 +1,204 @@
+"""``pairbench lab up|shape|status|down``: the network lab of real hosts on this machine (root)."""
+
+from __future__ import annotations
+
+import argparse
+import json
+
+from pairbench.cli.environment import Environment
+from pairbench.cli.exit_status import ExitStatus
+from pairbench.lab import LabError, Shaping, manager, parse_shaping
+from pairbench.lab.info import LabInfo, LabStatus
+from pairbench.library import Library, LibraryError
+from pairbench.library.hosts import (
+    add_host,
+    add_pair,
+    get_host,
+    get_pair,
+    pin_host_key,
+    replace_host,
+    replace_pair,
+    unpin_host_keys,
+)
+
+TRY = "try: pairbench run --pair lab --tool iperf3 --set duration=5"
+
+
+def add_parser(sub: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
+    """Register ``lab`` and its subcommands."""
+    p = sub.add_parser(
+        "lab",
+        help="a network lab of real hosts on this machine (needs root)",
+        description="Network namespaces joined by a shaped link, each running its own sshd, "
+        "registered as the pair 'lab'.",
+    )
+    lab_sub = p.add_subparsers(dest="lab_command", required=True, metavar="up|shape|status|down")
+    p_up = lab_sub.add_parser("up", help="create the lab (or reshape a running one)")
+    _shaping_options(p_up)
+    p_up.add_argument("--json", action="store_true", help="print the lab's details as JSON")
+    p_up.set_defaults(handler=handle_up)
+    p_shape = lab_sub.add_parser(
+        "shape", help="change the link's shaping; aspects not given become unshaped"
+    )
+    _shaping_options(p_shape)
+    p_shape.add_argument("--json", action="store_true")
+    p_shape.set_defaults(handler=handle_shape)
+    p_status = lab_sub.add_parser("status", help="is the lab up and healthy")
+    p_status.add_argument("--json", action="store_true")
+    p_status.set_defaults(handler=handle_status)
+    p_down = lab_sub.add_parser("down", help="remove the lab entirely")
+    p_down.set_defaults(handler=handle_down)
+
+
+def _shaping_options(p: argparse.ArgumentParser) -> None:
+    group = p.add_argument_group("shaping of the data link (client → server unless noted)")
+    group.add_argument("--rate", metavar="RATE", help="e.g. 200mbit, 1gbit, 50M (TCP goodput)")
+    group.add_argument("--delay", metavar="TIME", help="one-way delay each way, e.g. 0.7ms, 5ms")
+    group.add_argument("--jitter", metavar="TIME", help="± on the delay, e.g. 1ms (needs --delay)")
+    group.add_argument("--loss", metavar="PERCENT", help="packet loss, e.g. 0.5%%")
+    group.add_argument(
+        "--burst-rate", metavar="RATE", help="burst emulation: this rate until --bucket drains"
+    )
+    group.add_argument("--bucket", metavar="SIZE", help="burst credit in bytes, e.g. 500MB")
+
+
+def _shaping(args: argparse.Namespace) -> Shaping:
+    return parse_shaping(
+        rate=args.rate,
+        delay=args.delay,
+        jitter=args.jitter,
+        loss=args.loss,
+        burst_rate=args.burst_rate,
+        bucket=args.bucket,
+    )
+
+
+def register(lib: Library, info: LabInfo) -> None:
+    """Store (or update) hosts ``lab-client``, ``lab-server`` and pair ``lab``; pin host keys."""
+    lib.conn.execute("BEGIN IMMEDIATE")
+    try:
+        for lab_host in (info.client, info.server):
+            host = lab_host.to_host()
+            if _host_exists(lib, host.name):
+                replace_host(lib, host)
+            else:
+                add_host(lib, host)
+            unpin_host_keys(lib, host.name)
+            pin_host_key(lib, host.name, lab_host.host_key)
+        pair = info.to_pair()
+        if _pair_exists(lib, pair.name):
+            replace_pair(lib, pair)
+        else:
+            add_pair(lib, pair)
+        lib.conn.execute("COMMIT")
+    except BaseException:
+        lib.conn.execute("ROLLBACK")
+        raise
+
+
+def _host_exists(lib: Library, name: str) -> bool:
+    try:
+        get_host(lib, name)
+    except LibraryError:
+        return False
+    return True
+
+
+def _pair_exists(lib: Library, name: str) -> bool:
+    try:
+        get_pair(lib, name)
+    except LibraryError:
+        return False
+    return True
+
+
+def _print_info(env: Environment, info: LabInfo, verb: str) -> None:
+    env.out(f"lab {verb}: pair 'lab' = {info.client.name} → {info.server.name}")
+    for host in (info.client, info.server):
+        env.out(
+            f"  {host.name:<11} ssh {host.user}@{host.address} (namespace {host.namespace}, "
+            f"data {host.data_address})"
+        )
+    env.out(f"  key         {info.client.key_path}")
+    env.out(f"  shaping     {info.shaping.describe()}")
+    if info.impairment == "delayline" and (info.shaping.delay or info.shaping.loss):
+        env.out("              (delay/loss by the lab's delay line: this kernel has no netem)")
+    env.out(TRY)
+
+
+def handle_up(args: argparse.Namespace, env: Environment) -> ExitStatus:
+    """Bring the lab up and register its hosts and pair in the library."""
+    try:
+        shaping = _shaping(args)
+        info = manager.up(shaping)
+    except LabError as exc:
+        env.err(f"pairbench: {exc}")
+        return ExitStatus.ERROR
+    with env.open_library() as lib:
+        register(lib, info)
+    if args.json:
+        env.out(json.dumps(info.to_json()))
+    else:
+        _print_info(env, info, "up")
+    return ExitStatus.OK
+
+
+def handle_shape(args: argparse.Namespace, env: Environment) -> ExitStatus:
+    """Change the shaping of the running lab."""
+    try:
+        info = manager.shape(_shaping(args))
+    except LabError as exc:
+        env.err(f"pairbench: {exc}")
+        return ExitStatus.ERROR
+    if args.json:
+        env.out(json.dumps(info.to_json()))
+    else:
+        env.out(f"lab shaped: {info.shaping.describe()}")
+    return ExitStatus.OK
+
+
+def handle_status(args: argparse.Namespace, env: Environment) -> ExitStatus:
+    """Report whether the lab is up and healthy; exit 1 when it is up but broken."""
+    try:
+        status = manager.status()
+    except LabError as exc:
+        env.err(f"pairbench: {exc}")
+        return ExitStatus.ERROR
+    if args.json:
+        env.out(json.dumps(status.to_json()))
+    else:
+        _print_status(env, status)
+    return ExitStatus.ERROR if status.up and not status.healthy else ExitStatus.OK
+
+
+def _print_status(env: Environment, status: LabStatus) -> None:
+    if not status.up:
+        env.out("lab: down")
+    else:
+        env.out("lab: up, healthy" if status.healthy else "lab: up, BROKEN")
+    for problem in status.problems:
+        env.out(f"  problem: {problem}")
+    if status.info is not None:
+        env.out(f"  shaping     {status.info.shaping.describe()} ({status.info.impairment})")
+        for host in (status.info.client, status.info.server):
+            env.out(
+                f"  {host.name:<11} {host.user}@{host.address}:{host.port}"
+                f"  data {host.data_address}"
+            )
+    for process in status.processes:
+        state = f"pid {process.pid}" if process.alive else "NOT RUNNING"
+        env.out(f"  {process.name:<11} in {process.namespace}: {state}")
+    for role, lines in status.qdiscs.items():
+        for line in lines:
+            env.out(f"  qdisc {role:<6} {line}")
+
+
+def handle_down(args: argparse.Namespace, env: Environment) -> ExitStatus:
+    """Remove the lab (its hosts and pair stay in the library, with the runs that used them)."""
+    try:
+        manager.down()
+    except LabError as exc:
+        env.err(f"pairbench: {exc}")
+        return ExitStatus.ERROR
+    env.out("lab down: namespaces, links, processes and /run/pairbench-lab removed")
+    return ExitStatus.OK
