@@ -14,8 +14,8 @@ from testkit import FIXTURES
 
 
 def fixture_text(tool: str, name: str) -> str:
-    """A fixture file's text (``../shared/fixtures/TOOL/NAME``)."""
-    return (FIXTURES / tool / name).read_text(encoding="utf-8", errors="replace")
+    """A fixture file's text exactly as stored (``\r`` kept: uperf rewrites lines with it)."""
+    return (FIXTURES / tool / name).read_bytes().decode("utf-8", errors="replace")
 
 
 def fixture_names(tool: str, pattern: str = "*.out") -> list[str]:

@@ -10,6 +10,7 @@ from pairbench.tools.base import (
     Commands,
     ParamError,
     Parser,
+    Tool,
     parse_version_tuple,
 )
 from pairbench.tools.iperf3_text import Iperf3TextParser
@@ -91,3 +92,18 @@ def commands(params: Mapping[str, str], caps: Capabilities, ctx: CommandContext)
 def parser(params: Mapping[str, str], caps: Capabilities) -> Parser:
     """A parser for the client's output."""
     return Iperf3TextParser()
+
+
+TOOL = Tool(
+    name=NAME,
+    debian_package=DEBIAN_PACKAGE,
+    version_argv=VERSION_ARGV,
+    server_ready_text=SERVER_READY_TEXT,
+    default_port=DEFAULT_PORT,
+    params=PARAMS,
+    resolve=resolve,
+    capabilities=capabilities,
+    expected_seconds=expected_seconds,
+    commands=commands,
+    parser=parser,
+)

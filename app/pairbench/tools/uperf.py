@@ -1,0 +1,172 @@
+"""uperf: parameters, the latency or throughput profile, slave and master argv, its parser."""
+
+from __future__ import annotations
+
+from collections.abc import Mapping
+
+from pairbench.tools.base import (
+    Capabilities,
+    CommandContext,
+    Commands,
+    ParamError,
+    Parser,
+    Tool,
+    parse_version_tuple,
+)
+from pairbench.tools.params import Param, is_true, resolve_params
+from pairbench.tools.uperf_profiles import (
+    LATENCY_DEFAULTS,
+    PROTOCOLS,
+    THROUGHPUT_DEFAULTS,
+    Profile,
+    latency_profile,
+    size_bytes,
+    throughput_profile,
+)
+from pairbench.tools.uperf_text import UperfTextParser
+
+NAME = "uperf"
+DEBIAN_PACKAGE = "uperf"
+INSTALL_COMMAND = "build it from https://github.com/uperf/uperf (no Debian package)"
+VERSION_ARGV = ["uperf", "-V"]
+SERVER_READY_TEXT: str | None = None  # the slave prints nothing when ready: wait for its port
+DEFAULT_PORT = 20000
+PROFILE_FILE = "profile.xml"
+PROFILES = ("latency", "throughput")
+# The timed transaction is the profile's second one: "Txn2" in uperf's progress and raw lines.
+MAIN_TXN = 2
+# What uperf spends besides the timed transaction: ~1 s of barrier wait before it, connect,
+# disconnect and the statistics exchange after it.
+OVERHEAD_S = 3.0
+
+PARAMS: dict[str, Param] = {
+    p.name: p
+    for p in (
+        Param("profile", "name", "latency", "latency (request/response) or throughput (bulk)"),
+        Param("protocol", "name", "tcp", "tcp or udp"),
+        Param("size", "size", "0", "bytes per write (and read), 0 = 90 latency / 8k throughput"),
+        Param(
+            "count",
+            "int",
+            "10",
+            "writes per iteration (throughput profile only)",
+            minimum=1,
+            maximum=10**6,
+        ),
+        Param("threads", "int", "0", "threads, 0 = 1 latency / 8 throughput", maximum=1024),
+        Param("wndsz", "size", "0", "socket buffer size, 0 = 50k latency / 500k throughput"),
+        Param("nodelay", "bool", "true", "set TCP_NODELAY"),
+        Param(
+            "duration", "int", "10", "seconds of the timed transaction", minimum=1, maximum=86400
+        ),
+    )
+}
+
+
+def resolve(params: Mapping[str, str]) -> dict[str, str]:
+    """Checked parameters with the profile's defaults filled in (idempotent)."""
+    resolved = resolve_params(PARAMS, params)
+    profile = resolved["profile"] = resolved["profile"].lower()
+    if profile not in PROFILES:
+        raise ParamError(f"profile must be one of {', '.join(PROFILES)}, got {profile!r}")
+    protocol = resolved["protocol"] = resolved["protocol"].lower()
+    if protocol not in PROTOCOLS:
+        raise ParamError(f"protocol must be one of {', '.join(PROTOCOLS)}, got {protocol!r}")
+    defaults = LATENCY_DEFAULTS if profile == "latency" else THROUGHPUT_DEFAULTS
+    if resolved["size"] == "0":
+        resolved["size"] = defaults.size
+    if resolved["wndsz"] == "0":
+        resolved["wndsz"] = defaults.wndsz
+    if resolved["threads"] == "0":
+        resolved["threads"] = str(defaults.threads)
+    size_bytes(resolved["size"], "size")
+    size_bytes(resolved["wndsz"], "wndsz")
+    _profile(resolved, "localhost")  # every remaining check (UDP datagram size, ...)
+    return resolved
+
+
+def capabilities(version_output: str) -> Capabilities:
+    """What the installed uperf is, from ``uperf -V`` ("Uperf Version 1.0.8")."""
+    lines = version_output.strip().splitlines()
+    first = next((line for line in lines if "version" in line.lower()), lines[0] if lines else "")
+    return Capabilities(version=first.strip(), version_tuple=parse_version_tuple(first))
+
+
+def expected_seconds(params: Mapping[str, str]) -> float:
+    """How long a run should take, for progress bars."""
+    return float(params["duration"]) + OVERHEAD_S
+
+
+def _profile(params: Mapping[str, str], host: str) -> Profile:
+    """The profile (XML and environment) that resolved ``params`` describe, sent to ``host``."""
+    if params["profile"] == "latency":
+        return latency_profile(
+            host,
+            protocol=params["protocol"],
+            size=params["size"],
+            threads=int(params["threads"]),
+            duration_s=int(params["duration"]),
+            wndsz=params["wndsz"],
+            nodelay=is_true(params["nodelay"]),
+        )
+    return throughput_profile(
+        host,
+        protocol=params["protocol"],
+        size=params["size"],
+        count=int(params["count"]),
+        threads=int(params["threads"]),
+        duration_s=int(params["duration"]),
+        wndsz=params["wndsz"],
+        nodelay=is_true(params["nodelay"]),
+    )
+
+
+def commands(params: Mapping[str, str], caps: Capabilities, ctx: CommandContext) -> Commands:
+    """``uperf -s -P PORT`` (the slave) and the master running the generated profile.
+
+    The profile goes into the run's work directory; its values travel in the environment
+    (lower-case names: uperf lower-cases the profile before it reads them). ``-R`` gives one
+    raw line per interval (live through a pipe; the default progress output only ends its line
+    when a transaction ends), ``-a`` every table the summary needs.
+    """
+    resolved = resolve(params)
+    profile = _profile(resolved, ctx.target)
+    port = str(ctx.port)
+    # The engine first asks with no work directory (to learn where the run happens); the
+    # commands it then starts always have one (``Tool.needs_workdir``).
+    path = f"{ctx.workdir.rstrip('/')}/{PROFILE_FILE}" if ctx.workdir else PROFILE_FILE
+    return Commands(
+        client=["uperf", "-m", path, "-R", "-i", "1s", "-a", "-P", port],
+        server=["uperf", "-s", "-P", port],
+        env=dict(profile.env),
+        files={PROFILE_FILE: profile.xml},
+    )
+
+
+def parser(params: Mapping[str, str], caps: Capabilities) -> Parser:
+    """A parser for the master's output, told the profile's shape."""
+    resolved = resolve(params)
+    latency = resolved["profile"] == "latency"
+    return UperfTextParser(
+        threads=int(resolved["threads"]),
+        ops_per_iteration=2 if latency else int(resolved["count"]),
+        main_txn=MAIN_TXN,
+        udp=resolved["protocol"] == "udp",
+    )
+
+
+TOOL = Tool(
+    name=NAME,
+    debian_package=DEBIAN_PACKAGE,
+    version_argv=VERSION_ARGV,
+    server_ready_text=SERVER_READY_TEXT,
+    default_port=DEFAULT_PORT,
+    params=PARAMS,
+    resolve=resolve,
+    capabilities=capabilities,
+    expected_seconds=expected_seconds,
+    commands=commands,
+    parser=parser,
+    needs_workdir=True,
+    install_command=INSTALL_COMMAND,
+)
