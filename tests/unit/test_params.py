@@ -63,5 +63,14 @@ def test_capabilities_read_the_version() -> None:
 
 
 def test_unknown_tool_names_the_known_ones() -> None:
-    with pytest.raises(ParamError, match="known: iperf3"):
+    with pytest.raises(ParamError, match=r"known: .*iperf3"):
         get_tool("netperf")
+
+
+def test_iperf3_picks_json_stream_from_3_17() -> None:
+    params = iperf3.resolve({"duration": "2"})
+    new = Capabilities(version="iperf 3.17.1", version_tuple=(3, 17, 1))
+    assert "--json-stream" in iperf3.commands(params, new, CommandContext("h", 1)).client
+    assert "--forceflush" in iperf3.commands(params, CAPS, CommandContext("h", 1)).client
+    assert type(iperf3.parser(params, new)).__name__ == "Iperf3JsonParser"
+    assert type(iperf3.parser(params, CAPS)).__name__ == "Iperf3TextParser"

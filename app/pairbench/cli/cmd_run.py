@@ -13,13 +13,25 @@ from pairbench.cli.environment import Environment
 from pairbench.cli.exit_status import ExitStatus
 from pairbench.cli.prompts import TerminalPrompt
 from pairbench.domain import HostPair, Line, Record, Run, RunSpec, RunStatus
-from pairbench.domain.units import format_bits, format_value
+from pairbench.domain.units import format_value
 from pairbench.engine.execute import Prepared, RunError, execute_run, prepare
 from pairbench.engine.transports import Connector
 from pairbench.library import Library, LibraryError
 from pairbench.library.hosts import get_pair
 
 _BAR_WIDTH = 20
+# The headline of a live line (the first of these a record has), then the other values shown.
+_HEADLINES = ("throughput_bps", "read_iops", "write_iops", "rtt_ms", "ops_per_s")
+_EXTRAS = (
+    "retransmits",
+    "jitter_ms",
+    "lost_percent",
+    "latency_avg_us",
+    "read_bytes_per_s",
+    "write_bytes_per_s",
+    "read_lat_mean_us",
+    "write_lat_mean_us",
+)
 
 
 def add_parser(sub: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
@@ -74,18 +86,19 @@ class _LiveObserver:
 
     def on_records(self, records: list[Record]) -> None:
         for record in records:
-            if record.stream == "sum" and "throughput_bps" in record.metrics:
+            if record.stream == "sum" and any(m in record.metrics for m in _HEADLINES):
                 self._interval(record)
 
     def _interval(self, record: Record) -> None:
         values = dict(zip(record.metrics, record.values, strict=True))
+        main = next(name for name in _HEADLINES if name in values)
         extras = [
             f"{name} {format_value(name, values[name])}"
-            for name in ("retransmits", "jitter_ms", "lost_percent")
-            if name in values
+            for name in (*_HEADLINES, *_EXTRAS)
+            if name in values and name != main
         ]
         self._write(
-            f"{record.t:7.1f} s  {format_bits(values['throughput_bps']):>14}  "
+            f"{record.t:7.1f} s  {format_value(main, values[main]):>14}  "
             f"{'  '.join(extras):<22}  {self._progress(record.t)}"
         )
 

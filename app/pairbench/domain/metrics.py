@@ -44,6 +44,10 @@ METRICS: dict[str, Metric] = {
         Metric("read_lat_p99_us", "µs", "Read p99 latency"),
         Metric("write_lat_mean_us", "µs", "Write mean latency"),
         Metric("write_lat_p99_us", "µs", "Write p99 latency"),
+        Metric("read_lat_p50_us", "µs", "Read median latency"),
+        Metric("read_lat_p999_us", "µs", "Read p99.9 latency"),
+        Metric("write_lat_p50_us", "µs", "Write median latency"),
+        Metric("write_lat_p999_us", "µs", "Write p99.9 latency"),
     )
 }
 

@@ -14,7 +14,7 @@ from pairbench.library.runs import create_run, finish_run, get_run, set_run_fact
 from pairbench.library.series import compact_series
 from pairbench.remote.base import ToolMissingError, Transport, TransportError
 from pairbench.remote.ssh import ConnectionLostError
-from pairbench.tools.base import Capabilities, Tool
+from pairbench.tools.base import Capabilities, HostCheck, Tool
 from pairbench.tools.registry import get_tool
 
 FLUSH_PERIOD_S = 0.5
@@ -51,10 +51,28 @@ async def prepare(pair: HostPair, spec: RunSpec, connector: Connector) -> Prepar
         server = await connector.transport(pair.server)
     except TransportError as exc:
         raise RunError(str(exc)) from exc
-    caps = await _probe(tool, client)
-    if server is not client:
+    caps = await _probe(tool, server if tool.server_only else client)
+    if server is not client and not tool.server_only:
         await _probe(tool, server)
+    check = tool.host_check(params) if tool.host_check else None
+    if check is not None:
+        await _host_check(check, server if tool.server_only else client)
     return Prepared(replace(spec, params=params), tool, pair, client, server, caps)
+
+
+async def _host_check(check: HostCheck, transport: Transport) -> None:
+    try:
+        result = await transport.run(check.argv, timeout_s=10)
+        if result.exit_status != 0:
+            raise RunError(
+                f"{transport.host_name}: {' '.join(check.argv)} failed: "
+                f"{result.stderr.strip()[:200]}"
+            )
+        check.verdict(result.stdout)
+    except ValueError as exc:  # ParamError: the check's verdict
+        raise RunError(f"{transport.host_name}: {exc}") from exc
+    except (TransportError, TimeoutError, OSError) as exc:
+        raise RunError(f"{transport.host_name}: cannot check the run: {exc}") from exc
 
 
 async def _probe(tool: Tool, transport: Transport) -> Capabilities:

@@ -87,6 +87,14 @@ def parse_version_tuple(text: str) -> tuple[int, ...]:
 
 
 @dataclass(frozen=True, slots=True)
+class HostCheck:
+    """A check run on the main host before a run: ``verdict(stdout)`` raises ``ParamError``."""
+
+    argv: list[str]
+    verdict: Callable[[str], None]
+
+
+@dataclass(frozen=True, slots=True)
 class Tool:
     """Everything the engine needs to know about one tool (built in ``registry.py``)."""
 
@@ -105,6 +113,11 @@ class Tool:
     install_command: str | None = None  # when not simply "apt-get install <debian_package>"
     # A parser for a saved output file (import/parse): may detect the format (text, JSON).
     file_parser_factory: Callable[[], Parser] | None = None
+    # Tools that run on the server host alone (fio: the disk under test) need nothing on the
+    # client host.
+    server_only: bool = False
+    # A safety check on the host before the run (fio: refuse a mounted raw device).
+    host_check: Callable[[Mapping[str, str]], HostCheck | None] | None = None
 
     def file_parser(self) -> Parser:
         """A parser for a saved output of this tool, whatever format it was saved in."""

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 from collections.abc import Mapping
 
+from pairbench.domain import LineSource
 from pairbench.tools.base import (
     Capabilities,
     CommandContext,
@@ -13,6 +14,8 @@ from pairbench.tools.base import (
     Tool,
     parse_version_tuple,
 )
+from pairbench.tools.iperf3_auto import Iperf3AutoParser
+from pairbench.tools.iperf3_json import Iperf3JsonParser
 from pairbench.tools.iperf3_text import Iperf3TextParser
 from pairbench.tools.params import Param, is_true, resolve_params
 
@@ -21,6 +24,8 @@ DEBIAN_PACKAGE = "iperf3"
 VERSION_ARGV = ["iperf3", "--version"]
 SERVER_READY_TEXT = "Server listening on"
 DEFAULT_PORT = 5201
+JSON_STREAM_SINCE = (3, 17)
+UDP_RECEIVER_SOURCES = (LineSource.SERVER_OUT, LineSource.CLIENT_ERR)
 
 PARAMS: dict[str, Param] = {
     p.name: p
@@ -59,15 +64,15 @@ def expected_seconds(params: Mapping[str, str]) -> float:
 
 
 def commands(params: Mapping[str, str], caps: Capabilities, ctx: CommandContext) -> Commands:
-    """argv for ``iperf3 -s -1`` and the client, live text output with ``--forceflush``.
+    """argv for ``iperf3 -s -1`` and the client, with live output.
 
-    iperf3 ≥ 3.17 could stream ``--json-stream``; the text parser is used everywhere for now
-    since Debian 12 ships 3.12 (see docs/ARCHITECTURE.md).
+    iperf3 ≥ 3.17 streams ``--json-stream`` events; older versions (Debian 12 ships 3.12)
+    print text, flushed live with ``--forceflush``.
     """
     port = str(ctx.port)
     server = ["iperf3", "-s", "-1", "-p", port, "--forceflush"]
     client = ["iperf3", "-c", ctx.target, "-p", port, "-t", params["duration"], "-i", "1"]
-    client.append("--forceflush")
+    client.append("--json-stream" if json_stream(caps) else "--forceflush")
     if params["streams"] != "1":
         client += ["-P", params["streams"]]
     if is_true(params["reverse"]):
@@ -86,11 +91,30 @@ def commands(params: Mapping[str, str], caps: Capabilities, ctx: CommandContext)
         client += ["-O", params["omit"]]
     if is_true(params["no_delay"]):
         client.append("-N")
+    if _server_parsed(params):
+        # Client -> server UDP: only the receiving server knows per-interval jitter and
+        # loss, so its output (over its own channel) is what is parsed; the client's
+        # stderr still carries its errors.
+        return Commands(client=client, server=server, parse=UDP_RECEIVER_SOURCES)
     return Commands(client=client, server=server)
 
 
+def _server_parsed(params: Mapping[str, str]) -> bool:
+    """Client -> server UDP: the server's (text) output is the one parsed."""
+    return (
+        is_true(params["udp"]) and not is_true(params["reverse"]) and not is_true(params["bidir"])
+    )
+
+
+def json_stream(caps: Capabilities) -> bool:
+    """iperf3 ≥ 3.17 streams one JSON event per line (``--json-stream``); older: text."""
+    return caps.version_tuple >= JSON_STREAM_SINCE
+
+
 def parser(params: Mapping[str, str], caps: Capabilities) -> Parser:
-    """A parser for the client's output."""
+    """A parser for the live output: JSON events for ≥ 3.17, else text."""
+    if json_stream(caps) and not _server_parsed(params):
+        return Iperf3JsonParser()
     return Iperf3TextParser()
 
 
@@ -106,4 +130,5 @@ TOOL = Tool(
     expected_seconds=expected_seconds,
     commands=commands,
     parser=parser,
+    file_parser_factory=Iperf3AutoParser,
 )

@@ -10,6 +10,20 @@ from typing import Any, Final
 from pairbench.domain import Record, Summary
 from pairbench.tools.base import ParseError
 
+# The metric names and the metrics tuple of each kind of interval line (shared with the JSON
+# parser: every Record of a kind shares one tuple, which the recorder keys its buffers on).
+from pairbench.tools.iperf3_metrics import JITTER as _JIT
+from pairbench.tools.iperf3_metrics import LOST as _LOST
+from pairbench.tools.iperf3_metrics import LOST_PERCENT as _LOSTPCT
+from pairbench.tools.iperf3_metrics import PACKETS as _PKTS
+from pairbench.tools.iperf3_metrics import RETRANSMITS as _RETR
+from pairbench.tools.iperf3_metrics import TCP_RECV as _TCP_RECV
+from pairbench.tools.iperf3_metrics import TCP_SEND as _TCP_SEND
+from pairbench.tools.iperf3_metrics import TCP_SUM_SEND as _TCP_SUM_SEND
+from pairbench.tools.iperf3_metrics import THROUGHPUT as _THR
+from pairbench.tools.iperf3_metrics import UDP_RECV as _UDP_RECV
+from pairbench.tools.iperf3_metrics import UDP_SEND as _UDP_SEND
+
 __all__ = ["Iperf3TextParser", "parse_text_output"]
 
 # Lines longer than this are never run through a regex: iperf3 itself never prints more than
@@ -82,22 +96,6 @@ _SUM_KEY: Final[dict[str | None, str]] = {
 # First characters of the non-bracket lines that matter ("iperf3: ...", "Accepted connection",
 # "Connecting to host", "Server listening"); every other line is skipped at once.
 _CHATTER_FIRST: Final = frozenset("iACS")
-
-_THR: Final = "throughput_bps"
-_RETR: Final = "retransmits"
-_CWND: Final = "cwnd_bytes"
-_JIT: Final = "jitter_ms"
-_LOST: Final = "lost_packets"
-_PKTS: Final = "packets"
-_LOSTPCT: Final = "lost_percent"
-
-# The metrics of each kind of interval line, one constant tuple each: every Record of a kind
-# shares it (the recorder keys its buffers on it).
-_TCP_SEND: Final[tuple[str, ...]] = (_THR, _RETR, _CWND)  # TCP sender, per stream
-_TCP_SUM_SEND: Final[tuple[str, ...]] = (_THR, _RETR)  # TCP sender, [SUM]
-_UDP_SEND: Final[tuple[str, ...]] = (_THR, _PKTS)  # UDP sender
-_UDP_RECV: Final[tuple[str, ...]] = (_THR, _JIT, _LOST, _PKTS, _LOSTPCT)  # UDP receiver
-_TCP_RECV: Final[tuple[str, ...]] = (_THR,)  # TCP receiver
 
 # ``tuple.__new__(Record, ...)`` builds a real Record about twice as fast as ``Record(...)``
 # (whose generated ``__new__`` is a Python function); this is the ingest hot path.

@@ -2,10 +2,10 @@
 
 from __future__ import annotations
 
-from pairbench.tools import iperf3, uperf
+from pairbench.tools import fio, iperf3, uperf
 from pairbench.tools.base import ParamError, Tool
 
-TOOLS: dict[str, Tool] = {tool.name: tool for tool in (iperf3.TOOL, uperf.TOOL)}
+TOOLS: dict[str, Tool] = {tool.name: tool for tool in (iperf3.TOOL, uperf.TOOL, fio.TOOL)}
 
 
 def get_tool(name: str) -> Tool:

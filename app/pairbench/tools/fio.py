@@ -1,0 +1,414 @@
+"""fio: parameters, the argv of a run on the pair's server host, device safety checks, parsers."""
+
+from __future__ import annotations
+
+import json
+import posixpath
+import re
+from collections.abc import Mapping
+from dataclasses import dataclass
+from typing import Final
+
+from pairbench.domain import LineSource, Record, Summary
+from pairbench.tools.base import (
+    Capabilities,
+    CommandContext,
+    Commands,
+    HostCheck,
+    ParamError,
+    Parser,
+    Tool,
+    parse_version_tuple,
+)
+from pairbench.tools.fio_json import FioJsonParser
+from pairbench.tools.fio_text import FioTextParser
+from pairbench.tools.params import Param, is_true, resolve_params
+
+NAME = "fio"
+DEBIAN_PACKAGE = "fio"
+VERSION_ARGV = ["fio", "--version"]
+SERVER_READY_TEXT = None  # no server: fio runs alone on the pair's server host
+DEFAULT_PORT = 0  # no port either
+# Where test files go when neither ``directory`` nor a work directory is at hand. The engine
+# normally gives the run a private work directory (``needs_workdir``), removed afterwards with
+# the test files in it: fio refuses a ``--directory`` that does not exist.
+DEFAULT_DIRECTORY = "/tmp/pairbench-fio"
+
+READ_WORKLOADS: Final = frozenset({"read", "randread"})
+MIXED_WORKLOADS: Final = frozenset({"randrw", "rw"})
+WORKLOADS: Final = ("read", "write", "randread", "randwrite", "randrw", "rw")
+IOENGINES: Final = ("libaio", "io_uring", "sync", "psync", "posixaio")
+DEFAULT_RWMIXREAD = "70"
+
+_PATH_RE: Final = re.compile(r"/[A-Za-z0-9._+@%=,:/-]*")
+_MAX_PATH: Final = 1024
+_SIZE_RE: Final = re.compile(r"(\d{1,15})([kKmMgG]?)")
+_SIZE_UNITS: Final = {"": 1, "k": 2**10, "m": 2**20, "g": 2**30}
+# Character devices that are memory or consoles, never storage.
+_NOT_STORAGE: Final = frozenset({"/dev/mem", "/dev/kmem", "/dev/port", "/dev/kmsg"})
+# lsblk TYPE values of devices that hold a disk in use by the kernel (LVM, dm-crypt, RAID...).
+_HOLDER_TYPES: Final = ("lvm", "crypt", "dm", "mpath", "raid", "md")
+
+
+@dataclass(frozen=True, slots=True)
+class ChoiceParam(Param):
+    """A parameter whose value is one of a fixed list of words."""
+
+    choices: tuple[str, ...] = ()
+
+    def check(self, raw: str) -> str:
+        value = raw.strip()
+        if value not in self.choices:
+            raise ParamError(f"{self.name} must be one of {', '.join(self.choices)}, got {raw!r}")
+        return value
+
+
+@dataclass(frozen=True, slots=True)
+class PathParam(Param):
+    """An absolute path (empty = not given); ``under`` restricts it to a directory tree."""
+
+    under: str = ""
+
+    def check(self, raw: str) -> str:
+        value = raw.strip()
+        if not value:
+            return ""
+        if len(value) > _MAX_PATH or not _PATH_RE.fullmatch(value):
+            raise ParamError(
+                f"{self.name} must be an absolute path of letters, digits and ._+@%=,:/- "
+                f"(no spaces or shell characters), got {raw[:80]!r}"
+            )
+        if posixpath.normpath(value) != value:
+            raise ParamError(
+                f"{self.name} must be a normalised path (no '..', '.', '//' or "
+                f"trailing '/'), got {value!r}"
+            )
+        if self.under and (not value.startswith(self.under) or value == self.under):
+            raise ParamError(f"{self.name} must be a path under {self.under}, got {value!r}")
+        return value
+
+
+@dataclass(frozen=True, slots=True)
+class ConfirmParam(Param):
+    """A confirmation typed by the user: any printable text up to 256 characters (it is only
+    compared, never passed to a command)."""
+
+    def check(self, raw: str) -> str:
+        value = raw.strip()
+        if len(value) > 256 or not value.isprintable():
+            raise ParamError(f"{self.name} must be printable text, got {raw[:80]!r}")
+        return value
+
+
+@dataclass(frozen=True, slots=True)
+class OptionalIntParam(Param):
+    """A whole number within bounds, or empty (not given: the tool's rule picks a value)."""
+
+    def check(self, raw: str) -> str:
+        value = raw.strip()
+        if not value:
+            return ""
+        if not value.isascii() or not value.isdigit() or len(value) > 9:
+            raise ParamError(f"{self.name} must be a whole number, got {raw[:80]!r}")
+        number = int(value)
+        if self.minimum is not None and number < self.minimum:
+            raise ParamError(f"{self.name} must be at least {self.minimum}, got {number}")
+        if self.maximum is not None and number > self.maximum:
+            raise ParamError(f"{self.name} must be at most {self.maximum}, got {number}")
+        return str(number)
+
+
+PARAMS: dict[str, Param] = {
+    p.name: p
+    for p in (
+        ChoiceParam("rw", "choice", "randread", "workload (--rw)", choices=WORKLOADS),
+        OptionalIntParam(
+            "rwmixread",
+            "int",
+            "",
+            f"percentage of reads, rw=randrw|rw only (default {DEFAULT_RWMIXREAD})",
+            minimum=0,
+            maximum=100,
+        ),
+        Param("bs", "size", "4k", "block size (--bs)"),
+        Param("iodepth", "int", "32", "I/Os in flight per job", minimum=1, maximum=4096),
+        Param("numjobs", "int", "1", "parallel jobs (--numjobs)", minimum=1, maximum=256),
+        Param("runtime", "int", "60", "seconds (--runtime)", minimum=1, maximum=7 * 86400),
+        Param("size", "size", "1G", "file size per job, or the device region (--size)"),
+        Param("direct", "bool", "true", "O_DIRECT, bypass the page cache (--direct)"),
+        ChoiceParam("ioengine", "choice", "libaio", "I/O engine (--ioengine)", choices=IOENGINES),
+        PathParam(
+            "directory",
+            "path",
+            "",
+            "existing directory for the test files (default: a private temporary directory, "
+            "removed after the run)",
+        ),
+        PathParam(
+            "device",
+            "path",
+            "",
+            "a block device to test instead of files (--filename); writes DESTROY its data",
+            under="/dev/",
+        ),
+        Param("time_based", "bool", "true", "run for runtime even when size is done"),
+        Param("group_reporting", "bool", "true", "report the jobs as one (--group_reporting)"),
+        Param("ramp", "int", "0", "seconds before measuring", minimum=0, maximum=3600),
+        ConfirmParam(
+            "confirm_destroy",
+            "text",
+            "",
+            "the device path again, to confirm that a write workload destroys its data",
+        ),
+    )
+}
+
+
+def _size_bytes(name: str, text: str) -> int:
+    match = _SIZE_RE.fullmatch(text)
+    if match is None:
+        raise ParamError(f"{name} must be a size such as 4k, 128K or 1G, got {text!r}")
+    number = int(match.group(1)) * _SIZE_UNITS[match.group(2).lower()]
+    if number <= 0:
+        raise ParamError(f"{name} must be greater than 0, got {text!r}")
+    return number
+
+
+def writes(rw: str) -> bool:
+    """True if the workload writes (every ``rw`` but read and randread)."""
+    return rw not in READ_WORKLOADS
+
+
+def resolve(params: Mapping[str, str]) -> dict[str, str]:
+    """Checked parameters with defaults filled in (``resolve(resolve(p)) == resolve(p)``).
+
+    ``directory`` and ``device`` exclude each other; a write workload on a device needs
+    ``confirm_destroy`` equal to the device path; ``rwmixread`` goes with mixed workloads only
+    (it resolves to ``""`` for the others).
+    """
+    resolved = resolve_params(PARAMS, params)
+    rw = resolved["rw"]
+    if rw in MIXED_WORKLOADS:
+        resolved["rwmixread"] = resolved["rwmixread"] or DEFAULT_RWMIXREAD
+    elif resolved["rwmixread"]:
+        raise ParamError(f"rwmixread applies only to rw=randrw or rw=rw, not rw={rw}")
+    if _size_bytes("bs", resolved["bs"]) > 2**30:
+        raise ParamError(f"bs must be at most 1G, got {resolved['bs']!r}")
+    _size_bytes("size", resolved["size"])
+    device, directory = resolved["device"], resolved["directory"]
+    if device and directory:
+        raise ParamError("give either directory (test files) or device (a raw device), not both")
+    if device:
+        if device in _NOT_STORAGE:
+            raise ParamError(f"device {device} is not a storage device")
+        if writes(rw) and resolved["confirm_destroy"] != device:
+            raise ParamError(
+                f"rw={rw} writes to {device} directly and DESTROYS the data on it (file "
+                f"systems, partition table, everything). If that is what you want, add "
+                f"--set confirm_destroy={device}"
+            )
+    elif resolved["confirm_destroy"]:
+        raise ParamError("confirm_destroy applies only together with device")
+    return resolved
+
+
+def capabilities(version_output: str) -> Capabilities:
+    """What the installed fio can do, from ``fio --version`` (``fio-3.33``)."""
+    first = version_output.strip().splitlines()[0] if version_output.strip() else ""
+    return Capabilities(version=first, version_tuple=parse_version_tuple(first))
+
+
+def expected_seconds(params: Mapping[str, str]) -> float:
+    """How long a run should take, for progress bars (file layout time not included)."""
+    return float(params["runtime"]) + float(params["ramp"])
+
+
+def _fio_path(path: str) -> str:
+    """A path as fio options want it: ':' separates several files, so escape it."""
+    return path.replace(":", "\\:")
+
+
+def commands(params: Mapping[str, str], caps: Capabilities, ctx: CommandContext) -> Commands:
+    """argv of fio on the server host: json+ documents every second, then the final one.
+
+    Test files go to ``directory`` if given, else to the run's work directory (removed after
+    the run); a ``device`` is given as ``--filename`` (read workloads add ``--readonly``, fio's
+    own guard against writes). ``--eta=never`` keeps progress lines out of the output even on
+    a terminal.
+    """
+    rw = params["rw"]
+    argv = [
+        "fio",
+        "--name=pairbench",
+        "--output-format=json+",
+        "--status-interval=1",
+        "--eta=never",
+        f"--rw={rw}",
+        f"--bs={params['bs']}",
+        f"--iodepth={params['iodepth']}",
+        f"--numjobs={params['numjobs']}",
+        f"--runtime={params['runtime']}",
+    ]
+    if is_true(params["time_based"]):
+        argv.append("--time_based")
+    argv += [
+        f"--size={params['size']}",
+        f"--direct={1 if is_true(params['direct']) else 0}",
+        f"--ioengine={params['ioengine']}",
+    ]
+    device = params["device"]
+    if device:
+        argv.append(f"--filename={_fio_path(device)}")
+        if not writes(rw):
+            argv.append("--readonly")
+    else:
+        directory = params["directory"] or ctx.workdir or DEFAULT_DIRECTORY
+        argv.append(f"--directory={_fio_path(directory)}")
+    if rw in MIXED_WORKLOADS:
+        argv.append(f"--rwmixread={params['rwmixread'] or DEFAULT_RWMIXREAD}")
+    if is_true(params["group_reporting"]):
+        argv.append("--group_reporting")
+    if params["ramp"] != "0":
+        argv.append(f"--ramp_time={params['ramp']}")
+    return Commands(
+        client=argv,
+        server=None,
+        run_on="server",
+        parse=(LineSource.CLIENT_OUT, LineSource.CLIENT_ERR),
+    )
+
+
+def parser(params: Mapping[str, str], caps: Capabilities) -> Parser:
+    """A parser for the run's output (json+ documents on stdout, errors on stderr)."""
+    return FioJsonParser()
+
+
+# ---------------------------------------------------------------------- device safety
+
+
+def mounted_device_check_argv(device: str) -> list[str]:
+    """argv that lists ``device`` and everything on it (partitions, LVM...) as lsblk JSON."""
+    return ["lsblk", "-J", "-o", "NAME,MOUNTPOINTS,TYPE", device]
+
+
+def refuse_if_mounted(lsblk_json_text: str, device: str) -> None:
+    """``ParamError`` unless lsblk shows ``device`` unmounted and unused.
+
+    Refused: a mount point (``[SWAP]`` included) on the device or anything on it (its
+    partitions, their LVM volumes...), or a holder device (LVM, dm-crypt, RAID, multipath) on
+    it. ``"mountpoints": [null]`` is lsblk's way of saying "not mounted". lsblk run with the
+    device argument lists just that device (under its kernel name, even for a
+    ``/dev/disk/by-id`` link); a full listing is searched for the device's name.
+    """
+    try:
+        data = json.loads(lsblk_json_text)
+    except (ValueError, RecursionError) as exc:
+        raise ParamError(f"cannot check whether {device} is in use: lsblk said {exc}") from exc
+    devices = data.get("blockdevices") if isinstance(data, dict) else None
+    if not isinstance(devices, list) or not devices:
+        raise ParamError(f"cannot check whether {device} is in use: lsblk lists no device")
+    if len(devices) > 1:
+        name = posixpath.basename(device)
+        devices = [d for d in devices if isinstance(d, dict) and d.get("name") == name]
+        if not devices:
+            raise ParamError(f"cannot check whether {device} is in use: lsblk does not list it")
+    for entry in devices:
+        problem = _in_use(entry, top=True)
+        if problem:
+            raise ParamError(
+                f"refusing to run fio on {device}: {problem}. Unmount it (and everything on "
+                f"it) first, or test a file system with directory=..."
+            )
+
+
+def _in_use(entry: object, *, top: bool, depth: int = 0) -> str | None:
+    """Why an lsblk entry (or anything below it) is in use, or None."""
+    if not isinstance(entry, dict) or depth > 16:
+        return "lsblk output is not understood"
+    name = str(entry.get("name", "?"))
+    points = entry.get("mountpoints", entry.get("mountpoint"))
+    if not isinstance(points, list):
+        points = [points]
+    mounted = [str(p) for p in points if p is not None]
+    if mounted:
+        return f"{name} is mounted on {', '.join(mounted)}"
+    kind = str(entry.get("type", ""))
+    if not top and kind.startswith(_HOLDER_TYPES):
+        return f"{name} ({kind}) is built on it"
+    children = entry.get("children") or []
+    if not isinstance(children, list):
+        return "lsblk output is not understood"
+    for child in children:
+        problem = _in_use(child, top=False, depth=depth + 1)
+        if problem:
+            return problem
+    return None
+
+
+# ---------------------------------------------------------------------- saved outputs
+
+
+class FioFileParser:
+    """A saved fio output in any format Pairbench reads: JSON / json+ (one final document or a
+    ``--status-interval`` stream) or the normal text. Every line goes to the JSON parser; until
+    a JSON document begins, also to the text parser. The summary is the JSON parser's when it
+    read a document, else the text parser's."""
+
+    __slots__ = ("_json", "_text")
+
+    def __init__(self) -> None:
+        self._json = FioJsonParser()
+        self._text: FioTextParser | None = FioTextParser()
+
+    def feed(self, line: str) -> list[Record]:
+        """One line of the saved output; records come from JSON documents only."""
+        records = self._json.feed(line)
+        text = self._text
+        if text is not None:
+            if self._json.in_document or self._json.documents:
+                self._text = None
+            else:
+                text.feed(line)
+        return records
+
+    def close(self) -> Summary:
+        """The summary of whichever format the output was in."""
+        summary = self._json.close()
+        if self._json.documents or self._text is None:
+            return summary
+        return self._text.close()
+
+
+def file_parser() -> Parser:
+    """A parser for ``pairbench parse|import fio FILE``: detects JSON or normal text."""
+    return FioFileParser()
+
+
+def device_check(params: Mapping[str, str]) -> HostCheck | None:
+    """Before a run on a raw device: refuse it when it (or anything on it) is mounted."""
+    device = params.get("device", "")
+    if not device:
+        return None
+    return HostCheck(
+        argv=mounted_device_check_argv(device),
+        verdict=lambda text: refuse_if_mounted(text, device),
+    )
+
+
+TOOL = Tool(
+    name=NAME,
+    debian_package=DEBIAN_PACKAGE,
+    version_argv=VERSION_ARGV,
+    server_ready_text=SERVER_READY_TEXT,
+    default_port=DEFAULT_PORT,
+    params=PARAMS,
+    resolve=resolve,
+    capabilities=capabilities,
+    expected_seconds=expected_seconds,
+    commands=commands,
+    parser=parser,
+    needs_workdir=True,
+    file_parser_factory=file_parser,
+    server_only=True,
+    host_check=device_check,
+)

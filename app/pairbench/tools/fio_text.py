@@ -1,0 +1,234 @@
+"""Parser for fio's normal text output: the summary figures of a saved run (no intervals)."""
+
+from __future__ import annotations
+
+import math
+import re
+from dataclasses import dataclass, field
+from typing import Final
+
+from pairbench.domain import Record, Summary
+from pairbench.tools.fio_json import fio_error_message
+
+__all__ = ["FioTextParser", "parse_text_output"]
+
+# fio prints lines of a few hundred characters at most; longer ones are not looked at.
+MAX_LINE: Final = 4096
+
+_NUM: Final = r"(\d+(?:\.\d+)?)"
+_JOB_RE: Final = re.compile(
+    r"(\S[^\n]*?): \(groupid=\d+, jobs=\d+\): err=\s*(\d+)(?: \(([^\n]*)\))?: pid="
+)
+_DIR_RE: Final = re.compile(
+    r"\s+(read|write|trim): IOPS=" + _NUM + r"([kMGT]?), BW=" + _NUM + r"([kKMGTP]?i?B)/s"
+    r" \(" + _NUM + r"([kKMGTP]?i?B)/s\)"
+)
+_LAT_RE: Final = re.compile(
+    r"\s+lat \((nsec|usec|msec|sec)\): min=\s*[\d.]+[kMG]?, max=\s*[\d.]+[kMG]?, avg=\s*"
+    + _NUM
+    + r"([kMG]?),"
+)
+_PCT_HEAD_RE: Final = re.compile(r"\s+(clat|lat|slat) percentiles \((nsec|usec|msec|sec)\):")
+_PCT_RE: Final = re.compile(r"(\d+\.\d+)th=\[\s*" + _NUM + r"([kMG]?)\]")
+_ISSUED_RE: Final = re.compile(r"\s+issued rwts: total=(\d+),(\d+),(\d+)")
+_GROUP_RE: Final = re.compile(r"Run status group \d+ ")
+_GROUP_BW_RE: Final = re.compile(
+    r"\s+(READ|WRITE|TRIM): bw=" + _NUM + r"([kKMGTP]?i?B)/s \(" + _NUM + r"([kKMGTP]?i?B)/s\)"
+)
+
+# Decimal suffixes as exponents appended to the printed digits, so that "36.4k" is the float
+# nearest 36400 exactly as printed; binary ones are powers of two (multiplying is exact).
+_DEC_EXP: Final = {"": "", "k": "e3", "K": "e3", "M": "e6", "G": "e9", "T": "e12", "P": "e15"}
+_BIN: Final = {"": 1.0, "K": 2.0**10, "M": 2.0**20, "G": 2.0**30, "T": 2.0**40, "P": 2.0**50}
+_PERCENTILES: Final = {"50.00": "p50", "99.00": "p99", "99.90": "p999"}
+_DIRECTIONS: Final = ("read", "write")
+
+
+def _decimal(number: str, suffix: str) -> float:
+    return float(number + _DEC_EXP[suffix])
+
+
+def _bytes_per_s(n1: str, u1: str, n2: str, u2: str) -> float:
+    """Bandwidth from fio's "142MiB/s (149MB/s)" pair: the binary figure (more digits of the
+    two, and exact as B/s), else the decimal one."""
+    for number, unit in ((n1, u1), (n2, u2)):
+        if "i" in unit:
+            return float(number) * _BIN[unit[0]]
+    return _decimal(n1, u1[:-1])
+
+
+def _ns(number: str, suffix: str, unit: str) -> float:
+    """A latency as printed ("873.63" usec, "4364.8k" nsec) in ns."""
+    exp = 3 * ("kMG".index(suffix) + 1) if suffix else 0
+    unit_exp = {"nsec": 0, "usec": 3, "msec": 6, "sec": 9}[unit]
+    return float(f"{number}e{exp + unit_exp}")
+
+
+@dataclass
+class _DirBlock:
+    """One direction of one job (or group) block."""
+
+    iops: float
+    bytes_per_s: float
+    lat_mean_ns: float | None = None
+    ios: float | None = None  # from "issued rwts"
+    percentiles: dict[str, float] = field(default_factory=dict)  # p50/p99/p999 -> ns
+
+
+@dataclass
+class _JobBlock:
+    dirs: dict[str, _DirBlock] = field(default_factory=dict)
+
+
+class FioTextParser:
+    """Parser for fio's default (``--output-format=normal``) text output.
+
+    It gives no records (the text has no intervals, only each job's totals); the summary, for
+    each direction that did I/O, sums the job (or group) blocks: ``{dir}_iops`` from
+    ``read: IOPS=36.4k`` (as printed, about three digits), ``{dir}_bytes_per_s`` from the
+    ``Run status group`` lines' ``bw=285MiB/s`` (summed over groups), or the blocks' ``BW=``
+    without them; always the binary figure (MiB/s × 2^20), which has more digits than the
+    decimal one in parentheses. ``{dir}_lat_mean_us`` from the ``lat (usec): ... avg=`` lines,
+    weighted by the ``issued rwts`` counts (or by IOPS), and ``{dir}_lat_p50_us``,
+    ``_p99_us``, ``_p999_us`` from the ``clat percentiles`` rows: exact for one block, the
+    maximum over several. ``complete`` once a ``Run status group`` line was seen; ``error``
+    from ``fio: ...`` lines (warnings excluded) or a job's ``err=`` when non-zero. A later
+    dump of the same jobs (``--status-interval`` text) replaces the earlier one.
+    """
+
+    __slots__ = ("_blocks", "_complete", "_cur_dir", "_errors", "_group_bw", "_pct", "_stale")
+
+    def __init__(self) -> None:
+        self._blocks: list[_JobBlock] = []
+        self._group_bw: dict[str, float] = {}
+        self._errors: list[str] = []
+        self._complete = False
+        self._stale = False  # a "Run status group" ended the current dump
+        self._cur_dir: _DirBlock | None = None
+        self._pct: tuple[_DirBlock, str] | None = None  # collecting clat percentiles (unit)
+
+    def feed(self, line: str) -> list[Record]:
+        """Parse one line; never returns records (see the class docstring)."""
+        if len(line) > MAX_LINE:
+            return []
+        text = line.rstrip()
+        if not text:
+            return []
+        if self._pct is not None:
+            if text.lstrip().startswith("|"):
+                self._percentile_row(text)
+                return []
+            self._pct = None
+        if text.startswith("fio: "):
+            message = fio_error_message(text)
+            if message is not None and message not in self._errors and len(self._errors) < 5:
+                self._errors.append(message)
+            return []
+        if text[0] != " ":
+            self._top_line(text)
+            return []
+        self._indented_line(text)
+        return []
+
+    def _top_line(self, text: str) -> None:
+        job = _JOB_RE.match(text)
+        if job is not None:
+            if self._stale:  # a new dump of the same jobs: it replaces the last one
+                self._blocks, self._group_bw, self._stale = [], {}, False
+            self._blocks.append(_JobBlock())
+            self._cur_dir = None
+            if job.group(2) != "0":
+                detail = f" ({job.group(3)})" if job.group(3) else ""
+                message = f"{job.group(1)}: err={job.group(2)}{detail}"[:300]
+                if message not in self._errors and len(self._errors) < 5:
+                    self._errors.append(message)
+        elif _GROUP_RE.match(text) is not None:
+            self._complete = True
+            self._stale = True
+            self._cur_dir = None
+
+    def _indented_line(self, text: str) -> None:
+        if self._stale:
+            m = _GROUP_BW_RE.match(text)
+            if m is not None:
+                name = m.group(1).lower()
+                bw = _bytes_per_s(m.group(2), m.group(3), m.group(4), m.group(5))
+                self._group_bw[name] = self._group_bw.get(name, 0.0) + bw
+            return
+        if not self._blocks:
+            return
+        block = self._blocks[-1]
+        m = _DIR_RE.match(text)
+        if m is not None:
+            iops = _decimal(m.group(2), m.group(3))
+            bw = _bytes_per_s(m.group(4), m.group(5), m.group(6), m.group(7))
+            self._cur_dir = block.dirs[m.group(1)] = _DirBlock(iops, bw)
+            return
+        cur = self._cur_dir
+        if cur is not None:
+            m = _LAT_RE.match(text)
+            if m is not None:
+                cur.lat_mean_ns = _ns(m.group(2), m.group(3), m.group(1))
+                return
+            m = _PCT_HEAD_RE.match(text)
+            if m is not None:
+                if m.group(1) == "clat":
+                    self._pct = (cur, m.group(2))
+                return
+        m = _ISSUED_RE.match(text)
+        if m is not None:
+            for name, count in zip(("read", "write", "trim"), m.groups(), strict=True):
+                if name in block.dirs:
+                    block.dirs[name].ios = float(count)
+
+    def _percentile_row(self, text: str) -> None:
+        assert self._pct is not None
+        cur, unit = self._pct
+        for pct, number, suffix in _PCT_RE.findall(text):
+            name = _PERCENTILES.get(pct)
+            if name is not None:
+                cur.percentiles[name] = _ns(number, suffix, unit)
+
+    def close(self) -> Summary:
+        """The summary of the last complete dump (see the class docstring)."""
+        values: dict[str, float] = {}
+        for name in _DIRECTIONS:
+            dirs = [d for b in self._blocks if (d := b.dirs.get(name)) is not None]
+            active = [d for d in dirs if d.iops > 0.0 or d.bytes_per_s > 0.0]
+            if not active:
+                continue
+            values[f"{name}_iops"] = math.fsum(d.iops for d in active)
+            values[f"{name}_bytes_per_s"] = self._group_bw.get(name) or math.fsum(
+                d.bytes_per_s for d in active
+            )
+            _latency(name, active, values)
+        error = "; ".join(self._errors) or None
+        return Summary(values=values, complete=self._complete, error=error)
+
+
+def _latency(name: str, dirs: list[_DirBlock], values: dict[str, float]) -> None:
+    with_lat = [d for d in dirs if d.lat_mean_ns is not None]
+    if len(with_lat) == 1 and with_lat[0].lat_mean_ns is not None:
+        values[f"{name}_lat_mean_us"] = with_lat[0].lat_mean_ns / 1000.0
+    elif with_lat:
+        use_ios = all(d.ios is not None for d in with_lat)
+        weights = [(d.ios if use_ios and d.ios is not None else d.iops) for d in with_lat]
+        total = sum(weights)
+        if total > 0.0:
+            weighted = math.fsum(
+                w * d.lat_mean_ns for w, d in zip(weights, with_lat, strict=True) if d.lat_mean_ns
+            )
+            values[f"{name}_lat_mean_us"] = weighted / total / 1000.0
+    for suffix in ("p50", "p99", "p999"):
+        known = [d.percentiles[suffix] for d in dirs if suffix in d.percentiles]
+        if known:
+            values[f"{name}_lat_{suffix}_us"] = max(known) / 1000.0
+
+
+def parse_text_output(text: str) -> tuple[list[Record], Summary]:
+    """Parse a whole fio text output (lines split on "\\n"): no records, and the summary."""
+    parser = FioTextParser()
+    records: list[Record] = []
+    for line in text.split("\n"):
+        records += parser.feed(line)
+    return records, parser.close()

@@ -1,0 +1,190 @@
+"""nuttcp: parameters, the argv of server and client (TCP or UDP), and its parser."""
+
+from __future__ import annotations
+
+from collections.abc import Mapping
+from decimal import ROUND_HALF_UP, Decimal, InvalidOperation
+
+from pairbench.domain.validation import check_address
+from pairbench.tools.base import (
+    Capabilities,
+    CommandContext,
+    Commands,
+    ParamError,
+    Parser,
+    Tool,
+    parse_version_tuple,
+)
+from pairbench.tools.nuttcp_text import NuttcpTextParser
+from pairbench.tools.params import Param, is_true, resolve_params
+
+NAME = "nuttcp"
+DEBIAN_PACKAGE = "nuttcp"
+VERSION_ARGV = ["nuttcp", "-V"]
+# ``nuttcp -S --nofork`` prints nothing at all: the engine waits for its port instead. It
+# serves one client after another and never exits by itself: the engine stops it.
+SERVER_READY_TEXT: str | None = None
+DEFAULT_PORT = 5000  # the control port (-P); data goes to nuttcp's own data port, 5001
+
+UDP_DEFAULT_LENGTH = 1400  # nuttcp's UDP default (8K) fragments on a 1500-byte MTU
+UDP_LENGTHS = (8, 65507)
+TCP_MAX_LENGTH = 64 * 1024 * 1024
+
+_SIZE_FACTOR = {"": 1, "K": 1024, "M": 1024**2, "G": 1024**3}
+
+PARAMS: dict[str, Param] = {
+    p.name: p
+    for p in (
+        Param("duration", "int", "10", "seconds to transmit (-T)", minimum=1, maximum=86400),
+        Param("udp", "bool", "false", "UDP instead of TCP (-u)"),
+        Param("rate", "rate", "1g", "UDP target rate in bit/s, e.g. 500M or 2G (-R)"),
+        Param(
+            "length",
+            "size",
+            "0",
+            "buffer / datagram length, 0 = 64K for TCP (nuttcp's) or 1400 for UDP (-l)",
+        ),
+        Param("streams", "int", "1", "parallel TCP streams (-N)", minimum=1, maximum=128),
+        Param("window", "size", "0", "TCP socket window, 0 = system default (-w, in KB)"),
+        Param("reverse", "bool", "false", "server sends, client receives (-r)"),
+    )
+}
+
+
+def resolve(params: Mapping[str, str]) -> dict[str, str]:
+    """Checked parameters with defaults filled in; UDP takes no streams, window or reverse."""
+    resolved = resolve_params(PARAMS, params)
+    if is_true(resolved["udp"]):
+        tcp_only = [
+            name
+            for name, default in (("streams", "1"), ("window", "0"), ("reverse", "false"))
+            if resolved[name] != default
+        ]
+        if tcp_only:
+            raise ParamError(f"{' and '.join(tcp_only)} cannot be combined with udp (TCP only)")
+        nuttcp_rate(resolved["rate"])
+    nuttcp_length(resolved)
+    if resolved["window"] != "0":
+        nuttcp_window_kb(resolved["window"])
+    return resolved
+
+
+def _size_bytes(name: str, value: str) -> int:
+    """A checked ``size`` value ("1400", "64K", "4M") in bytes, 1024-based."""
+    suffix = value[-1:].upper() if value[-1:].isalpha() else ""
+    number = int(value[: len(value) - len(suffix)])
+    if suffix not in _SIZE_FACTOR:
+        raise ParamError(f"{name}: unknown size suffix in {value!r}")
+    return number * _SIZE_FACTOR[suffix]
+
+
+def nuttcp_length(params: Mapping[str, str]) -> int | None:
+    """The ``-l`` buffer length in bytes, or None for nuttcp's TCP default."""
+    udp = is_true(params["udp"])
+    if params["length"] == "0":
+        return UDP_DEFAULT_LENGTH if udp else None
+    length = _size_bytes("length", params["length"])
+    low, high = UDP_LENGTHS if udp else (1, TCP_MAX_LENGTH)
+    if not low <= length <= high:
+        kind = "UDP datagram" if udp else "TCP buffer"
+        raise ParamError(f"length: a {kind} length must be {low} to {high} bytes, got {length}")
+    return length
+
+
+def nuttcp_window_kb(window: str) -> int:
+    """The ``-w`` value: nuttcp counts windows in KB (1024 bytes); bytes are rounded up."""
+    size = _size_bytes("window", window)
+    if size <= 0:
+        raise ParamError("window must be more than 0 (or 0 for the system default)")
+    return -(-size // 1024)
+
+
+def nuttcp_rate(rate: str) -> str:
+    """A ``rate`` value (bit/s, 1000-based: "500M", "2G", "800K") in nuttcp's ``-R`` syntax.
+
+    nuttcp reads a bare number as Kbps and ``m``/``g`` suffixes as Mbps/Gbps ("2G" -> "2g",
+    "1.5G" -> "1.5g"). Kilobits and bare bits/s become whole Kbps; a rate under 1 Kbps is
+    refused (nuttcp ignores it and sends unlimited).
+    """
+    suffix = rate[-1:].lower() if rate[-1:].isalpha() else ""
+    try:
+        number = Decimal(rate[: len(rate) - len(suffix)])
+    except InvalidOperation as exc:
+        raise ParamError(f"rate must be a rate such as 500M or 2G, got {rate!r}") from exc
+    if suffix in ("m", "g"):
+        if number <= 0:
+            raise ParamError(f"rate must be more than 0, got {rate!r}")
+        return format(number.normalize(), "f") + suffix
+    if suffix == "t":
+        return format((number * 1000).normalize(), "f") + "g"
+    kbps = number if suffix == "k" else number / 1000
+    if kbps < 1:
+        raise ParamError(f"rate must be at least 1K (1000 bit/s) for nuttcp, got {rate!r}")
+    return str(int(kbps.quantize(Decimal(1), rounding=ROUND_HALF_UP)))
+
+
+def capabilities(version_output: str) -> Capabilities:
+    """What the installed nuttcp is, from ``nuttcp -V`` ("nuttcp-6.1.2")."""
+    first = version_output.strip().splitlines()[0] if version_output.strip() else ""
+    return Capabilities(version=first, version_tuple=parse_version_tuple(first))
+
+
+def expected_seconds(params: Mapping[str, str]) -> float:
+    """How long a run should take, for progress bars."""
+    return float(params["duration"])
+
+
+def _target(target: str) -> str:
+    """The target as one safe argv item: an address or host name, never an option."""
+    try:
+        return check_address(target)
+    except ValueError as exc:
+        raise ParamError(str(exc)) from exc
+
+
+def commands(params: Mapping[str, str], caps: Capabilities, ctx: CommandContext) -> Commands:
+    """argv of ``nuttcp -S --nofork -P PORT`` and the client, 1 s interval reports.
+
+    TCP: ``nuttcp -i 1 -T D -P PORT [-N n] [-w KB] [-l bytes] [-r] TARGET``;
+    UDP: ``nuttcp -u -R RATE -l LEN -i 1 -T D -P PORT TARGET``.
+    """
+    port = str(ctx.port)
+    server = ["nuttcp", "-S", "--nofork", "-P", port]
+    target = _target(ctx.target)
+    timing = ["-i", "1", "-T", params["duration"], "-P", port]
+    length = nuttcp_length(params)
+    if is_true(params["udp"]):
+        rate = nuttcp_rate(params["rate"])
+        client = ["nuttcp", "-u", "-R", rate, "-l", str(length), *timing, target]
+        return Commands(client=client, server=server)
+    client = ["nuttcp", *timing]
+    if params["streams"] != "1":
+        client += ["-N", params["streams"]]
+    if params["window"] != "0":
+        client += ["-w", str(nuttcp_window_kb(params["window"]))]
+    if length is not None:
+        client += ["-l", str(length)]
+    if is_true(params["reverse"]):
+        client.append("-r")
+    client.append(target)
+    return Commands(client=client, server=server)
+
+
+def parser(params: Mapping[str, str], caps: Capabilities) -> Parser:
+    """A parser for the client's output (brief text; ``-fparse`` and ``-v`` also read)."""
+    return NuttcpTextParser()
+
+
+TOOL = Tool(
+    name=NAME,
+    debian_package=DEBIAN_PACKAGE,
+    version_argv=VERSION_ARGV,
+    server_ready_text=SERVER_READY_TEXT,
+    default_port=DEFAULT_PORT,
+    params=PARAMS,
+    resolve=resolve,
+    capabilities=capabilities,
+    expected_seconds=expected_seconds,
+    commands=commands,
+    parser=parser,
+)

@@ -1,0 +1,140 @@
+"""ping (iputils): parameters, the client argv (no server), and its parser."""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Mapping
+from dataclasses import dataclass
+from decimal import Decimal
+
+from pairbench.domain.validation import check_address
+from pairbench.tools.base import (
+    Capabilities,
+    CommandContext,
+    Commands,
+    ParamError,
+    Parser,
+    Tool,
+)
+from pairbench.tools.params import Param, resolve_params
+from pairbench.tools.ping_text import PingTextParser
+
+NAME = "ping"
+DEBIAN_PACKAGE = "iputils-ping"
+VERSION_ARGV = ["ping", "-V"]
+SERVER_READY_TEXT: str | None = None  # no server: the target only has to answer ICMP echo
+DEFAULT_PORT = 0  # unused: ping has no port
+
+_DECIMAL = re.compile(r"[0-9]{1,6}(?:\.[0-9]{1,6})?")
+_IPUTILS_VERSION = re.compile(r"iputils[- ]?s?([0-9]{8})")
+
+
+@dataclass(frozen=True, slots=True)
+class SecondsParam(Param):
+    """A decimal number of seconds within ``[low, high]``, such as ``0.2`` (``kind="seconds"``).
+
+    ``params.py`` has no decimal kind; this one checks its own values and keeps the schema
+    a plain ``dict[str, Param]``.
+    """
+
+    low: Decimal = Decimal(0)
+    high: Decimal = Decimal(0)
+
+    def check(self, raw: str) -> str:
+        """The canonical decimal text of ``raw`` ("0.20" -> "0.2"); ``ParamError`` if invalid."""
+        value = raw.strip()
+        if not _DECIMAL.fullmatch(value):
+            raise ParamError(f"{self.name} must be a number of seconds such as 0.2, got {raw!r}")
+        number = Decimal(value)
+        if not self.low <= number <= self.high:
+            raise ParamError(
+                f"{self.name} must be between {self.low} and {self.high} seconds, got {value}"
+            )
+        return format(number.normalize(), "f")
+
+
+PARAMS: dict[str, Param] = {
+    p.name: p
+    for p in (
+        Param("count", "int", "20", "echo requests to send (-c)", minimum=1, maximum=100000),
+        SecondsParam(
+            "interval",
+            "seconds",
+            "1",
+            "seconds between requests (-i); below 0.2 needs root",
+            low=Decimal("0.002"),
+            high=Decimal(60),
+        ),
+        Param(
+            "size", "int", "56", "payload bytes (-s), under 16: no RTT", minimum=0, maximum=65507
+        ),
+        Param(
+            "deadline",
+            "int",
+            "0",
+            "stop after this many seconds whatever the count, 0 = none (-w)",
+            minimum=0,
+            maximum=86400,
+        ),
+    )
+}
+
+
+def resolve(params: Mapping[str, str]) -> dict[str, str]:
+    """Checked parameters with defaults filled in."""
+    return resolve_params(PARAMS, params)
+
+
+def capabilities(version_output: str) -> Capabilities:
+    """What the installed ping is, from ``ping -V`` ("ping from iputils 20221126")."""
+    first = version_output.strip().splitlines()[0] if version_output.strip() else ""
+    m = _IPUTILS_VERSION.search(first)
+    return Capabilities(version=first, version_tuple=(int(m.group(1)),) if m else ())
+
+
+def expected_seconds(params: Mapping[str, str]) -> float:
+    """How long a run should take: ``count`` requests ``interval`` apart, capped by the deadline."""
+    seconds = float(params["count"]) * float(params["interval"])
+    deadline = float(params["deadline"])
+    return min(seconds, deadline) if deadline > 0 else seconds
+
+
+def target_argument(target: str) -> str:
+    """The target as one safe argv item: an address or host name, never an option."""
+    try:
+        return check_address(target)
+    except ValueError as exc:
+        raise ParamError(str(exc)) from exc
+
+
+def commands(params: Mapping[str, str], caps: Capabilities, ctx: CommandContext) -> Commands:
+    """argv of ``ping -D -n -c COUNT -i INTERVAL -s SIZE [-w DEADLINE] TARGET``; no server.
+
+    ``-D`` timestamps every reply (the parser's times), ``-n`` skips reverse DNS lookups.
+    """
+    client = ["ping", "-D", "-n", "-c", params["count"], "-i", params["interval"]]
+    client += ["-s", params["size"]]
+    if params["deadline"] != "0":
+        client += ["-w", params["deadline"]]
+    client.append(target_argument(ctx.target))
+    return Commands(client=client, server=None)
+
+
+def parser(params: Mapping[str, str], caps: Capabilities) -> Parser:
+    """A parser for ping's output, told the interval (it sets the records' times)."""
+    return PingTextParser(float(params["interval"]))
+
+
+TOOL = Tool(
+    name=NAME,
+    debian_package=DEBIAN_PACKAGE,
+    version_argv=VERSION_ARGV,
+    server_ready_text=SERVER_READY_TEXT,
+    default_port=DEFAULT_PORT,
+    params=PARAMS,
+    resolve=resolve,
+    capabilities=capabilities,
+    expected_seconds=expected_seconds,
+    commands=commands,
+    parser=parser,
+)
