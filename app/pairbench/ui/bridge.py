@@ -1,0 +1,206 @@
+"""THE asyncio↔Qt bridge: an engine thread runs an asyncio loop; results come back as signals.
+
+The GUI thread never awaits and never touches the engine thread's library connection. Work is
+submitted as a coroutine function that receives the engine thread's own ``Library``; its
+result or error is delivered to callbacks on the GUI thread through queued signals. Run
+observers are wrapped so engine callbacks become queued Qt signals too.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import concurrent.futures
+import threading
+from collections.abc import Awaitable, Callable
+from pathlib import Path
+from typing import Any, TypeVar
+
+from PySide6.QtCore import QObject, Qt, Signal, Slot
+
+from pairbench.domain import HostPair, Line, Record, Run, RunSpec
+from pairbench.engine.execute import RunError, execute_run, prepare
+from pairbench.engine.transports import Connector
+from pairbench.library import Library
+from pairbench.remote.secrets import SecretPrompt
+
+T = TypeVar("T")
+EngineJob = Callable[[Library], Awaitable[T]]
+
+
+class _Delivery(QObject):
+    """Carries a callback and its argument to the GUI thread."""
+
+    deliver = Signal(object, object)
+
+    def __init__(self) -> None:
+        super().__init__()
+        self.deliver.connect(self._call, Qt.ConnectionType.QueuedConnection)
+
+    @Slot(object, object)
+    def _call(self, callback: Callable[[Any], None], value: Any) -> None:
+        callback(value)
+
+
+class RunSignals(QObject):
+    """What a run tells the GUI, as signals (emitted from the engine thread, queued)."""
+
+    started = Signal(int, object, float)  # run id, RunSpec, expected seconds
+    line = Signal(object)  # Line
+    records = Signal(object)  # list[Record]
+    finished = Signal(object)  # Run
+    failed = Signal(str)  # the run could not start (nothing stored)
+
+
+class _SignalObserver:
+    """A RunObserver that re-emits everything as RunSignals."""
+
+    def __init__(self, signals: RunSignals) -> None:
+        self._signals = signals
+
+    def on_started(self, run_id: int, spec: RunSpec, expected_s: float) -> None:
+        self._signals.started.emit(run_id, spec, expected_s)
+
+    def on_line(self, line: Line) -> None:
+        self._signals.line.emit(line)
+
+    def on_records(self, records: list[Record]) -> None:
+        self._signals.records.emit(records)
+
+    def on_finished(self, run: Run) -> None:
+        self._signals.finished.emit(run)
+
+
+class RunHandle:
+    """A run in progress: its signals and a thread-safe cancel."""
+
+    def __init__(self, bridge: EngineBridge, signals: RunSignals) -> None:
+        self._bridge = bridge
+        self.signals = signals
+        # asyncio.Event binds no loop when created (3.10+); it is set from the engine thread.
+        self.cancel_event = asyncio.Event()
+        self.future: concurrent.futures.Future[Run | None] | None = None
+
+    def cancel(self) -> None:
+        """Ask the run to stop; it is stored as cancelled (safe from any thread)."""
+        self._bridge.loop.call_soon_threadsafe(self.cancel_event.set)
+
+    @property
+    def done(self) -> bool:
+        return self.future is not None and self.future.done()
+
+
+class EngineBridge(QObject):
+    """Owns the engine thread (an asyncio loop) and its library connection."""
+
+    def __init__(self, library_path: Path, *, secrets: SecretPrompt | None = None) -> None:
+        super().__init__()
+        self.library_path = library_path
+        self._secrets = secrets
+        self._delivery = _Delivery()
+        self.loop = asyncio.new_event_loop()
+        self._ready = threading.Event()
+        self._library: Library | None = None
+        self._thread = threading.Thread(target=self._main, name="pairbench-engine", daemon=True)
+        self._thread.start()
+        self._ready.wait(10)
+        self.runs: list[RunHandle] = []
+
+    def _main(self) -> None:
+        asyncio.set_event_loop(self.loop)
+        self._library = Library.open(self.library_path)
+        self._ready.set()
+        try:
+            self.loop.run_forever()
+        finally:
+            self._library.close()
+
+    # -- generic work ------------------------------------------------------------------
+
+    def submit(self, job: EngineJob[T]) -> concurrent.futures.Future[T]:
+        """Run ``job(library)`` on the engine thread; a future for any thread to wait on."""
+        library = self._library
+        assert library is not None
+
+        async def wrapped() -> T:
+            return await job(library)
+
+        return asyncio.run_coroutine_threadsafe(wrapped(), self.loop)
+
+    def call(
+        self,
+        job: EngineJob[T],
+        on_done: Callable[[T], None],
+        on_error: Callable[[BaseException], None] | None = None,
+    ) -> concurrent.futures.Future[T]:
+        """Like ``submit``; ``on_done(result)`` or ``on_error(exc)`` then run on the GUI thread."""
+        future = self.submit(job)
+
+        def settle(f: concurrent.futures.Future[T]) -> None:
+            if f.cancelled():
+                return
+            error = f.exception()
+            if error is None:
+                self._delivery.deliver.emit(on_done, f.result())
+            elif on_error is not None:
+                self._delivery.deliver.emit(on_error, error)
+
+        future.add_done_callback(settle)
+        return future
+
+    # -- runs --------------------------------------------------------------------------
+
+    def start_run(
+        self, pair: HostPair, spec: RunSpec, *, accept_new_host_key: bool = False
+    ) -> RunHandle:
+        """Start a run; follow it through the handle's signals."""
+        signals = RunSignals()
+        handle = RunHandle(self, signals)
+
+        async def job(library: Library) -> Run | None:
+            connector = Connector(
+                library, secrets=self._secrets, accept_new_host_key=accept_new_host_key
+            )
+            try:
+                prepared = await prepare(pair, spec, connector)
+                return await execute_run(
+                    library,
+                    prepared,
+                    observer=_SignalObserver(signals),
+                    cancel=handle.cancel_event,
+                )
+            except RunError as exc:
+                signals.failed.emit(str(exc))
+                return None
+            except Exception as exc:  # never let an engine error vanish silently
+                signals.failed.emit(f"{type(exc).__name__}: {exc}")
+                return None
+            finally:
+                await connector.close()
+
+        handle.future = self.submit(job)
+        self.runs.append(handle)
+        return handle
+
+    def active_runs(self) -> list[RunHandle]:
+        """Runs still going."""
+        return [run for run in self.runs if not run.done]
+
+    def cancel_all(self, timeout_s: float = 15.0) -> None:
+        """Cancel every active run and wait (bounded) until each is stored."""
+        active = self.active_runs()
+        for run in active:
+            run.cancel()
+        for run in active:
+            if run.future is not None:
+                try:
+                    run.future.result(timeout=timeout_s)
+                except Exception:
+                    pass
+
+    def shutdown(self) -> None:
+        """Cancel runs, stop the loop, join the thread (idempotent)."""
+        if not self._thread.is_alive():
+            return
+        self.cancel_all()
+        self.loop.call_soon_threadsafe(self.loop.stop)
+        self._thread.join(10)
