@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import json
+import os
 import random
 import shutil
 import socket
@@ -18,6 +19,15 @@ NAME = "overhead"
 TARGET_RATIO = 0.99
 REPO = Path(__file__).resolve().parent.parent
 _LISTEN = "0A"  # TCP_LISTEN in /proc/net/tcp*
+
+
+# Both sides pinned the same way (client on CPU 0, server on CPU 1) when there are two CPUs:
+# loopback throughput then varies far less from run to run, for bare and pairbench alike.
+AFFINITY = "0,1" if (os.cpu_count() or 1) >= 2 else ""
+
+
+def _affinity_args() -> list[str]:
+    return ["-A", AFFINITY] if AFFINITY else []
 
 
 class BenchRunError(Exception):
@@ -73,7 +83,17 @@ def bare_iperf3(duration: int) -> float:
                 raise BenchRunError(f"bare iperf3 server on port {port} did not start")
             time.sleep(0.01)
         client = subprocess.run(
-            [_iperf3(), "-c", "127.0.0.1", "-p", str(port), "-t", str(duration), "-J"],
+            [
+                _iperf3(),
+                "-c",
+                "127.0.0.1",
+                "-p",
+                str(port),
+                "-t",
+                str(duration),
+                "-J",
+                *_affinity_args(),
+            ],
             capture_output=True,
             text=True,
             timeout=duration + 30,
@@ -107,6 +127,7 @@ def pairbench_run(duration: int, library: Path) -> float:
         "iperf3",
         "--set",
         f"duration={duration}",
+        *(["--set", f"affinity={AFFINITY}"] if AFFINITY else []),
         "--json",
     ]
     proc = subprocess.run(

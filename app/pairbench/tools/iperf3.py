@@ -40,6 +40,7 @@ PARAMS: dict[str, Param] = {
         Param("window", "size", "0", "socket buffer size, 0 = system default (-w)"),
         Param("omit", "int", "0", "seconds to omit at the start (-O)", minimum=0, maximum=600),
         Param("no_delay", "bool", "false", "TCP_NODELAY (-N)"),
+        Param("affinity", "cpus", "", "pin to CPUs: N, or N,M for client N and server M (-A)"),
     )
 }
 
@@ -91,6 +92,8 @@ def commands(params: Mapping[str, str], caps: Capabilities, ctx: CommandContext)
         client += ["-O", params["omit"]]
     if is_true(params["no_delay"]):
         client.append("-N")
+    if params["affinity"]:
+        client += ["-A", params["affinity"]]
     if _server_parsed(params):
         # Client -> server UDP: only the receiving server knows per-interval jitter and
         # loss, so its output (over its own channel) is what is parsed; the client's

@@ -13,6 +13,7 @@ _FALSE = {"0", "false", "no", "off"}
 _RATE = re.compile(r"^\d+(\.\d+)?[kKmMgGtT]?$")
 _SIZE = re.compile(r"^\d+[kKmMgG]?$")
 _NAME = re.compile(r"^[A-Za-z0-9._-]{1,64}$")
+_CPUS = re.compile(r"^\d{1,4}(,\d{1,4})?$")
 
 
 @dataclass(frozen=True, slots=True)
@@ -73,6 +74,7 @@ _CHECKERS: dict[str, Callable[[Param, str], str]] = {
     "rate": _check_pattern(_RATE, "a rate such as 50M, 1.5G or 800K (bits/s)"),
     "size": _check_pattern(_SIZE, "a size such as 1400, 128K or 4M"),
     "name": _check_pattern(_NAME, "letters, digits, '.', '_' or '-'"),
+    "cpus": _check_pattern(_CPUS, "a CPU number, or client,server CPU numbers such as 0,1"),
 }
 
 
