@@ -68,7 +68,9 @@ class RunSession:
         if self.parse_error:
             return RunStatus.FAILED, self.parse_error
         if exit_status != 0:
-            return RunStatus.FAILED, f"{p.tool.name} exited with status {exit_status}"
+            # The tool's own words when it printed any, else its exit status.
+            words = self.close_parser().error
+            return RunStatus.FAILED, words or f"{p.tool.name} exited with status {exit_status}"
         return RunStatus.COMPLETED, None
 
     async def _record_facts(self, lib: Library, run_id: int) -> None:
@@ -145,7 +147,9 @@ class RunSession:
                 except TimeoutError:
                     continue
                 if line is None:
-                    if pump.done():
+                    # Servers that say nothing may also close their output (nuttcp -S): then
+                    # only the port tells, and the port check decides.
+                    if pump.done() and port_check is None:
                         return False, "\n".join(seen)
                     continue
                 self._handle(line)

@@ -101,11 +101,11 @@ class PingTextParser:
     """
 
     __slots__ = (
-        "_anchor",
+        "_anchor_us",
         "_dropped",
         "_first_us",
         "_icmp_error",
-        "_interval",
+        "_interval_us",
         "_last_raw_seq",
         "_last_t",
         "_loss_text",
@@ -123,14 +123,16 @@ class PingTextParser:
     )
 
     def __init__(self, interval_s: float = 1.0) -> None:
-        if not (interval_s > 0.0 and math.isfinite(interval_s)):
+        if not (interval_s >= 1e-6 and math.isfinite(interval_s)):
             raise ValueError(f"interval_s must be a positive number, got {interval_s!r}")
-        self._interval = interval_s
+        # Times are kept in whole microseconds (-D's resolution) and divided once, so they are
+        # the floats of 6-decimal values: 0.6, not 0.6000000000000001.
+        self._interval_us = round(interval_s * _US)
         self._reset()
 
     def _reset(self) -> None:
         self._first_us: int | None = None  # -D epoch of the first reply, in microseconds
-        self._anchor = 0.0
+        self._anchor_us = 0
         self._last_t = -math.inf
         self._seq_base = 0
         self._last_raw_seq: int | None = None
@@ -219,10 +221,10 @@ class PingTextParser:
             first = self._first_us
             if first is None:
                 self._first_us = first = us
-                self._anchor = seq * self._interval
-            t = (us - first) / _US + self._anchor
+                self._anchor_us = seq * self._interval_us
+            t = (us - first + self._anchor_us) / _US
         else:
-            t = seq * self._interval
+            t = seq * self._interval_us / _US
         if t <= self._last_t:
             self._dropped += 1
             return []

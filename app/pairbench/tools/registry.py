@@ -2,10 +2,13 @@
 
 from __future__ import annotations
 
-from pairbench.tools import fio, iperf3, uperf
+from pairbench.tools import fio, iperf2, iperf3, nuttcp, ping, uperf
 from pairbench.tools.base import ParamError, Tool
 
-TOOLS: dict[str, Tool] = {tool.name: tool for tool in (iperf3.TOOL, uperf.TOOL, fio.TOOL)}
+TOOLS: dict[str, Tool] = {
+    tool.name: tool
+    for tool in (iperf3.TOOL, uperf.TOOL, nuttcp.TOOL, ping.TOOL, iperf2.TOOL, fio.TOOL)
+}
 
 
 def get_tool(name: str) -> Tool:

@@ -1,0 +1,5 @@
+# iperf2 TCP client 1 s, 1 s intervals
+# captured: 2026-11-22T00:35:03Z on vm (6.18.44-fc-v657), iperf version 2.1.8 (12 August 2022) pthreads, Debian package iperf 2.1.8+dfsg-1, exit status: 0
+# stdout+stderr combined into tcp_t1.out
+# note: loopback only; server: "iperf -s -p 5999" (one long-lived server, see server_session.out); one interval line, then the whole-run line
+iperf -c 127.0.0.1 -p 5999 -t 1 -i 1
