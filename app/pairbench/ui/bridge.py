@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import asyncio
 import concurrent.futures
+import contextlib
 import threading
 from collections.abc import Awaitable, Callable
 from pathlib import Path
@@ -192,10 +193,9 @@ class EngineBridge(QObject):
             run.cancel()
         for run in active:
             if run.future is not None:
-                try:
+                # The run stores its own outcome; here only waiting (bounded) matters.
+                with contextlib.suppress(Exception):
                     run.future.result(timeout=timeout_s)
-                except Exception:
-                    pass
 
     def shutdown(self) -> None:
         """Cancel runs, stop the loop, join the thread (idempotent)."""
