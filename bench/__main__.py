@@ -10,7 +10,7 @@ import time
 import traceback
 from collections.abc import Callable, Sequence
 
-from bench import ingest, load, overhead
+from bench import ingest, load, overhead, parsers
 from bench.common import Out, Verdict
 
 Benchmark = Callable[[bool, Out], Verdict]
@@ -20,6 +20,7 @@ BENCHMARKS: dict[str, Benchmark] = {
     ingest.NAME: ingest.run,
     load.NAME: load.run,
     overhead.NAME: overhead.run,
+    parsers.NAME: parsers.run,
 }
 
 
