@@ -5,7 +5,7 @@ VENV := .venv
 BIN := $(VENV)/bin
 STAMP := $(VENV)/.installed
 
-.PHONY: setup system run test lint pytest bench clean
+.PHONY: setup system run test lint pytest bench bundle bundle-test clean
 
 setup: system $(STAMP)
 
@@ -40,5 +40,15 @@ test: lint pytest
 bench: setup
 	QT_QPA_PLATFORM=offscreen $(BIN)/python -m bench
 
+# The desktop package: dist/pairbench/ (one-folder PyInstaller bundle) and
+# dist/pairbench-VERSION-linux-x86_64.tar.gz, built from a clean work directory.
+bundle: setup
+	PYTHON=$(abspath $(BIN)/python) packaging/build-bundle.sh dist
+
+# Smoke test: builds a fresh bundle in a temporary directory, unpacks its tarball elsewhere,
+# opens the window (offscreen and on Xvfb), runs iperf3 through it, exports charts.
+bundle-test: setup
+	env -u PAIRBENCH_BUNDLE QT_QPA_PLATFORM=offscreen $(BIN)/pytest -q -p no:cacheprovider tests/bundle
+
 clean:
-	rm -rf $(VENV) .mypy_cache .ruff_cache .pytest_cache
+	rm -rf $(VENV) .mypy_cache .ruff_cache .pytest_cache dist

@@ -10,7 +10,18 @@ import time
 import traceback
 from collections.abc import Callable, Sequence
 
-from bench import ingest, load, overhead, parsers
+from bench import (
+    bundle_size,
+    bundle_start,
+    compare_draw,
+    compare_export,
+    ingest,
+    load,
+    overhead,
+    parsers,
+    ui_lag,
+    ui_plot_redraw,
+)
 from bench.common import Out, Verdict
 
 Benchmark = Callable[[bool, Out], Verdict]
@@ -21,6 +32,12 @@ BENCHMARKS: dict[str, Benchmark] = {
     load.NAME: load.run,
     overhead.NAME: overhead.run,
     parsers.NAME: parsers.run,
+    compare_draw.NAME: compare_draw.run,
+    compare_export.NAME: compare_export.run,
+    bundle_size.NAME: bundle_size.run,
+    bundle_start.NAME: bundle_start.run,
+    ui_lag.NAME: ui_lag.run,
+    ui_plot_redraw.NAME: ui_plot_redraw.run,
 }
 
 

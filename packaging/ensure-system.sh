@@ -8,6 +8,9 @@ PKGS=(
   libglib2.0-0 libgl1 libegl1 libxkbcommon0 libfontconfig1 fontconfig-config fonts-dejavu-core
   libdbus-1-3 libxkbcommon-x11-0 libxcb-cursor0 libxcb-icccm4 libxcb-keysyms1 libxcb-shape0
   libxcb-image0 libxcb-randr0 libxcb-render-util0 libxcb-xinerama0 libxcb-xkb1
+  # The bundle: PyInstaller needs binutils (objdump, strip); its smoke test looks at the X11
+  # window (x11-utils: xwininfo, xprop) and validates the .desktop file (desktop-file-utils).
+  binutils x11-utils desktop-file-utils
 )
 # Debian's own python3 needs python3-venv for `python3 -m venv`.
 PYTHON=${PYTHON:-python3}

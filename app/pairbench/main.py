@@ -5,6 +5,11 @@ from __future__ import annotations
 import sys
 from collections.abc import Sequence
 from pathlib import Path
+from typing import TYPE_CHECKING
+
+if TYPE_CHECKING:
+    from pairbench.cli.environment import Environment
+    from pairbench.export.charts import ChartSpec
 
 
 def main(argv: Sequence[str] | None = None) -> int:
@@ -17,7 +22,27 @@ def main(argv: Sequence[str] | None = None) -> int:
         return run_app(Path(args[1]) if args else default_library_path())
     from pairbench.cli.main import run_cli
 
-    return run_cli(args)
+    return run_cli(args, cli_environment())
+
+
+def cli_environment() -> Environment:
+    """The CLI's environment with the Qt chart renderer wired in (imported only when used)."""
+    from pairbench.cli.environment import Environment
+
+    return Environment(chart_renderer=render_chart_lazily)
+
+
+def render_chart_lazily(spec: ChartSpec, path: Path) -> None:
+    """Import Qt and draw the chart; without a usable Qt, ``ChartUnavailable`` says why."""
+    from pairbench.export.charts import ChartUnavailable
+
+    try:
+        from pairbench.ui.compare.render import render_chart
+    except ImportError as exc:
+        raise ChartUnavailable(
+            f"charts need Qt (PySide6) and pyqtgraph, which cannot be loaded here: {exc}"
+        ) from exc
+    render_chart(spec, path)
 
 
 def cli_entry() -> None:

@@ -10,12 +10,11 @@ import time
 from pathlib import Path
 
 from pytestqt.qtbot import QtBot
+from run_kit import isolated_settings, open_window, save_png
 
 from pairbench.domain import RunSpec, RunStatus
 from pairbench.library import Library
 from pairbench.library.runs import create_run, finish_run
-from pairbench.ui.main_window import MainWindow
-from testkit import REPO
 
 
 def _store_runs(lib: Library) -> None:
@@ -28,30 +27,35 @@ def _store_runs(lib: Library) -> None:
 
 def test_window_lists_library_runs(qtbot: QtBot, library: Library, tmp_path: Path) -> None:
     _store_runs(library)
-    window = MainWindow(library)
-    qtbot.addWidget(window)
-    window.show()
-    qtbot.waitExposed(window)
-    model = window.runs_view.model
-    assert model.rowCount() == 2
-    cells = {model.index(row, col).data() for row in range(2) for col in range(7)}
-    assert {"same zone", "cross zone", "9.41 Gbit/s", "4.20 Gbit/s", "completed"} <= cells
-    out = REPO / "test-output"
-    out.mkdir(exist_ok=True)
-    assert window.grab().save(str(out / "main_window_library.png"))
-    window.close()
-    assert not window.isVisible()
+    with open_window(qtbot, library.path, isolated_settings(tmp_path)) as window:
+        model = window.runs_view.model
+        qtbot.waitUntil(lambda: model.rowCount() == 2, timeout=10_000)
+        cells = {
+            model.index(row, col).data()
+            for row in range(model.rowCount())
+            for col in range(model.columnCount())
+        }
+        assert {"same zone", "cross zone", "9.41 Gbit/s", "4.20 Gbit/s", "completed"} <= cells
+        save_png(window, "main_window_library.png")
+        window.close_without_asking()
+        assert not window.isVisible()
 
 
-def test_empty_library_says_how_to_start(qtbot: QtBot, library: Library) -> None:
-    window = MainWindow(library)
-    qtbot.addWidget(window)
-    assert window.runs_view.model.rowCount() == 0
-    assert "pairbench run --pair local" in window.runs_view.count_label.text()
+def test_empty_library_offers_this_computer(qtbot: QtBot, library: Library, tmp_path: Path) -> None:
+    with open_window(qtbot, library.path, isolated_settings(tmp_path)) as window:
+        assert window.runs_view.model.rowCount() == 0
+        pair = window.run_panel.current_pair()
+        assert pair is not None and pair.description == "This computer"
 
 
 def test_app_process_starts_and_closes_cleanly_on_sigterm(library_path: Path) -> None:
-    env = {**os.environ, "QT_QPA_PLATFORM": "offscreen"}
+    env = {
+        **os.environ,
+        "QT_QPA_PLATFORM": "offscreen",
+        # Never the user's own settings file.
+        "PAIRBENCH_SETTINGS": str(library_path.parent / "settings.ini"),
+        "XDG_CONFIG_HOME": str(library_path.parent / "config"),
+    }
     proc = subprocess.Popen(
         [sys.executable, "-m", "pairbench", "--library", str(library_path)],
         stdout=subprocess.PIPE,

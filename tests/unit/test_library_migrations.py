@@ -15,6 +15,7 @@ import pytest
 
 from pairbench.domain import LOCAL_PAIR, AuthMethod, RunStatus
 from pairbench.library import Library, LibraryError, migrations
+from pairbench.library.analyses import get_analyses
 from pairbench.library.codec import dumps
 from pairbench.library.hosts import get_host, get_pair
 from pairbench.library.migrations import APPLICATION_ID, MIGRATIONS, SCHEMA_VERSION, migrate
@@ -159,12 +160,30 @@ def _check_v2(lib: Library, ids: dict[str, int]) -> None:
     assert rows == [("db1", "ssh-ed25519 AAAAold", 10.0), ("db1", "ssh-ed25519 AAAAnew", 20.0)]
 
 
+def _seed_v3(conn: sqlite3.Connection) -> dict[str, int]:
+    """A stored analysis (new in version 3) of the version-1 completed run."""
+    run_id = conn.execute("SELECT id FROM runs WHERE label = 'old run'").fetchone()[0]
+    conn.execute(
+        "INSERT INTO analyses (run_id, kind, json, created_at) VALUES (?, 'burst', ?, 30.0)",
+        (run_id, dumps({"detected": True, "bucket_bits": 1.7e10})),
+    )
+    return {}
+
+
+def _check_v3(lib: Library, ids: dict[str, int]) -> None:
+    assert get_analyses(lib, ids["done"]) == {"burst": {"bucket_bits": 1.7e10, "detected": True}}
+
+
 Seed = Callable[[sqlite3.Connection], dict[str, int]]
 Check = Callable[[Library, dict[str, int]], None]
 
 # Data that each schema version introduced, written as that version's Pairbench would. A file
 # at version v gets every step up to v. Add a step when a migration adds something to keep.
-SEED_STEPS: dict[int, tuple[Seed, Check]] = {1: (_seed_v1, _check_v1), 2: (_seed_v2, _check_v2)}
+SEED_STEPS: dict[int, tuple[Seed, Check]] = {
+    1: (_seed_v1, _check_v1),
+    2: (_seed_v2, _check_v2),
+    3: (_seed_v3, _check_v3),
+}
 
 
 def _steps_for(version: int) -> list[tuple[Seed, Check]]:

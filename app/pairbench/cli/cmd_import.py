@@ -9,7 +9,8 @@ from pathlib import Path
 from pairbench.cli.environment import Environment
 from pairbench.cli.exit_status import ExitStatus
 from pairbench.domain.units import format_value
-from pairbench.engine.importing import MAX_IMPORT_BYTES, import_output
+from pairbench.engine.import_guess import read_output_file
+from pairbench.engine.importing import import_output
 from pairbench.tools.base import ParseError
 
 
@@ -28,12 +29,9 @@ def handle(args: argparse.Namespace, env: Environment) -> ExitStatus:
     """Parse the file and store it; nothing is stored when it cannot be parsed."""
     path: Path = args.file
     try:
-        if path.stat().st_size > MAX_IMPORT_BYTES:
-            env.err(f"pairbench: {path} is larger than {MAX_IMPORT_BYTES >> 20} MB")
-            return ExitStatus.ERROR
-        text = path.read_bytes().decode("utf-8", errors="replace")
-    except OSError as exc:
-        env.err(f"pairbench: cannot read {path}: {exc.strerror or exc}")
+        text = read_output_file(path)
+    except ValueError as exc:
+        env.err(f"pairbench: {exc}")
         return ExitStatus.ERROR
     with env.open_library() as lib:
         try:

@@ -8,33 +8,27 @@ import dataclasses
 import json
 from typing import Any
 
-from pairbench.cli.cmd_hosts import (
-    describe_host,
-    edit_tags,
-    fail,
-    format_tags,
-    host_json,
-    key_fingerprint,
-    parse_tags,
-)
+from pairbench.cli.cmd_hosts import fail, host_json
 from pairbench.cli.environment import Environment
 from pairbench.cli.exit_status import ExitStatus
 from pairbench.cli.prompts import TerminalPrompt
-from pairbench.domain import Host, HostPair
-from pairbench.domain.validation import check_address, check_description, check_name
-from pairbench.engine.preflight import VERSION_COMMANDS, HostCheck, PairCheck, check_pair
-from pairbench.engine.transports import Connector
-from pairbench.library import Library, LibraryError
-from pairbench.library.hosts import (
-    add_pair,
-    get_host,
-    get_pair,
-    list_hosts,
-    list_pairs,
-    pinned_host_keys,
-    remove_pair,
-    replace_pair,
+from pairbench.domain import HostPair
+from pairbench.domain.validation import check_address, check_description
+from pairbench.engine.hosts_edit import (
+    PairForm,
+    check_pair_edit_allowed,
+    describe_host,
+    edit_tags,
+    format_tags,
+    key_fingerprint,
+    pair_from_form,
+    store_new_pair,
+    stored_host,
 )
+from pairbench.engine.pair_check import report_lines, run_check
+from pairbench.engine.preflight import VERSION_COMMANDS
+from pairbench.library import LibraryError
+from pairbench.library.hosts import get_pair, list_pairs, remove_pair, replace_pair
 from pairbench.remote.base import TransportError
 
 _COMMANDS = "add|list|show|edit|remove|check"
@@ -123,41 +117,20 @@ def pair_json(pair: HostPair) -> dict[str, Any]:
     }
 
 
-def _stored_host(lib: Library, role: str, name: str) -> Host:
-    check_name(f"{role} host", name)
-    try:
-        return get_host(lib, name)
-    except LibraryError:
-        raise ValueError(f"{role} host {name!r} is not a stored host; add it first") from None
-
-
-def _pair_exists(lib: Library, name: str) -> bool:
-    try:
-        get_pair(lib, name)
-    except LibraryError:
-        return False
-    return True
-
-
 def handle_add(args: argparse.Namespace, env: Environment) -> ExitStatus:
     """Validate and store a new pair."""
+    form = PairForm(
+        name=args.name,
+        client=args.client,
+        server=args.server,
+        data_address=args.data_address,
+        description=args.description,
+        tags=args.tag,
+    )
     try:
-        name = check_name("pair", args.name)
-        data_address = None if args.data_address is None else check_address(args.data_address)
-        description = check_description(args.description or "")
-        tags = parse_tags(args.tag)
         with env.open_library() as lib:
-            if _pair_exists(lib, name):
-                return fail(env, f"a pair named {name!r} already exists")
-            pair = HostPair(
-                name=name,
-                client=_stored_host(lib, "client", args.client),
-                server=_stored_host(lib, "server", args.server),
-                data_address=data_address,
-                description=description,
-                tags=tags,
-            )
-            add_pair(lib, pair)
+            pair = pair_from_form(lib, form)
+            store_new_pair(lib, pair)
     except ValueError as exc:
         return fail(env, exc)
     env.out(
@@ -171,13 +144,12 @@ def handle_edit(args: argparse.Namespace, env: Environment) -> ExitStatus:
     try:
         with env.open_library() as lib:
             old = get_pair(lib, args.name)
-            if old.name == "local":
-                return fail(env, "the built-in pair 'local' cannot be edited")
+            check_pair_edit_allowed(old.name)
             new = old
             if args.client is not None:
-                new = dataclasses.replace(new, client=_stored_host(lib, "client", args.client))
+                new = dataclasses.replace(new, client=stored_host(lib, "client", args.client))
             if args.server is not None:
-                new = dataclasses.replace(new, server=_stored_host(lib, "server", args.server))
+                new = dataclasses.replace(new, server=stored_host(lib, "server", args.server))
             if args.data_address is not None:
                 new = dataclasses.replace(new, data_address=check_address(args.data_address))
             elif args.no_data_address:
@@ -242,92 +214,37 @@ def handle_remove(args: argparse.Namespace, env: Environment) -> ExitStatus:
 # check
 
 
-async def _check(pair: HostPair, connector: Connector, tool: str | None) -> PairCheck:
-    try:
-        return await check_pair(pair, connector, tool=tool)
-    finally:
-        await connector.close()
-
-
-def _pins(lib: Library) -> dict[str, set[str]]:
-    return {h.name: set(pinned_host_keys(lib, h.name)) for h in list_hosts(lib) if not h.is_local}
-
-
 def handle_check(args: argparse.Namespace, env: Environment) -> ExitStatus:
     """Preflight a pair; exit 0 when it is ready (and has ``--tool``), 1 otherwise."""
     with env.open_library() as lib:
         pair = get_pair(lib, args.name)
-        before = _pins(lib)
-        connector = Connector(
-            lib, secrets=TerminalPrompt(), accept_new_host_key=args.accept_new_host_key
-        )
         try:
-            check = asyncio.run(_check(pair, connector, args.tool))
+            report = asyncio.run(
+                run_check(
+                    lib,
+                    pair.name,
+                    tool=args.tool,
+                    accept_new_host_key=args.accept_new_host_key,
+                    secrets=TerminalPrompt(),
+                )
+            )
         except KeyboardInterrupt:
             return fail(env, "check cancelled", ExitStatus.CANCELLED)
         except (TransportError, LibraryError, OSError, ValueError) as exc:
             return fail(env, f"cannot check pair {pair.name}: {exc}")
         except Exception as exc:  # never a traceback for the user: name what went wrong
             return fail(env, f"cannot check pair {pair.name}: {type(exc).__name__}: {exc}")
-        after = _pins(lib)
-    pinned = [
-        (name, key)
-        for name, keys in after.items()
-        for key in sorted(keys - before.get(name, set()))
-    ]
-    ready = check.ok and not _tool_missing(check, args.tool)
+    check = report.check
     if args.json:
         payload = dataclasses.asdict(check)
-        payload["ok"] = ready
+        payload["ok"] = report.ready
         if not (check.client.reachable and check.server.reachable):
             payload["clock_offset_s"] = None  # preflight reports 0.0 when the server is down
         payload["newly_pinned"] = [
-            {"host": n, "key": k, "fingerprint": key_fingerprint(k)} for n, k in pinned
+            {"host": n, "key": k, "fingerprint": key_fingerprint(k)} for n, k in report.newly_pinned
         ]
         env.out(json.dumps(payload))
     else:
-        _print_check(env, pair, check, args.tool, ready)
-        for name, key in pinned:
-            env.out(f"pinned the new host key of {name}: {key_fingerprint(key)}")
-    return ExitStatus.OK if ready else ExitStatus.ERROR
-
-
-def _tool_missing(check: PairCheck, tool: str | None) -> bool:
-    return tool is not None and (tool in check.client.missing or tool in check.server.missing)
-
-
-def _print_check(
-    env: Environment, pair: HostPair, check: PairCheck, tool: str | None, ready: bool
-) -> None:
-    env.out(f"pair {pair.name}: {pair.client.name} → {pair.server.name} ({pair.target_address})")
-    for role, host_check in (("client", check.client), ("server", check.server)):
-        _print_host(env, role, host_check, tool)
-    if check.data_path_ok is None:
-        env.out("data path: not checked (the client is unreachable)")
-    elif check.data_path_ok:
-        rtt = "" if check.data_path_rtt_ms is None else f", rtt {check.data_path_rtt_ms:.3g} ms"
-        env.out(f"data path: ok, {pair.client.name} reaches {pair.target_address}{rtt}")
-    else:
-        env.out(f"data path: FAILED, {pair.client.name} cannot ping {pair.target_address}")
-    if not (check.client.reachable and check.server.reachable):
-        env.out("clock offset: not checked (a host is unreachable)")
-    elif check.clock_offset_s is None:
-        env.out("clock offset: unknown (`date +%s.%N` failed on a host)")
-    else:
-        env.out(f"clock offset: {check.clock_offset_s:+.3f} s (server minus client)")
-    if ready:
-        env.out(f"pair {pair.name} is ready")
-    else:
-        env.out(f"pair {pair.name} is NOT ready")
-
-
-def _print_host(env: Environment, role: str, check: HostCheck, tool: str | None) -> None:
-    if not check.reachable:
-        env.out(f"{role} {check.name}: UNREACHABLE: {check.error or 'unknown error'}")
-        return
-    env.out(f"{role} {check.name}: reachable")
-    for name, version in sorted(check.versions.items()):
-        env.out(f"  {name:8} {version}")
-    for name, hint in sorted(check.missing.items()):
-        needed = " (needed)" if name == tool else ""
-        env.out(f"  {name:8} missing{needed}; install: {hint}")
+        for line in report_lines(report):
+            env.out(line)
+    return ExitStatus.OK if report.ready else ExitStatus.ERROR

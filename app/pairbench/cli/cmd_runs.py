@@ -6,12 +6,14 @@ import argparse
 import json
 from datetime import datetime
 
+from pairbench.cli.cmd_analyze import describe_analysis
 from pairbench.cli.environment import Environment
 from pairbench.cli.exit_status import ExitStatus
 from pairbench.domain import Run
 from pairbench.domain.units import format_value
 from pairbench.export.run_json import run_fields, run_payload
 from pairbench.library import LibraryError
+from pairbench.library.analyses import get_analyses
 from pairbench.library.runs import delete_run, get_run, list_runs
 from pairbench.library.series import load_series
 
@@ -72,8 +74,9 @@ def handle_show(args: argparse.Namespace, env: Environment) -> ExitStatus:
     with env.open_library() as lib:
         run = get_run(lib, args.id)
         series = [s.to_series() for s in load_series(lib, args.id)]
+        analyses = get_analyses(lib, args.id)
     if args.json:
-        env.out(json.dumps(run_payload(run, series)))
+        env.out(json.dumps({**run_payload(run, series), "analyses": analyses}))
         return ExitStatus.OK
     env.out(f"run {run.id}: {run.spec.tool} on {run.spec.pair} — {run.status.value}")
     env.out(f"  started   {_when(run.started_at)}")
@@ -91,6 +94,12 @@ def handle_show(args: argparse.Namespace, env: Environment) -> ExitStatus:
     env.out("  series")
     for s in series:
         env.out(f"    {s.stream:<12} {s.metric:<20} {len(s.t)} samples")
+    if run.notes:
+        env.out(f"  notes     {run.notes}")
+    for kind, payload in analyses.items():
+        env.out(f"  analysis  {kind}")
+        for line in describe_analysis(kind, payload):
+            env.out(f"    {line}")
     return ExitStatus.OK
 
 

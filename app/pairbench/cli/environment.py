@@ -7,9 +7,12 @@ import sys
 from collections.abc import Mapping
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import TextIO
+from typing import TYPE_CHECKING, TextIO
 
 from pairbench.library import Library, default_library_path
+
+if TYPE_CHECKING:  # not at run time: every command would pay for numpy's import
+    from pairbench.export.charts import ChartRenderer
 
 
 @dataclass
@@ -20,6 +23,9 @@ class Environment:
     stderr: TextIO = field(default_factory=lambda: sys.stderr)
     environ: Mapping[str, str] = field(default_factory=lambda: dict(os.environ))
     library_path: Path | None = None
+    # Draws charts (``compare --chart``, bundles). The CLI never imports ``ui``: the
+    # composition root (``pairbench.main``) injects Qt's renderer; None means no charts here.
+    chart_renderer: ChartRenderer | None = None
 
     def resolve_library_path(self) -> Path:
         """``--library``, else ``PAIRBENCH_LIBRARY``, else the user data directory."""

@@ -9,11 +9,16 @@ from pathlib import Path
 
 from pairbench import __version__
 from pairbench.cli import (
+    cmd_analyze,
+    cmd_compare,
+    cmd_export,
     cmd_hosts,
     cmd_import,
+    cmd_import_bundle,
     cmd_lab,
     cmd_pairs,
     cmd_parse,
+    cmd_probe,
     cmd_run,
     cmd_runs,
 )
@@ -45,6 +50,11 @@ def build_parser() -> argparse.ArgumentParser:
     cmd_hosts.add_parser(sub)
     cmd_pairs.add_parser(sub)
     cmd_lab.add_parser(sub)
+    cmd_probe.add_parser(sub)
+    cmd_analyze.add_parser(sub)
+    cmd_compare.add_parser(sub)
+    cmd_export.add_parser(sub)
+    cmd_import_bundle.add_parser(sub)
     return parser
 
 

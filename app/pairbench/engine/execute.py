@@ -8,9 +8,16 @@ from dataclasses import dataclass, replace
 from pairbench.domain import HostPair, Run, RunSpec, RunStatus
 from pairbench.engine.observer import NullObserver, RunObserver
 from pairbench.engine.session import RunSession
+from pairbench.engine.stop import StopCondition
 from pairbench.engine.transports import Connector
 from pairbench.library import Library, Recorder
-from pairbench.library.runs import create_run, finish_run, get_run, set_run_facts
+from pairbench.library.runs import (
+    create_run,
+    finish_run,
+    get_run,
+    set_run_facts,
+    update_run_notes,
+)
 from pairbench.library.series import compact_series
 from pairbench.remote.base import ToolMissingError, Transport, TransportError
 from pairbench.remote.ssh import ConnectionLostError
@@ -94,11 +101,15 @@ async def execute_run(
     *,
     observer: RunObserver | None = None,
     cancel: asyncio.Event | None = None,
+    stop: StopCondition | None = None,
 ) -> Run:
     """Run a prepared spec and store it; return the stored run with its final status.
 
     Setting ``cancel`` (or cancelling the task) ends both processes and stores the run as
-    ``cancelled`` with every sample received so far.
+    ``cancelled`` with every sample received so far. ``stop`` sees every line's records; when
+    it returns a reason, both processes are ended and the run is stored as ``completed`` with
+    the reason as its note (the tool's own summary is then usually incomplete: iperf3 prints
+    no receiver figures when interrupted, so its summary comes from the intervals).
     """
     observer = observer or NullObserver()
     cancel = cancel or asyncio.Event()
@@ -107,14 +118,15 @@ async def execute_run(
     set_run_facts(lib, run_id, tool_version=prepared.caps.version)
     recorder = Recorder(lib, run_id)
     parser = tool.parser(spec.params, prepared.caps)
-    session = RunSession(prepared, recorder, parser, observer)
+    session = RunSession(prepared, recorder, parser, observer, stop)
     observer.on_started(run_id, spec, tool.expected_seconds(spec.params))
-    status, error = RunStatus.FAILED, None
+    status, error, by_stop = RunStatus.FAILED, None, False
     work = asyncio.ensure_future(session.run(lib, run_id))
     cancelled = asyncio.ensure_future(cancel.wait())
+    stopped = asyncio.ensure_future(session.stop_requested.wait())
     flusher = asyncio.ensure_future(_flush_periodically(recorder))
     try:
-        await asyncio.wait({work, cancelled}, return_when=asyncio.FIRST_COMPLETED)
+        await asyncio.wait({work, cancelled, stopped}, return_when=asyncio.FIRST_COMPLETED)
         if work.done():
             try:
                 status, error = work.result()
@@ -122,35 +134,45 @@ async def execute_run(
                 status, error = RunStatus.INTERRUPTED, str(exc)
             except TransportError as exc:
                 status, error = RunStatus.FAILED, str(exc)
-        else:
+        elif cancelled.done():
             status, error = RunStatus.CANCELLED, "cancelled by the user"
+        else:  # the stop condition ended it
+            status, error, by_stop = RunStatus.COMPLETED, None, True
     except asyncio.CancelledError:
         status, error = RunStatus.CANCELLED, "cancelled"
         raise
     except Exception as exc:  # a bug or an unforeseen failure: store it, never lose data
         status, error = RunStatus.FAILED, f"{type(exc).__name__}: {exc}"
     finally:
-        for task in (work, cancelled, flusher):
+        for task in (work, cancelled, stopped, flusher):
             task.cancel()
-        await asyncio.shield(_finish(lib, run_id, session, status, error))
+        await asyncio.shield(_finish(lib, run_id, session, status, error, by_stop))
     run = get_run(lib, run_id)
     observer.on_finished(run)
     return run
 
 
 async def _finish(
-    lib: Library, run_id: int, session: RunSession, status: RunStatus, error: str | None
+    lib: Library,
+    run_id: int,
+    session: RunSession,
+    status: RunStatus,
+    error: str | None,
+    by_stop: bool,
 ) -> None:
+    """Stop the processes and store the outcome. ``by_stop``: the stop condition ended the
+    run on purpose, so the interrupted tool's message and incomplete summary are no failure."""
     try:
-        await session.stop_all()
+        await (session.stop_main_first() if by_stop else session.stop_all())
     except Exception as exc:  # still store the run below
         error = error or f"cleanup failed: {exc}"
     summary = session.close_parser()
-    if status is RunStatus.COMPLETED and summary.error:
-        status, error = RunStatus.FAILED, summary.error
-    elif status is RunStatus.COMPLETED and not summary.complete:
-        status, error = RunStatus.FAILED, "the tool's output ended before its summary"
-    if error is None and summary.error:
+    if status is RunStatus.COMPLETED and not by_stop:
+        if summary.error:
+            status, error = RunStatus.FAILED, summary.error
+        elif not summary.complete:
+            status, error = RunStatus.FAILED, "the tool's output ended before its summary"
+    if error is None and summary.error and not by_stop:
         error = summary.error
     session.recorder.flush()
     finish_run(
@@ -161,6 +183,9 @@ async def _finish(
         complete=summary.complete,
         error=error,
     )
+    notes = [n for n in (session.stop_reason if by_stop else None, session.stop_error) if n]
+    if notes:
+        update_run_notes(lib, run_id, notes="\n".join(notes))
     compact_series(lib.conn, run_id)
 
 

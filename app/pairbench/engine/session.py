@@ -7,10 +7,11 @@ import contextlib
 import time
 from typing import TYPE_CHECKING
 
-from pairbench.domain import Line, LineSource, RunStatus, Summary
+from pairbench.domain import Line, LineSource, Record, RunStatus, Summary
 from pairbench.engine.facts import gather_facts
 from pairbench.engine.observer import RunObserver
 from pairbench.engine.readiness import local_free_port, wait_port_listening
+from pairbench.engine.stop import StopCondition
 from pairbench.library import Library, Recorder
 from pairbench.library.runs import set_run_facts
 from pairbench.remote.base import RemoteProcess, Transport, TransportError
@@ -30,12 +31,22 @@ class RunSession:
     """Starts the run's processes, feeds their lines to parser, recorder and observer."""
 
     def __init__(
-        self, prepared: Prepared, recorder: Recorder, parser: Parser, observer: RunObserver
+        self,
+        prepared: Prepared,
+        recorder: Recorder,
+        parser: Parser,
+        observer: RunObserver,
+        stop: StopCondition | None = None,
     ) -> None:
         self.prepared = prepared
         self.recorder = recorder
         self.parser = parser
         self.observer = observer
+        self.stop = stop
+        # Set once ``stop`` asked the run to end; ``stop_reason`` says why (the run's note).
+        self.stop_requested = asyncio.Event()
+        self.stop_reason: str | None = None
+        self.stop_error: str | None = None
         self.queue: asyncio.Queue[Line | None] = asyncio.Queue()
         self.processes: list[RemoteProcess] = []
         self.pumps: list[asyncio.Task[None]] = []
@@ -213,7 +224,22 @@ class RunSession:
         except (TypeError, ValueError) as exc:  # a parser bug again: malformed records
             self.parse_error = f"{tool} parser gave malformed records on {line.text[:120]!r}: {exc}"
             return
+        self._check_stop(records)
         self.observer.on_records(records)
+
+    def _check_stop(self, records: list[Record]) -> None:
+        """Ask the stop condition (if any) whether these records end the run."""
+        if self.stop is None or self.stop_reason is not None:
+            return
+        try:
+            reason = self.stop.check(records)
+        except Exception as exc:  # a bug in the condition must not lose the run: ignore it
+            self.stop_error = f"stop condition failed: {type(exc).__name__}: {exc}"
+            self.stop = None
+            return
+        if reason:
+            self.stop_reason = reason
+            self.stop_requested.set()
 
     async def _await_server_exit(self) -> None:
         for process in self.processes[:-1]:
@@ -226,6 +252,16 @@ class RunSession:
             line = self.queue.get_nowait()
             if line is not None:
                 self._handle(line)
+
+    async def stop_main_first(self) -> None:
+        """End the main command first, then everything else (a stop by the run's own stop
+        condition): the client then ends as interrupted by us, printing what it measured, and
+        not as a client whose server vanished under it (which iperf3 reports as an error
+        with a receiver figure of zero)."""
+        if self.processes:
+            with contextlib.suppress(Exception):  # stop_all below tries again
+                await self.processes[-1].stop()
+        await self.stop_all()
 
     async def stop_all(self) -> None:
         """End every process of the run and remove its work directory."""

@@ -6,7 +6,7 @@ import math
 from collections.abc import Iterable, Mapping
 from typing import Any
 
-from pairbench.domain import Run, Series
+from pairbench.domain import AuthMethod, Host, HostPair, Run, Series
 
 
 def _number(value: float) -> float | None:
@@ -74,3 +74,74 @@ def run_payload(run: Run, series: Iterable[Series]) -> dict[str, Any]:
     payload = run_fields(run)
     payload["series"] = series_payload(series)
     return payload
+
+
+def host_payload(host: Host) -> dict[str, Any]:
+    """A host's stored fields (no secrets: keys are paths, passwords live in the keyring)."""
+    return {
+        "name": host.name,
+        "address": host.address,
+        "port": host.port,
+        "user": host.user,
+        "auth": host.auth.value,
+        "key_path": host.key_path,
+        "jump": host.jump,
+        "tags": dict(host.tags),
+    }
+
+
+def pair_payload(pair: HostPair | None) -> dict[str, Any] | None:
+    """A pair with both hosts, or None (a run whose pair was removed)."""
+    if pair is None:
+        return None
+    return {
+        "name": pair.name,
+        "description": pair.description,
+        "data_address": pair.data_address,
+        "tags": dict(pair.tags),
+        "client": host_payload(pair.client),
+        "server": host_payload(pair.server),
+    }
+
+
+def host_from_payload(data: Mapping[str, Any]) -> Host:
+    """The inverse of ``host_payload``."""
+    return Host(
+        name=str(data["name"]),
+        address=str(data["address"]),
+        port=int(data["port"]),
+        user=None if data.get("user") is None else str(data["user"]),
+        auth=AuthMethod(str(data["auth"])),
+        key_path=None if data.get("key_path") is None else str(data["key_path"]),
+        jump=None if data.get("jump") is None else str(data["jump"]),
+        tags={str(k): str(v) for k, v in dict(data.get("tags") or {}).items()},
+    )
+
+
+def pair_from_payload(data: Mapping[str, Any]) -> HostPair:
+    """The inverse of ``pair_payload``."""
+    return HostPair(
+        name=str(data["name"]),
+        client=host_from_payload(data["client"]),
+        server=host_from_payload(data["server"]),
+        data_address=None if data.get("data_address") is None else str(data["data_address"]),
+        description=str(data.get("description") or ""),
+        tags={str(k): str(v) for k, v in dict(data.get("tags") or {}).items()},
+    )
+
+
+def runs_document(
+    runs: Iterable[tuple[Run, HostPair | None, Iterable[Series]]], *, pairbench_version: str
+) -> dict[str, Any]:
+    """``pairbench export --format json``: every run as ``runs show --json`` plus its pair."""
+    items = []
+    for run, pair, series in runs:
+        payload = run_payload(run, series)
+        payload["pair_detail"] = pair_payload(pair)
+        items.append(payload)
+    return {
+        "format": "pairbench-runs",
+        "version": 1,
+        "pairbench_version": pairbench_version,
+        "runs": items,
+    }

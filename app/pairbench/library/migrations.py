@@ -91,6 +91,17 @@ MIGRATIONS: list[str] = [
         PRIMARY KEY (host_name, key)
     );
     """,
+    # 2 -> 3: analyses stored with their run (one per kind, e.g. "burst"), as JSON objects.
+    """
+    CREATE TABLE analyses (
+        run_id INTEGER NOT NULL REFERENCES runs(id) ON DELETE CASCADE,
+        kind TEXT NOT NULL,
+        json TEXT NOT NULL,
+        created_at REAL NOT NULL,
+        PRIMARY KEY (run_id, kind)
+    ) WITHOUT ROWID;
+    CREATE INDEX analyses_kind ON analyses(kind);
+    """,
 ]
 
 SCHEMA_VERSION = len(MIGRATIONS)

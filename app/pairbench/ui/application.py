@@ -1,21 +1,24 @@
-"""Starting the Qt application: QApplication, the library, the main window, the event loop."""
+"""Starting the Qt application: QApplication, the library, the engine bridge, the main window."""
 
 from __future__ import annotations
 
+import os
 import signal
 import sys
 from pathlib import Path
 
-from PySide6.QtCore import QTimer
-from PySide6.QtGui import QIcon
+from PySide6.QtCore import QSettings, QTimer
 from PySide6.QtWidgets import QApplication, QMessageBox
 
 from pairbench import __version__
 from pairbench.library import Library, LibraryError
+from pairbench.ui.bridge import EngineBridge
+from pairbench.ui.desktop import report_startup, set_desktop_identity
 from pairbench.ui.main_window import MainWindow
+from pairbench.ui.secret_prompt import GuiSecretPrompt
 
-# resources/ beside app/ in a source checkout.
-ICON_PATH = Path(__file__).resolve().parents[3] / "resources" / "pairbench.svg"
+# Where the window keeps its layout and last choices (an INI file); tests point it elsewhere.
+SETTINGS_ENV = "PAIRBENCH_SETTINGS"
 
 
 def create_app() -> QApplication:
@@ -24,32 +27,47 @@ def create_app() -> QApplication:
     app.setApplicationName("Pairbench")
     app.setOrganizationName("Pairbench")
     app.setApplicationVersion(__version__)
-    if ICON_PATH.is_file():
-        app.setWindowIcon(QIcon(str(ICON_PATH)))
+    set_desktop_identity(app)  # the icon (package data) and the .desktop file's name
     return app  # type: ignore[return-value]
+
+
+def app_settings() -> QSettings:
+    """The user's settings: ``$PAIRBENCH_SETTINGS`` if set, else Pairbench/workbench.ini
+    in the user's configuration directory."""
+    path = os.environ.get(SETTINGS_ENV)
+    if path:
+        return QSettings(path, QSettings.Format.IniFormat)
+    return QSettings(
+        QSettings.Format.IniFormat, QSettings.Scope.UserScope, "Pairbench", "workbench"
+    )
 
 
 def run_app(library_path: Path) -> int:
     """Open the library and show the workbench until the user closes it."""
     app = create_app()
     try:
-        library = Library.open(library_path)
+        library = Library.open(library_path)  # checked here: a bad file is refused before Qt
     except LibraryError as exc:
         QMessageBox.critical(None, "Pairbench", str(exc))
         return 1
-    window = MainWindow(library)
-    window.show()
-    _quit_on_signals(app)
+    prompt = GuiSecretPrompt()
+    bridge = EngineBridge(library_path, secrets=prompt)
     try:
+        window = MainWindow(bridge, library, app_settings(), secret_prompt=prompt)
+        window.show()
+        report_startup(window)  # only with PAIRBENCH_REPORT_STARTUP=1
+        _quit_on_signals(app, window)
         return app.exec()
     finally:
+        bridge.shutdown()
         library.close()
 
 
-def _quit_on_signals(app: QApplication) -> None:
+def _quit_on_signals(app: QApplication, window: MainWindow) -> None:
     """Close the window cleanly on SIGINT/SIGTERM (Qt alone would ignore or die on them)."""
 
     def request_quit(_signum: int, _frame: object) -> None:
+        window.close_without_asking()
         app.closeAllWindows()
         app.quit()
 

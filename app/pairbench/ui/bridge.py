@@ -151,10 +151,19 @@ class EngineBridge(QObject):
     # -- runs --------------------------------------------------------------------------
 
     def start_run(
-        self, pair: HostPair, spec: RunSpec, *, accept_new_host_key: bool = False
+        self,
+        pair: HostPair,
+        spec: RunSpec,
+        *,
+        accept_new_host_key: bool = False,
+        signals: RunSignals | None = None,
     ) -> RunHandle:
-        """Start a run; follow it through the handle's signals."""
-        signals = RunSignals()
+        """Start a run; follow it through the handle's signals.
+
+        The engine may emit before this returns (a run that fails at once): pass ``signals``
+        already connected to miss nothing (a signal emitted with no receiver is lost).
+        """
+        signals = signals or RunSignals()
         handle = RunHandle(self, signals)
 
         async def job(library: Library) -> Run | None:

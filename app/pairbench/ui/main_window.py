@@ -1,22 +1,163 @@
-"""The main window: a thin shell that composes the feature views."""
+"""The main window: a thin shell that composes the feature views into tabs and docks."""
 
 from __future__ import annotations
 
-from PySide6.QtWidgets import QMainWindow, QTabWidget
+from PySide6.QtCore import QSettings, Qt
+from PySide6.QtGui import QCloseEvent
+from PySide6.QtWidgets import (
+    QApplication,
+    QDockWidget,
+    QLabel,
+    QMainWindow,
+    QMessageBox,
+    QTabBar,
+    QTabWidget,
+    QWidget,
+)
 
 from pairbench.library import Library
-from pairbench.ui.library.runs_view import RunsView
+from pairbench.ui.bridge import EngineBridge
+from pairbench.ui.hosts.hosts_panel import HostsPanel
+from pairbench.ui.library.library_view import LibraryView
+from pairbench.ui.run.run_panel import RunPanel
+from pairbench.ui.run.run_tabs import RunTabs
+from pairbench.ui.secret_prompt import GuiSecretPrompt
+
+KEY_GEOMETRY = "window/geometry"
+KEY_STATE = "window/state"
 
 
 class MainWindow(QMainWindow):
-    """Composes the views; holds no logic of its own."""
+    """Composes the views; holds no logic of its own beyond closing cleanly."""
 
-    def __init__(self, library: Library) -> None:
+    def __init__(
+        self,
+        bridge: EngineBridge,
+        library: Library,
+        settings: QSettings,
+        *,
+        secret_prompt: GuiSecretPrompt | None = None,
+    ) -> None:
         super().__init__()
+        self.bridge = bridge
+        self.settings = settings
+        self.secret_prompt = secret_prompt
+        self.ask_before_closing = True
+        self.closed = False
         self.setWindowTitle(f"Pairbench — {library.path}")
-        self.resize(1100, 700)
+        self.resize(1400, 900)
+
         self.tabs = QTabWidget()
-        self.runs_view = RunsView(library)
-        self.tabs.addTab(self.runs_view, "Library")
+        self.tabs.setDocumentMode(True)
+        self.tabs.setTabsClosable(True)  # run tabs close; add_fixed_tab removes the button
         self.setCentralWidget(self.tabs)
+
+        # Feature views. Each is built by its own package; this window only places them.
+        self.runs_view = LibraryView(bridge)  # the run library; refresh() after each run
+        self.add_fixed_tab(self.runs_view, "Library")
+        self.runs_view.accept_drops_on(self)  # saved tool outputs dropped anywhere import
+        self.hosts_panel = HostsPanel(bridge)
+        self.add_fixed_tab(self.hosts_panel, "Hosts")
+        self.run_panel = RunPanel(bridge, settings)
+        self.run_dock = self.add_dock(self.run_panel, "Run", "run_dock")
+        self.run_tabs = RunTabs(self.tabs, self)
+
+        self.run_panel.runLaunched.connect(self.run_tabs.track)
+        self.hosts_panel.changed.connect(self.run_panel.refresh_pairs)
+        self.run_tabs.runFinished.connect(self._run_finished)
+        self.run_tabs.activeCountChanged.connect(self._show_active_count)
+
+        self.active_label = QLabel()
+        self.statusBar().addPermanentWidget(self.active_label)
         self.statusBar().showMessage(f"Library: {library.path}")
+        self._restore_layout()
+
+    # -- composition helpers (for feature views) ---------------------------------------------
+
+    def add_fixed_tab(self, widget: QWidget, title: str) -> int:
+        """A tab that cannot be closed (Library, Hosts...)."""
+        index = self.tabs.addTab(widget, title)
+        for side in (QTabBar.ButtonPosition.RightSide, QTabBar.ButtonPosition.LeftSide):
+            self.tabs.tabBar().setTabButton(index, side, None)
+        return index
+
+    def add_dock(
+        self,
+        widget: QWidget,
+        title: str,
+        name: str,
+        area: Qt.DockWidgetArea = Qt.DockWidgetArea.LeftDockWidgetArea,
+    ) -> QDockWidget:
+        """A dock (``name`` keeps its place across starts)."""
+        dock = QDockWidget(title, self)
+        dock.setObjectName(name)
+        dock.setWidget(widget)
+        dock.setFeatures(
+            QDockWidget.DockWidgetFeature.DockWidgetMovable
+            | QDockWidget.DockWidgetFeature.DockWidgetFloatable
+        )
+        self.addDockWidget(area, dock)
+        return dock
+
+    # -- state -----------------------------------------------------------------------------
+
+    def _restore_layout(self) -> None:
+        geometry = self.settings.value(KEY_GEOMETRY)
+        if geometry is not None:
+            self.restoreGeometry(geometry)
+        else:
+            self.resizeDocks([self.run_dock], [400], Qt.Orientation.Horizontal)
+        state = self.settings.value(KEY_STATE)
+        if state is not None:
+            self.restoreState(state)
+
+    def save_layout(self) -> None:
+        self.settings.setValue(KEY_GEOMETRY, self.saveGeometry())
+        self.settings.setValue(KEY_STATE, self.saveState())
+        self.run_panel.save_state()
+        self.settings.sync()
+
+    def _run_finished(self, _run: object) -> None:
+        if not self.closed:  # runs cancelled while closing report after the library closed
+            self.runs_view.refresh()
+
+    def _show_active_count(self, count: int) -> None:
+        self.active_label.setText(
+            f"{count} run{'s' if count != 1 else ''} in progress" if count else ""
+        )
+
+    # -- closing ---------------------------------------------------------------------------
+
+    def close_without_asking(self) -> None:
+        """Close, cancelling runs in progress without a question (SIGTERM, logout)."""
+        self.ask_before_closing = False
+        self.close()
+
+    def closeEvent(self, event: QCloseEvent) -> None:
+        active = self.bridge.active_runs()
+        if active and self.ask_before_closing and not self._confirm_close(len(active)):
+            event.ignore()
+            return
+        self.save_layout()
+        if self.secret_prompt is not None:
+            self.secret_prompt.cancel_pending()
+        if active:
+            self.statusBar().showMessage(f"Cancelling {len(active)} run(s)…")
+            QApplication.processEvents()
+            self.bridge.cancel_all()  # remote processes ended, runs stored as cancelled
+        self.bridge.shutdown()
+        self.closed = True
+        event.accept()
+
+    def _confirm_close(self, count: int) -> bool:
+        runs = "1 run is" if count == 1 else f"{count} runs are"
+        answer = QMessageBox.question(
+            self,
+            "Runs in progress",
+            f"{runs} still in progress. Cancel and quit?\n\n"
+            "The tools are stopped on every host and the runs are kept in the library as "
+            "cancelled, with what they measured so far.",
+            QMessageBox.StandardButton.Yes | QMessageBox.StandardButton.No,
+            QMessageBox.StandardButton.No,
+        )
+        return answer == QMessageBox.StandardButton.Yes

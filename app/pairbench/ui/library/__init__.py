@@ -1,1 +1,1 @@
-"""The run library view."""
+"""The run library view: every stored run, filters, editing, a run's detail, importing files."""

@@ -1,0 +1,1 @@
+"""Pure numpy analysis: statistics, the burst-credit model (imports only ``domain`` and numpy)."""

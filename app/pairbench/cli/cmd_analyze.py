@@ -1,0 +1,263 @@
+"""``pairbench analyze burst ID | burst-table | fit``: burst credits of stored runs."""
+
+from __future__ import annotations
+
+import argparse
+import json
+import math
+import re
+from typing import Any
+
+from pairbench.analysis.burst import BurstEstimate, BurstGroup, WorkloadFit, workload_fit
+from pairbench.cli.environment import Environment
+from pairbench.cli.exit_status import ExitStatus
+from pairbench.domain.units import format_bits
+from pairbench.engine.burst import AnalysisError, analyze_stored_burst, burst_groups
+from pairbench.library.runs import get_run
+
+_PREFIX = {"": 1.0, "k": 1e3, "m": 1e6, "g": 1e9, "t": 1e12}
+_RATE_RE = re.compile(r"(\d+(?:\.\d+)?)\s*([kmgt]?)(bit/s|bits/s|bit|bps|b/s)?", re.IGNORECASE)
+_SIZE_RE = re.compile(r"(\d+(?:\.\d+)?)\s*([kKmMgGtT]?)(i?B|bits?)?")
+
+
+def add_parser(sub: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
+    """Register ``analyze`` and its subcommands."""
+    p = sub.add_parser("analyze", help="analyse stored runs (burst credits)")
+    a_sub = p.add_subparsers(dest="analyze_command", required=True, metavar="burst|burst-table|fit")
+    p_burst = a_sub.add_parser(
+        "burst", help="burst rate, baseline, burst time and bucket of a stored run"
+    )
+    p_burst.add_argument("id", type=int)
+    p_burst.add_argument("--json", action="store_true")
+    p_burst.set_defaults(handler=handle_burst)
+    p_table = a_sub.add_parser(
+        "burst-table", help="stored burst analyses grouped by a pair tag (instance type)"
+    )
+    p_table.add_argument("--tag", default="type", help="the tag to group by (default: type)")
+    fmt = p_table.add_mutually_exclusive_group()
+    fmt.add_argument("--json", action="store_true")
+    fmt.add_argument("--md", action="store_true", help="a Markdown table")
+    p_table.set_defaults(handler=handle_table)
+    p_fit = a_sub.add_parser(
+        "fit",
+        help="will a workload fit: how long and how often it can burst",
+        description="Rates like 750M, 0.75G, 750mbit; the bucket in bits (2700G, 2700Gbit) "
+        "or bytes (337.5GB, 500MiB).",
+    )
+    p_fit.add_argument("--baseline", required=True, type=_rate, help="the baseline rate")
+    p_fit.add_argument("--burst-rate", required=True, type=_rate, help="the burst rate")
+    p_fit.add_argument("--bucket", required=True, type=_size, help="the credit bucket")
+    p_fit.add_argument("--steady", required=True, type=_rate, help="the steady need")
+    p_fit.add_argument("--need", required=True, type=_rate, help="the rate a burst needs")
+    p_fit.add_argument(
+        "--burst-length", type=float, default=None, metavar="S", help="seconds per burst"
+    )
+    p_fit.add_argument("--json", action="store_true")
+    p_fit.set_defaults(handler=handle_fit)
+
+
+def _rate(text: str) -> float:
+    """A rate in bit/s: ``750M``, ``0.75G``, ``750mbit``, ``10Gbps`` (powers of 1000)."""
+    match = _RATE_RE.fullmatch(text.strip())
+    if match is None:
+        raise argparse.ArgumentTypeError(f"{text!r} is not a rate (e.g. 750M, 10G, 750mbit)")
+    return float(match.group(1)) * _PREFIX[str(match.group(2)).lower()]
+
+
+def _size(text: str) -> float:
+    """A size in bits: ``2700G``/``2700Gbit`` bits, ``337.5GB`` bytes (SI), ``500MiB``."""
+    match = _SIZE_RE.fullmatch(text.strip())
+    if match is None:
+        raise argparse.ArgumentTypeError(
+            f"{text!r} is not a size (bits: 2700G or 2700Gbit; bytes: 337.5GB or 500MiB)"
+        )
+    number, prefix = float(match.group(1)), str(match.group(2)).lower()
+    unit = str(match.group(3) or "")
+    if unit == "iB":
+        return number * float(1024 ** " kmgt".index(prefix or " ")) * 8
+    if unit == "B":
+        return number * _PREFIX[prefix] * 8
+    return number * _PREFIX[prefix]
+
+
+def format_size_bits(bits: float) -> str:
+    """A bucket in bits and in bytes, e.g. ``17.0 Gbit (2.13 GB)``."""
+    if not math.isfinite(bits):
+        return "—"
+    return f"{format_bits(bits)[:-2]} ({_bytes(bits / 8)})"
+
+
+def _bytes(count: float) -> str:
+    scaled, index = float(count), 0
+    prefixes = ("", "k", "M", "G", "T", "P")
+    while abs(scaled) >= 1000 and index < len(prefixes) - 1:
+        scaled /= 1000
+        index += 1
+    digits = 2 if abs(scaled) < 10 else 1 if abs(scaled) < 100 else 0
+    return f"{scaled:.{digits}f} {prefixes[index]}B"
+
+
+def format_duration(seconds: float) -> str:
+    """``42 s``, ``12.5 min``, ``3.2 h``, ``never``."""
+    if not math.isfinite(seconds):
+        return "never"
+    if seconds < 120:
+        return f"{seconds:.3g} s"
+    if seconds < 7200:
+        return f"{seconds / 60:.3g} min"
+    return f"{seconds / 3600:.3g} h"
+
+
+def describe_estimate(estimate: BurstEstimate) -> list[str]:
+    """The lines ``analyze burst`` and ``probe burst`` print for an estimate."""
+    if estimate.burst_bps is None:
+        return ["no throughput measured"]
+    if not estimate.detected:
+        state = "a step suspected, not confirmed" if estimate.state.value == "suspected" else ""
+        return [
+            f"no step from burst to baseline{f' ({state})' if state else ''}: "
+            f"{format_bits(estimate.burst_bps)} over {estimate.t - estimate.start_t:.0f} s"
+        ]
+    e = estimate
+    assert e.baseline_bps is not None and e.step_t is not None and e.burst_bps is not None
+    step_t = e.step_t
+    lines = [
+        f"burst rate    {format_bits(e.burst_bps)} ± {format_bits(e.burst_bps_err or 0)}",
+        f"baseline      {format_bits(e.baseline_bps)} ± {format_bits(e.baseline_bps_err or 0)}",
+        f"burst time    {e.burst_seconds or 0:.1f} s ± {e.burst_seconds_err or 0:.1f} s"
+        f" (the step at {e.step_t:.1f} s)",
+        f"bucket        {format_size_bits(e.bucket_bits or 0)} "
+        f"± {format_bits(e.bucket_bits_err or 0)[:-2]}",
+    ]
+    refill = e.refill_seconds()
+    if refill is not None:
+        lines.append(
+            f"refill        at the baseline rate: full again after ~{format_duration(refill)} idle"
+        )
+    if e.confirmed_at is not None:
+        lines.append(
+            f"confirmed at  {e.confirmed_at:.1f} s ({e.confirmed_at - step_t:.1f} s after the step)"
+        )
+    return lines
+
+
+def handle_burst(args: argparse.Namespace, env: Environment) -> ExitStatus:
+    """Analyse one stored run, store the result with it, and print it."""
+    with env.open_library() as lib:
+        run = get_run(lib, args.id)
+        try:
+            estimate = analyze_stored_burst(lib, run.id)
+        except AnalysisError as exc:
+            env.err(f"pairbench: {exc}")
+            return ExitStatus.ERROR
+    if args.json:
+        env.out(json.dumps({"run_id": run.id, **estimate.to_json()}))
+        return ExitStatus.OK
+    verdict = "burst step confirmed" if estimate.detected else "no burst step"
+    env.out(f"run {run.id}: {run.spec.tool} on {run.spec.pair} — {verdict}")
+    for line in describe_estimate(estimate):
+        env.out(f"  {line}")
+    return ExitStatus.OK
+
+
+def handle_table(args: argparse.Namespace, env: Environment) -> ExitStatus:
+    """Print the per-group table of stored burst analyses."""
+    with env.open_library() as lib:
+        groups = burst_groups(lib, args.tag)
+    if args.json:
+        env.out(json.dumps([g.to_json() for g in groups]))
+        return ExitStatus.OK
+    if not groups:
+        env.out(
+            "no burst runs with a step yet: try `pairbench probe burst --pair NAME`, "
+            "or `pairbench analyze burst ID` on a long run"
+        )
+        return ExitStatus.OK
+    header = (args.tag, "runs", "baseline", "burst", "bucket", "max s at burst")
+    rows = [_table_row(g) for g in groups]
+    if args.md:
+        env.out("| " + " | ".join(header) + " |")
+        env.out("|" + "|".join(["---"] + ["---:"] * (len(header) - 1)) + "|")
+        for row in rows:
+            env.out("| " + " | ".join(row) + " |")
+        return ExitStatus.OK
+    widths = [max(len(r[i]) for r in [header, *rows]) for i in range(len(header))]
+    for row in [header, *rows]:
+        env.out(
+            "  ".join(
+                cell.ljust(w) if i == 0 else cell.rjust(w)
+                for i, (cell, w) in enumerate(zip(row, widths, strict=True))
+            )
+        )
+    return ExitStatus.OK
+
+
+def _table_row(group: BurstGroup) -> tuple[str, ...]:
+    return (
+        group.group,
+        str(len(group.runs)),
+        format_bits(group.baseline_bps),
+        format_bits(group.burst_bps),
+        format_size_bits(group.bucket_bits),
+        f"{group.burst_seconds:.0f}",
+    )
+
+
+def handle_fit(args: argparse.Namespace, env: Environment) -> ExitStatus:
+    """The workload calculator."""
+    try:
+        fit = workload_fit(
+            baseline_bps=args.baseline,
+            burst_bps=args.burst_rate,
+            bucket_bits=args.bucket,
+            steady_bps=args.steady,
+            need_bps=args.need,
+            burst_length_s=args.burst_length,
+        )
+    except ValueError as exc:
+        env.err(f"pairbench: {exc}")
+        return ExitStatus.USAGE
+    if args.json:
+        env.out(json.dumps(fit.to_json()))
+        return ExitStatus.OK
+    for line in describe_fit(fit):
+        env.out(line)
+    return ExitStatus.OK
+
+
+def describe_fit(fit: WorkloadFit) -> list[str]:
+    """The calculator's answer for people."""
+    lines = [f"{'fits' if fit.fits else 'does not fit'}: {fit.reason}"]
+    if fit.drain_bps <= 0:
+        return lines
+    lines += [
+        f"  credits refill at    {format_bits(fit.refill_bps)} (baseline − steady use)",
+        f"  bursting drains      {format_bits(fit.drain_bps)} (need − baseline)",
+        f"  longest burst        {format_duration(fit.max_burst_s)} from a full bucket",
+        f"  refill from empty    {format_duration(fit.refill_s)}",
+        f"  at the need          {fit.duty_cycle:.2%} of the time in the long run "
+        f"({fit.burst_seconds_per_hour:.0f} s per hour)",
+    ]
+    if fit.burst_length_s is not None and fit.every_s is not None:
+        label = f"a {fit.burst_length_s:g} s burst"
+        lines.append(f"  {label:<20} at most once every {format_duration(fit.every_s)}")
+    return lines
+
+
+def describe_analysis(kind: str, payload: dict[str, Any]) -> list[str]:
+    """Lines for a stored analysis (``runs show``): burst estimates as ``analyze burst``
+    prints them, anything else as ``key value`` lines."""
+    if kind == "burst":
+        try:
+            return describe_estimate(BurstEstimate.from_json(payload))
+        except (KeyError, TypeError, ValueError):
+            pass  # written by another version: show it raw
+    if kind == "burst_refill" and payload.get("refill_bps") is not None:
+        ratio = payload.get("refill_ratio")
+        return [
+            f"refill        {format_bits(float(payload['refill_bps']))} after "
+            f"{float(payload.get('idle_s') or 0):.1f} s idle (after run {payload.get('after_run')})"
+            + (f", {float(ratio):.2f} × baseline" if ratio else "")
+            + (" (at least: the bucket was full again)" if payload.get("full") else "")
+        ]
+    return [f"{key:<13} {value}" for key, value in payload.items()]

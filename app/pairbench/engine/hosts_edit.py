@@ -1,0 +1,496 @@
+"""Adding, editing and removing hosts and pairs: the rules and messages the CLI and GUI share.
+
+Form values arrive as the user typed them (``None`` where the user gave nothing, meaning the
+default). Validation goes through ``domain.validation``; a bad value raises ``FieldError``
+naming its form field, several at once are gathered in ``FormErrors`` (whose message is the
+first error, which is what the CLI prints). Nothing here asks the user anything: passwords
+are asked by the caller and handed in.
+"""
+
+from __future__ import annotations
+
+import base64
+import binascii
+import dataclasses
+import hashlib
+import shlex
+from collections.abc import Callable, Mapping, Sequence
+from dataclasses import dataclass, field
+from functools import partial
+from pathlib import Path
+from typing import TypeVar
+
+from pairbench.domain import AuthMethod, Host, HostPair
+from pairbench.domain.validation import (
+    check_address,
+    check_description,
+    check_name,
+    check_port,
+    check_tag,
+    check_user,
+    parse_tag,
+    shown,
+)
+from pairbench.library import Library, LibraryError
+from pairbench.library.hosts import (
+    add_host,
+    add_pair,
+    get_host,
+    get_pair,
+    list_hosts,
+    pinned_host_keys,
+    remove_host,
+    replace_host,
+    replace_pair,
+)
+from pairbench.remote.secrets import (
+    forget_password,
+    keyring_account,
+    keyring_status,
+    store_password,
+    stored_password,
+)
+
+T = TypeVar("T")
+
+# Pair tags with a field of their own in the workbench (key, label), as in `pairs add --tag`.
+PAIR_TAG_FIELDS: tuple[tuple[str, str], ...] = (
+    ("cloud", "Cloud"),
+    ("region", "Region"),
+    ("zone", "Zone"),
+    ("type", "Instance type"),
+    ("placement", "Placement"),
+)
+
+
+class FieldError(ValueError):
+    """A value that cannot be used; ``field`` names the form field it belongs to."""
+
+    def __init__(self, field: str, message: str) -> None:
+        super().__init__(message)
+        self.field = field
+
+
+class FormErrors(ValueError):
+    """Every field error of one form; the message is the first error's."""
+
+    def __init__(self, errors: Sequence[FieldError]) -> None:
+        super().__init__(str(errors[0]))
+        self.errors = list(errors)
+
+    def by_field(self) -> dict[str, str]:
+        """Field name → message (the first error of each field)."""
+        out: dict[str, str] = {}
+        for error in self.errors:
+            out.setdefault(error.field, str(error))
+        return out
+
+
+class _Collector:
+    """Runs checks, keeping each ``ValueError`` as a ``FieldError`` of its field."""
+
+    def __init__(self) -> None:
+        self.errors: list[FieldError] = []
+
+    def check(self, field: str, check: Callable[[], T]) -> T | None:
+        try:
+            return check()
+        except FieldError as exc:
+            self.errors.append(exc)
+        except ValueError as exc:
+            self.errors.append(FieldError(field, str(exc)))
+        return None
+
+    def raise_any(self) -> None:
+        if self.errors:
+            raise FormErrors(self.errors)
+
+
+# ---------------------------------------------------------------------------------------------
+# Tags and descriptions
+
+
+def parse_tags(items: Sequence[str] | None) -> dict[str, str]:
+    """``KEY=VALUE`` strings into checked tags; a key given twice is refused."""
+    tags: dict[str, str] = {}
+    for item in items or []:
+        key, value = parse_tag(item)
+        if key in tags and tags[key] != value:
+            raise ValueError(f"tag {key!r} is given twice")
+        tags[key] = value
+    return tags
+
+
+def edit_tags(old: Mapping[str, str], add: Sequence[str], remove: Sequence[str]) -> dict[str, str]:
+    """Old tags with ``remove`` keys dropped, then ``add`` values set."""
+    tags = dict(old)
+    for key in remove:
+        check_tag(key, "")
+        if key not in tags:
+            raise ValueError(f"there is no tag {key!r} to remove")
+        del tags[key]
+    tags.update(parse_tags(add))
+    return tags
+
+
+def format_tags(tags: Mapping[str, str]) -> str:
+    """Tags as ``k=v k=v`` sorted by key."""
+    return " ".join(f"{k}={v}" for k, v in sorted(tags.items()))
+
+
+def split_tags_text(text: str) -> list[str]:
+    """One line of ``k=v k="v w"`` (shell quoting) into ``KEY=VALUE`` items."""
+    try:
+        return shlex.split(text)
+    except ValueError as exc:
+        raise ValueError(f"cannot read the tags {shown(text)}: {exc}") from None
+
+
+def tag_items(tags: Sequence[str] | str) -> list[str]:
+    """``KEY=VALUE`` items from a list, or from one line of text."""
+    return split_tags_text(tags) if isinstance(tags, str) else list(tags)
+
+
+def tags_text(tags: Mapping[str, str]) -> str:
+    """Tags as one editable line that ``split_tags_text`` reads back unchanged."""
+    return " ".join(shlex.quote(f"{k}={v}") for k, v in sorted(tags.items()))
+
+
+def describe_host(host: Host) -> str:
+    """One line: ``user@address:port, auth, via jump``."""
+    if host.is_local:
+        return "this computer"
+    auth = {
+        AuthMethod.AGENT: "ssh-agent",
+        AuthMethod.KEY: f"key {host.key_path}",
+        AuthMethod.PASSWORD: "password",
+    }.get(host.auth, host.auth.value)
+    via = f", via {host.jump}" if host.jump else ""
+    return f"{host.user or 'root'}@{host.address}:{host.port}, {auth}{via}"
+
+
+def key_fingerprint(key_line: str) -> str:
+    """The OpenSSH SHA256 fingerprint of a public key line ("ssh-ed25519 AAAA...")."""
+    parts = key_line.split()
+    try:
+        blob = base64.b64decode(parts[1], validate=True)
+    except (IndexError, binascii.Error):
+        return "?"
+    return "SHA256:" + base64.b64encode(hashlib.sha256(blob).digest()).decode().rstrip("=")
+
+
+# ---------------------------------------------------------------------------------------------
+# Hosts
+
+
+@dataclass(frozen=True, slots=True)
+class HostForm:
+    """A host as typed: ``None`` means "not given" (port 22, user root, no jump host)."""
+
+    name: str
+    address: str
+    port: str | None = None
+    user: str | None = None
+    auth: AuthMethod = AuthMethod.AGENT
+    key_path: str | None = None
+    jump: str | None = None
+    tags: Sequence[str] | str = ()  # KEY=VALUE items, or one line for ``split_tags_text``
+
+
+def check_key_path(value: str) -> str:
+    """An existing private key file, returned as an absolute path (``~`` expanded)."""
+    if not value or not value.isprintable():
+        raise ValueError(f"invalid key file name {shown(value)}")
+    path = Path(value).expanduser()
+    if not path.is_file():
+        raise ValueError(f"key file {path} not found")
+    return str(path.absolute())
+
+
+def host_from_form(form: HostForm) -> Host:
+    """A validated host; ``FormErrors`` lists every field that cannot be used."""
+    c = _Collector()
+    key_path = None
+    if form.auth is AuthMethod.KEY:
+        key_path = c.check("key_path", lambda: check_key_path(form.key_path or ""))
+    elif form.auth not in (AuthMethod.AGENT, AuthMethod.PASSWORD):
+        c.errors.append(FieldError("auth", f"a host cannot use {form.auth.value!r} login"))
+    name = c.check("name", lambda: check_name("host", form.name))
+    address = c.check("address", lambda: check_address(form.address))
+    port = 22 if form.port is None else c.check("port", lambda: check_port(form.port or ""))
+    user = None if form.user is None else c.check("user", lambda: check_user(form.user or ""))
+    jump = (
+        None
+        if form.jump is None
+        else c.check("jump", lambda: check_name("jump host", form.jump or ""))
+    )
+    tags = c.check("tags", lambda: parse_tags(tag_items(form.tags)))
+    c.raise_any()
+    assert name is not None and address is not None and port is not None and tags is not None
+    return Host(
+        name=name,
+        address=address,
+        port=port,
+        user=user,
+        auth=form.auth,
+        key_path=key_path,
+        jump=jump,
+        tags=tags,
+    )
+
+
+def host_exists(lib: Library, name: str) -> bool:
+    """Whether a host of this name is stored."""
+    return any(h.name == name for h in list_hosts(lib))
+
+
+def check_jump(lib: Library, host: Host) -> None:
+    """The jump host must be another stored SSH host, and jumps must not loop."""
+    if host.jump is None:
+        return
+    if host.jump == host.name:
+        raise FieldError("jump", f"host {host.name!r} cannot be its own jump host")
+    seen = {host.name}
+    name: str | None = host.jump
+    while name is not None:
+        if name in seen:
+            raise FieldError("jump", f"jump host {host.jump!r} would make the jump hosts loop")
+        seen.add(name)
+        try:
+            jump = get_host(lib, name)
+        except LibraryError:
+            raise FieldError(
+                "jump", f"jump host {name!r} is not a stored host; add it first"
+            ) from None
+        if jump.is_local:
+            raise FieldError("jump", f"jump host {name!r} is this computer, not an SSH host")
+        name = jump.jump
+
+
+def check_new_host(lib: Library, host: Host) -> None:
+    """A new host's name must be free and its jump host usable."""
+    if host_exists(lib, host.name):
+        raise FieldError("name", f"a host named {host.name!r} already exists")
+    check_jump(lib, host)
+
+
+def keep_password(host: Host, password: str) -> str:
+    """Store a password in the OS keyring; the note to show the user."""
+    if store_password(host, password):
+        return f"the password is kept in the OS keyring for {keyring_account(host)}"
+    return "the password could not be stored in the OS keyring; it will be asked at each connection"
+
+
+def store_new_host(lib: Library, host: Host, password: str | None) -> list[str]:
+    """Add a checked host (``check_new_host``) and keep its password; notes for the user."""
+    add_host(lib, host)
+    if host.auth is AuthMethod.PASSWORD and password is not None:
+        return [keep_password(host, password)]
+    return []
+
+
+def account_shared(lib: Library, host: Host) -> bool:
+    """Whether another stored host uses the same keyring account (user@address:port)."""
+    account = keyring_account(host)
+    return any(h.name != host.name and keyring_account(h) == account for h in list_hosts(lib))
+
+
+def check_edit_allowed(old: Host) -> None:
+    """The built-in host cannot be edited."""
+    if old.is_local:
+        raise ValueError(f"the built-in host {old.name!r} cannot be edited")
+
+
+def store_edited_host(lib: Library, old: Host, new: Host, password: str | None) -> list[str]:
+    """Replace a host (checked with ``check_jump``); move or forget its keyring password.
+
+    ``password`` is a newly given password (None: keep the stored one, moved to the new
+    keyring account when the login changed). Returns notes for the user.
+    """
+    notes: list[str] = []
+    account_changed = keyring_account(new) != keyring_account(old)
+    moved = None
+    if (
+        password is None
+        and old.auth is AuthMethod.PASSWORD
+        and new.auth is AuthMethod.PASSWORD
+        and account_changed
+    ):
+        moved = stored_password(old)
+    replace_host(lib, new)
+    secret = password if password is not None else moved
+    if secret is not None:
+        notes.append(keep_password(new, secret))
+    leaves_old = account_changed or new.auth is not AuthMethod.PASSWORD
+    if old.auth is AuthMethod.PASSWORD and leaves_old and not account_shared(lib, old):
+        forget_password(old)
+    if (new.address, new.port) != (old.address, old.port):
+        keys = pinned_host_keys(lib, new.name)
+        if keys:
+            notes.append(
+                f"{len(keys)} pinned host key(s) kept; if {new.address} is another "
+                f"machine, run `pairbench hosts forget-key {new.name}`"
+            )
+    return notes
+
+
+def delete_host(lib: Library, name: str) -> Host:
+    """Remove a host unused by pairs and jumps and forget its keyring password."""
+    host = get_host(lib, name)
+    jumpers = [h.name for h in list_hosts(lib) if h.jump == host.name]
+    if jumpers:
+        raise ValueError(
+            f"host {host.name!r} is the jump host of {', '.join(jumpers)}; "
+            "edit them first (hosts edit NAME --no-jump)"
+        )
+    remove_host(lib, host.name)
+    if not account_shared(lib, host):
+        forget_password(host)
+    return host
+
+
+def password_status(host: Host) -> str | None:
+    """For a password host: where its password comes from, in words; None for other hosts."""
+    if host.auth is not AuthMethod.PASSWORD:
+        return None
+    available, reason = keyring_status()
+    if not available:
+        return reason
+    if stored_password(host) is None:
+        return "none stored in the OS keyring: asked at each connection"
+    return "stored in the OS keyring"
+
+
+# ---------------------------------------------------------------------------------------------
+# Pairs
+
+
+@dataclass(frozen=True, slots=True)
+class PairForm:
+    """A pair as typed: ``None`` means "not given" (the server's address, no description)."""
+
+    name: str
+    client: str
+    server: str
+    data_address: str | None = None
+    description: str | None = None
+    tags: Sequence[str] | str = ()  # KEY=VALUE items, or one line for ``split_tags_text``
+    # Tags with a field of their own (``PAIR_TAG_FIELDS`` keys); empty values are left out.
+    tag_fields: Mapping[str, str] = field(default_factory=dict)
+
+
+def stored_host(lib: Library, role: str, name: str) -> Host:
+    """The stored host a pair refers to; ``ValueError`` naming the role otherwise."""
+    check_name(f"{role} host", name)
+    try:
+        return get_host(lib, name)
+    except LibraryError:
+        raise ValueError(f"{role} host {name!r} is not a stored host; add it first") from None
+
+
+def pair_exists(lib: Library, name: str) -> bool:
+    """Whether a pair of this name is stored."""
+    try:
+        get_pair(lib, name)
+    except LibraryError:
+        return False
+    return True
+
+
+def pair_from_form(lib: Library, form: PairForm) -> HostPair:
+    """A validated pair of stored hosts; ``FormErrors`` lists every field that cannot be used."""
+    c = _Collector()
+    name = c.check("name", lambda: check_name("pair", form.name))
+    data_address = (
+        None
+        if form.data_address is None
+        else c.check("data_address", lambda: check_address(form.data_address or ""))
+    )
+    description = c.check("description", lambda: check_description(form.description or ""))
+    own: list[str] = []
+    for key, value in form.tag_fields.items():
+        if value and c.check(f"tag:{key}", partial(check_tag, key, value)) is not None:
+            own.append(f"{key}={value}")
+    tags = c.check("tags", lambda: parse_tags(own + tag_items(form.tags)))
+    client = c.check("client", lambda: stored_host(lib, "client", form.client))
+    server = c.check("server", lambda: stored_host(lib, "server", form.server))
+    c.raise_any()
+    assert name is not None and description is not None and tags is not None
+    assert client is not None and server is not None
+    return HostPair(
+        name=name,
+        client=client,
+        server=server,
+        data_address=data_address,
+        description=description,
+        tags=tags,
+    )
+
+
+def store_new_pair(lib: Library, pair: HostPair) -> None:
+    """Add a pair whose name is free."""
+    if pair_exists(lib, pair.name):
+        raise FieldError("name", f"a pair named {pair.name!r} already exists")
+    add_pair(lib, pair)
+
+
+def check_pair_edit_allowed(name: str) -> None:
+    """The built-in pair cannot be edited."""
+    if name == "local":
+        raise ValueError("the built-in pair 'local' cannot be edited")
+
+
+def split_pair_tags(tags: Mapping[str, str]) -> tuple[dict[str, str], dict[str, str]]:
+    """(tags that have a field of their own, the other tags)."""
+    own = {key for key, _ in PAIR_TAG_FIELDS}
+    return (
+        {k: v for k, v in tags.items() if k in own},
+        {k: v for k, v in tags.items() if k not in own},
+    )
+
+
+# ---------------------------------------------------------------------------------------------
+# Whole saves, as the workbench submits them (one engine job each)
+
+
+def save_new_host(lib: Library, form: HostForm, password: str | None) -> tuple[Host, list[str]]:
+    """Validate and add a host; a password host needs its password when a keyring can keep it."""
+    host = host_from_form(form)
+    check_new_host(lib, host)
+    notes: list[str] = []
+    if host.auth is AuthMethod.PASSWORD and password is None:
+        available, reason = keyring_status()
+        if available:
+            raise FieldError("password", "no password given: type it to keep it in the OS keyring")
+        notes.append(reason)
+    return host, notes + store_new_host(lib, host, password)
+
+
+def save_edited_host(
+    lib: Library, name: str, form: HostForm, password: str | None
+) -> tuple[Host, list[str]]:
+    """Validate and replace the host ``name`` (its name stays); ``password`` None keeps it."""
+    old = get_host(lib, name)
+    check_edit_allowed(old)
+    new = host_from_form(dataclasses.replace(form, name=name))
+    check_jump(lib, new)
+    notes = store_edited_host(lib, old, new, password)
+    status = password_status(new) if password is None else None
+    if status is not None and status != "stored in the OS keyring":
+        notes.append(status)
+    return new, notes
+
+
+def save_new_pair(lib: Library, form: PairForm) -> HostPair:
+    """Validate and add a pair."""
+    pair = pair_from_form(lib, form)
+    store_new_pair(lib, pair)
+    return pair
+
+
+def save_edited_pair(lib: Library, name: str, form: PairForm) -> HostPair:
+    """Validate and replace the pair ``name`` (its name stays)."""
+    check_pair_edit_allowed(get_pair(lib, name).name)
+    pair = pair_from_form(lib, dataclasses.replace(form, name=name))
+    replace_pair(lib, pair)
+    return pair

@@ -1,0 +1,89 @@
+"""Which tool wrote a saved output file: its name first, else each tool's parser tries it."""
+
+from __future__ import annotations
+
+import re
+from dataclasses import dataclass, field
+from pathlib import Path
+
+from pairbench.engine.importing import MAX_IMPORT_BYTES
+from pairbench.tools.base import ParseError
+from pairbench.tools.feed import feed_text
+from pairbench.tools.registry import TOOLS, get_tool
+
+
+@dataclass(frozen=True, slots=True)
+class ToolGuess:
+    """Tools that read the text: ``sure`` ones gave records or a summary (the richest reading
+    first); ``weak`` ones recognised only an error message of their own. ``named`` is a tool
+    the file name names; ``clear`` says the first sure tool read clearly more than the next
+    (some parsers read each other's formats: iperf2's reads iperf3 text, with less in it)."""
+
+    sure: list[str] = field(default_factory=list)
+    weak: list[str] = field(default_factory=list)
+    named: str | None = None
+    clear: bool = False
+
+    @property
+    def tool(self) -> str | None:
+        """The one tool to use without asking, or None when the user must choose."""
+        if self.named is not None and self.named in self.sure:
+            return self.named
+        if len(self.sure) == 1 or (self.sure and self.clear):
+            return self.sure[0]
+        if not self.sure and len(self.weak) == 1:
+            return self.weak[0]
+        return None
+
+    @property
+    def candidates(self) -> list[str]:
+        """Every tool, the likeliest first (to offer when asking)."""
+        order = [self.named] if self.named else []
+        order += self.sure + self.weak + sorted(TOOLS)
+        return list(dict.fromkeys(name for name in order if name))
+
+
+def read_output_file(path: Path) -> str:
+    """A saved output's text (undecodable bytes replaced); ``ValueError`` says why not."""
+    try:
+        if path.stat().st_size > MAX_IMPORT_BYTES:
+            raise ValueError(f"{path} is larger than {MAX_IMPORT_BYTES >> 20} MB")
+        return path.read_bytes().decode("utf-8", errors="replace")
+    except OSError as exc:
+        raise ValueError(f"cannot read {path}: {exc.strerror or exc}") from None
+
+
+def tool_named_in(file_name: str) -> str | None:
+    """A known tool whose name appears in the file name as a word (``iperf3-tcp.txt``)."""
+    words = set(re.split(r"[^a-z0-9]+", file_name.lower()))
+    named = [name for name in TOOLS if name in words]
+    return named[0] if len(named) == 1 else None
+
+
+def guess_tool(text: str, file_name: str = "") -> ToolGuess:
+    """Try every tool's file parser on ``text``; rank readings by summary values, then records."""
+    scored: list[tuple[tuple[int, int, bool], str]] = []
+    weak: list[str] = []
+    for name, tool in TOOLS.items():
+        try:
+            records, summary = feed_text(tool.file_parser(), text)
+        except (ParseError, ValueError):
+            continue
+        if records or summary.values:
+            scored.append(((len(summary.values), len(records), summary.complete), name))
+        elif summary.error:
+            weak.append(name)
+    scored.sort(key=lambda item: item[0], reverse=True)
+    clear = len(scored) == 1 or (len(scored) > 1 and scored[0][0] > scored[1][0])
+    return ToolGuess([name for _, name in scored], weak, tool_named_in(file_name), clear)
+
+
+def check_readable(text: str, tool_name: str, file_name: str) -> None:
+    """``ValueError`` unless ``tool_name``'s parser finds measurements, a summary or an error."""
+    tool = get_tool(tool_name)
+    records, summary = feed_text(tool.file_parser(), text)
+    if not (records or summary.values or summary.error):
+        raise ValueError(
+            f"{file_name} holds nothing {tool.name} prints (no measurements, no summary, "
+            "no error message)"
+        )

@@ -1,0 +1,284 @@
+"""What a comparison chart shows, without Qt: ``ChartSpec``, built from a ``Comparison``.
+
+The spec holds the data already scaled to display units, colours, labels and the footer; a
+renderer (``ui.compare.render.render_chart``, injected into the CLI by the composition root so
+that ``cli`` never imports ``ui``) draws it and writes PNG, SVG or PDF by the file's suffix.
+
+Two charts: the overlay of the metric's time series (one colour per group, or per run when
+runs are not grouped; aligned at each run's start) and the summary (each group's mean with
+its confidence-interval whiskers, every kept run as a small dot, discarded runs as crosses).
+"""
+
+from __future__ import annotations
+
+import enum
+import math
+import statistics
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Protocol
+
+import numpy as np
+
+from pairbench.analysis.compare import Comparison, Curve, GroupKind
+from pairbench.analysis.stats import FloatArray
+from pairbench.export.formatting import Scale, scale_for
+from pairbench.export.tables import comparison_title, footer_text
+
+# Okabe–Ito (colour-blind safe) first, then more distinct hues for larger comparisons.
+PALETTE = (
+    "#0072b2",
+    "#e69f00",
+    "#009e73",
+    "#d55e00",
+    "#cc79a7",
+    "#56b4e9",
+    "#000000",
+    "#8c564b",
+    "#7f7f7f",
+    "#bcbd22",
+    "#17becf",
+    "#9467bd",
+)
+CHART_SUFFIXES = (".png", ".svg", ".pdf")
+MAX_LEGEND = 60
+
+
+class ChartKind(enum.StrEnum):
+    """Which chart(s) a spec draws; ``both`` stacks the overlay above the summary."""
+
+    OVERLAY = "overlay"
+    SUMMARY = "summary"
+    BOTH = "both"
+
+
+class ChartUnavailable(RuntimeError):
+    """Charts cannot be drawn here (e.g. Qt is missing); the message says why."""
+
+
+@dataclass(frozen=True, slots=True)
+class ChartCurve:
+    """One time series in display units; ``legend`` None draws it without a legend entry."""
+
+    legend: str | None
+    color: str
+    t: FloatArray
+    v: FloatArray
+    run_id: int
+
+
+@dataclass(frozen=True, slots=True)
+class SummaryPoint:
+    """One group on the summary chart, in display units."""
+
+    label: str
+    color: str
+    mean: float
+    low: float | None  # CI bounds; None for a single run
+    high: float | None
+    values: tuple[float, ...]  # the kept runs
+    discarded: tuple[float, ...]
+
+
+@dataclass(frozen=True, slots=True)
+class ChartSpec:
+    """Everything a renderer needs; sizes in logical pixels at 96 dpi, ``dpi`` scales PNGs."""
+
+    kind: ChartKind
+    title: str
+    footer: str
+    x_label: str
+    y_label: str
+    curves: tuple[ChartCurve, ...] = ()
+    points: tuple[SummaryPoint, ...] = ()
+    summary_title: str = ""
+    width: int = 1200
+    height: int = 700
+    dpi: int = 96
+
+
+class ChartRenderer(Protocol):
+    """Draws a spec into a file (format by suffix: .png, .svg, .pdf)."""
+
+    def __call__(self, spec: ChartSpec, path: Path) -> None: ...
+
+
+def check_chart_path(path: Path) -> None:
+    """Refuse a suffix no renderer writes."""
+    if path.suffix.lower() not in CHART_SUFFIXES:
+        raise ValueError(f"cannot tell the chart format of {path.name!r}: use .png, .svg or .pdf")
+
+
+def time_scale(span_s: float) -> tuple[float, str]:
+    """Seconds, minutes or hours for a time axis spanning ``span_s`` seconds."""
+    if span_s >= 2 * 3600:
+        return 1 / 3600, "h"
+    if span_s >= 5 * 60:
+        return 1 / 60, "min"
+    return 1.0, "s"
+
+
+def _legend(text: str) -> str:
+    return text if len(text) <= MAX_LEGEND else text[: MAX_LEGEND - 1] + "…"
+
+
+def _axis_label(label: str, scale: Scale) -> str:
+    return f"{label} ({scale.unit})" if scale.unit else label
+
+
+def chart_spec(
+    cmp: Comparison,
+    kind: ChartKind = ChartKind.BOTH,
+    *,
+    width: int = 1200,
+    height: int = 700,
+    dpi: int = 96,
+    title: str | None = None,
+) -> ChartSpec:
+    """The chart(s) of a comparison (see the module docstring)."""
+    if width < 200 or height < 150 or not 24 <= dpi <= 1200:
+        raise ValueError("a chart needs at least 200×150 pixels and 24–1200 dpi")
+    groups = [g.name for g in cmp.groups]
+    colors = {name: PALETTE[i % len(PALETTE)] for i, name in enumerate(groups)}
+    means = [g.stats.mean for g in cmp.groups if g.stats is not None]
+    reference = statistics.median([abs(m) for m in means]) if means else 0.0
+    if not means and cmp.curves:
+        reference = float(np.median(np.abs(np.concatenate([c.v for c in cmp.curves]))))
+    scale = scale_for(cmp.metric.name, reference)
+    if kind is ChartKind.BOTH and not cmp.curves:
+        kind = ChartKind.SUMMARY  # nothing to overlay: no run stored a series of the metric
+    span = max((float(c.t[-1]) for c in cmp.curves if c.t.size), default=0.0)
+    t_factor, t_unit = time_scale(span)
+    return ChartSpec(
+        kind=kind,
+        title=title or comparison_title(cmp),
+        footer=footer_text(cmp),
+        x_label=f"Time since run start ({t_unit})",
+        y_label=_axis_label(cmp.metric.label, scale),
+        curves=tuple(_curves(cmp, colors, scale, t_factor)),
+        points=tuple(_points(cmp, colors, scale)),
+        summary_title=_summary_title(cmp),
+        width=width,
+        height=height,
+        dpi=dpi,
+    )
+
+
+def _curves(
+    cmp: Comparison, colors: dict[str, str], scale: Scale, t_factor: float
+) -> list[ChartCurve]:
+    per_run = cmp.group_by.kind is GroupKind.RUN
+    seen: set[str] = set()
+    out: list[ChartCurve] = []
+    for curve in cmp.curves:
+        legend: str | None
+        if per_run:
+            legend = _legend(f"{curve.label} (#{curve.run_id})")
+        elif curve.group in seen:
+            legend = None
+        else:
+            legend = _legend(_group_legend(cmp, curve.group))
+        seen.add(curve.group)
+        out.append(
+            ChartCurve(
+                legend,
+                colors[curve.group],
+                _scaled(curve.t, t_factor),
+                _scaled(curve.v, scale.factor),
+                curve.run_id,
+            )
+        )
+    return out
+
+
+def _scaled(values: FloatArray, factor: float) -> FloatArray:
+    return values if factor == 1.0 else values * factor
+
+
+def _group_legend(cmp: Comparison, group: str) -> str:
+    """``group — pairs (n runs)``; the pairs are left out when the group is the pair."""
+    members: list[Curve] = [c for c in cmp.curves if c.group == group]
+    runs = {r.id: r for r in cmp.runs}
+    pairs = list(dict.fromkeys(runs[c.run_id].spec.pair for c in members))
+    n = len(members)
+    count = f"{n} run{'s' if n != 1 else ''}"
+    if cmp.group_by.kind is GroupKind.PAIR or pairs == [group]:
+        return f"{group} ({count})"
+    return f"{group} — {', '.join(pairs)} ({count})"
+
+
+def _points(cmp: Comparison, colors: dict[str, str], scale: Scale) -> list[SummaryPoint]:
+    points: list[SummaryPoint] = []
+    f = scale.factor
+    for g in cmp.groups:
+        st = g.stats
+        if st is None:
+            continue
+        low = st.ci.low * f if st.ci is not None else None
+        high = st.ci.high * f if st.ci is not None else None
+        points.append(
+            SummaryPoint(
+                label=g.name,
+                color=colors[g.name],
+                mean=st.mean * f,
+                low=low,
+                high=high,
+                values=tuple(v.value * f for v in g.kept),
+                discarded=tuple(d.value * f for d in g.discarded),
+            )
+        )
+    return points
+
+
+def _summary_title(cmp: Comparison) -> str:
+    level = f"{cmp.confidence * 100:g} %"
+    text = f"Mean per group with {level} CI (Student t); dots: runs"
+    if cmp.discarded:
+        text += f"; ×: discarded ({cmp.policy})"
+    return text
+
+
+def finite_range(values: FloatArray) -> tuple[float, float] | None:
+    """min and max of the finite values, None when there are none."""
+    finite = values[np.isfinite(values)]
+    if not finite.size:
+        return None
+    return float(finite.min()), float(finite.max())
+
+
+def nice_ceiling(value: float) -> float:
+    """A round number ≥ value (1, 2, 2.5, 5 × 10^k), for axis limits."""
+    if value <= 0 or not math.isfinite(value):
+        return 1.0
+    exponent = math.floor(math.log10(value))
+    for step in (1.0, 2.0, 2.5, 5.0, 10.0):
+        candidate = step * 10.0**exponent
+        if candidate >= value:
+            return candidate
+    return 10.0 ** (exponent + 1)
+
+
+def peak_envelope(t: FloatArray, v: FloatArray, buckets: int) -> tuple[FloatArray, FloatArray]:
+    """At most 2 × ``buckets`` points that draw like all of them at one bucket per pixel.
+
+    Each bucket of consecutive samples keeps its minimum and its maximum, in time order
+    (pyqtgraph's "peak" downsampling, done once). Short series, and series with NaN (which
+    have no min or max), come back as they are.
+    """
+    n = t.size
+    if buckets < 1 or n <= 4 * buckets or not np.isfinite(v).all():
+        return t, v
+    k = -(-n // buckets)  # samples per bucket, rounded up
+    full = (n // k) * k
+    blocks = v[:full].reshape(-1, k)
+    starts = np.arange(0, full, k)
+    lo = starts + blocks.argmin(axis=1)
+    hi = starts + blocks.argmax(axis=1)
+    index = np.empty(2 * lo.size, dtype=np.intp)
+    index[0::2] = np.minimum(lo, hi)
+    index[1::2] = np.maximum(lo, hi)
+    if full < n:  # the last, partial bucket
+        tail = v[full:]
+        extra = np.array(sorted({full + int(tail.argmin()), full + int(tail.argmax())}))
+        index = np.concatenate([index, extra])
+    return t[index], v[index]

@@ -1,0 +1,448 @@
+"""Comparison tables as Markdown, CSV, HTML and terminal text.
+
+``comparison_report`` turns an ``analysis.compare.Comparison`` into a ``Report``: the
+headline table (one row per environment/test, one column per metric with its change from the
+baseline, like the field reports' conclusions), the statistics of each group, the Welch
+comparisons, the discarded runs and what differs between the runs. ``to_markdown``,
+``to_html`` and ``to_text`` render a report; ``comparison_csv`` writes the headline table
+with raw numbers (full precision, units in the metric names) for spreadsheets.
+"""
+
+from __future__ import annotations
+
+import csv
+import html
+import io
+import math
+import statistics
+from collections.abc import Sequence
+from dataclasses import dataclass
+from datetime import UTC, datetime
+
+from pairbench.analysis.compare import Comparison, GroupKind, GroupResult
+from pairbench.analysis.outliers import OutlierMethod
+from pairbench.export.formatting import (
+    Scale,
+    format_fraction,
+    format_measure,
+    format_p,
+    format_percent_change,
+    scale_for,
+)
+
+
+@dataclass(frozen=True, slots=True)
+class TextTable:
+    """Headers and rows of text; ``align`` is "l" or "r" per column."""
+
+    headers: tuple[str, ...]
+    rows: tuple[tuple[str, ...], ...]
+    align: tuple[str, ...]
+
+
+@dataclass(frozen=True, slots=True)
+class Section:
+    """A titled part of a report: an optional table, then lines (bullets if ``bullets``)."""
+
+    title: str
+    table: TextTable | None = None
+    lines: tuple[str, ...] = ()
+    bullets: bool = False
+
+
+@dataclass(frozen=True, slots=True)
+class Report:
+    """A title and sections."""
+
+    title: str
+    sections: tuple[Section, ...]
+
+
+# --- building the report -----------------------------------------------------------------
+
+
+def _level(cmp: Comparison) -> str:
+    return f"{cmp.confidence * 100:g} %"
+
+
+def headline_table(cmp: Comparison) -> TextTable:
+    """Environment | Test | n | metric | vs baseline | ... (field-report shape)."""
+    table = cmp.table
+    headers = ["Environment", "Test", "n"]
+    align = ["l", "l", "r"]
+    for column in table.columns:
+        headers += [column.label, "vs baseline"]
+        align += ["r", "r"]
+    scales = [_column_scale(cmp, i) for i in range(len(table.columns))]
+    rows: list[tuple[str, ...]] = []
+    for row in table.rows:
+        cells = [row.group, row.description, str(row.n)]
+        for column, cell, scale in zip(table.columns, row.cells, scales, strict=True):
+            cells.append(format_measure(column.metric, cell.mean, cell.half_width, scale=scale))
+            if row.is_baseline:
+                cells.append("baseline")
+            else:
+                cells.append(format_percent_change(cell.vs_baseline))
+        rows.append(tuple(cells))
+    return TextTable(tuple(headers), tuple(rows), tuple(align))
+
+
+def _column_scale(cmp: Comparison, index: int) -> Scale:
+    metric = cmp.table.columns[index].metric
+    means = [r.cells[index].mean for r in cmp.table.rows if r.cells[index].mean is not None]
+    reference = statistics.median([abs(m) for m in means if m is not None]) if means else 0.0
+    return scale_for(metric, reference)
+
+
+def _metric_scale(cmp: Comparison) -> Scale:
+    means = [g.stats.mean for g in cmp.groups if g.stats is not None]
+    return scale_for(cmp.metric.name, statistics.median(map(abs, means)) if means else 0.0)
+
+
+def stats_table(cmp: Comparison) -> TextTable:
+    """Group | n | Mean | Median | Std dev | CV | CI | Min | Max | Discarded."""
+    scale = _metric_scale(cmp)
+    unit = f" ({scale.unit})" if scale.unit else ""
+    metric = cmp.metric.name
+    headers = (
+        "Group",
+        "n",
+        f"Mean{unit}",
+        f"Median{unit}",
+        f"Std dev{unit}",
+        "CV",
+        f"{_level(cmp)} CI{unit}",
+        f"Min{unit}",
+        f"Max{unit}",
+        "Discarded",
+    )
+    rows: list[tuple[str, ...]] = []
+    for g in cmp.groups:
+        discarded = ", ".join(f"#{d.run_id}" for d in g.discarded) or "—"
+        st = g.stats
+        if st is None:
+            rows.append((g.name, "0", *["—"] * 7, discarded))
+            continue
+
+        def fmt(value: float | None) -> str:
+            return format_measure(metric, value, scale=scale, unit=False)
+
+        ci = "—" if st.ci is None else f"{fmt(st.ci.low)} … {fmt(st.ci.high)}"
+        rows.append(
+            (
+                g.name,
+                str(st.n),
+                fmt(st.mean),
+                fmt(st.median),
+                fmt(st.stddev),
+                format_fraction(st.cv),
+                ci,
+                fmt(st.minimum),
+                fmt(st.maximum),
+                discarded,
+            )
+        )
+    return TextTable(headers, tuple(rows), ("l",) + ("r",) * 8 + ("l",))
+
+
+def welch_table(cmp: Comparison) -> TextTable | None:
+    """Each group against the baseline: difference, its CI, relative change, t, df, p."""
+    if not cmp.differences or cmp.baseline is None:
+        return None
+    metric = cmp.metric.name
+    rows: list[tuple[str, ...]] = []
+    for name, d in cmp.differences.items():
+        # Each row in the unit of its own size: "21.6 Mbit/s", not "0.0216 Gbit/s".
+        bounds = [d.ci.low, d.ci.high] if d.ci is not None else []
+        scale = scale_for(metric, max(abs(x) for x in [d.difference, *bounds]))
+        ci = "—"
+        if d.ci is not None:
+            low = format_measure(metric, d.ci.low, scale=scale)
+            high = format_measure(metric, d.ci.high, scale=scale)
+            ci = f"{low} … {high}"
+        rows.append(
+            (
+                f"{name} − {cmp.baseline}",
+                format_measure(metric, d.difference, scale=scale),
+                format_percent_change(d.relative),
+                ci,
+                "—" if d.t is None else f"{d.t:.2f}",
+                "—" if d.df is None else f"{d.df:.1f}",
+                format_p(d.p_value),
+                d.note or _verdict(d.p_value, cmp.confidence),
+            )
+        )
+    headers = (
+        "Comparison",
+        "Difference",
+        "Relative",
+        f"{_level(cmp)} CI of the difference",
+        "t",
+        "df",
+        "p",
+        "",
+    )
+    return TextTable(headers, tuple(rows), ("l", "r", "r", "r", "r", "r", "r", "l"))
+
+
+def _verdict(p: float | None, confidence: float) -> str:
+    if p is None:
+        return ""
+    alpha = 1.0 - confidence
+    if p < alpha:
+        return f"significant at {alpha * 100:g} %"
+    return f"not significant at {alpha * 100:g} %"
+
+
+def diff_table(cmp: Comparison) -> TextTable | None:
+    """The metadata fields that differ, one column per group (per run when not grouped)."""
+    if not cmp.diff.rows:
+        return None
+    by_group = cmp.diff.by_group()
+    names = list(dict.fromkeys(cmp.diff.groups))
+    rows = tuple((field, *(values[g] for g in names)) for field, values in by_group)
+    return TextTable(("Field", *names), rows, ("l",) + ("l",) * len(names))
+
+
+def _grouping_text(cmp: Comparison) -> str:
+    kind = cmp.group_by.kind
+    if kind is GroupKind.RUN:
+        return "per run"
+    if kind is GroupKind.TAG:
+        return f"grouped by tag {cmp.group_by.key!r}"
+    return f"grouped by {kind.value}"
+
+
+def comparison_title(cmp: Comparison) -> str:
+    """E.g. "Throughput (bit/s), grouped by pair"."""
+    unit = f" ({cmp.metric.unit})" if cmp.metric.unit else ""
+    return f"{cmp.metric.label}{unit}, {_grouping_text(cmp)}"
+
+
+def comparison_report(cmp: Comparison, *, title: str | None = None) -> Report:
+    """The whole comparison as a report (see the module docstring)."""
+    policy = cmp.policy
+    notes = [
+        f"Means over each group's runs ± the half-width of their {_level(cmp)} confidence "
+        "interval (Student t; none for a single run). "
+        + (f"Changes are relative to the baseline, {cmp.baseline}." if cmp.baseline else ""),
+        f"Outlier policy: {policy.describe()}"
+        + ("" if policy.method is OutlierMethod.NONE else ", judged on " + cmp.metric.label)
+        + ".",
+    ]
+    sections = [Section("Comparison", headline_table(cmp), tuple(notes))]
+    stats_notes = [f"{g.name}: {g.stats.note}" for g in cmp.groups if g.stats and g.stats.note]
+    sections.append(
+        Section(f"Statistics: {comparison_title(cmp)}", stats_table(cmp), tuple(stats_notes))
+    )
+    welch = welch_table(cmp)
+    if welch is not None:
+        sections.append(
+            Section(
+                "Against the baseline (Welch's t-test)",
+                welch,
+                ("Difference = group mean − baseline mean; two-sided p-value.",),
+            )
+        )
+    sections.append(_discarded_section(cmp))
+    diff = diff_table(cmp)
+    same = f"{cmp.diff.same} field(s) are identical in every run and not shown."
+    if diff is None:
+        sections.append(
+            Section("What differs", None, ("Nothing differs in versions, parameters or facts.",))
+        )
+    else:
+        sections.append(Section("What differs", diff, (same,)))
+    if cmp.warnings:
+        sections.append(Section("Warnings", None, cmp.warnings, bullets=True))
+    return Report(title or comparison_title(cmp), tuple(sections))
+
+
+def _discarded_section(cmp: Comparison) -> Section:
+    lines: list[str] = []
+    for g in cmp.groups:
+        lines += [
+            f"run {d.run_id} ({g.name}): {format_measure(cmp.metric.name, d.value)} — {d.reason}"
+            for d in g.discarded
+        ]
+        lines += [f"{g.name}: {g.outliers.note}" for g in [g] if g.outliers and g.outliers.note]
+    if not any(g.discarded for g in cmp.groups):
+        lines.insert(0, f"No run discarded (outlier policy: {cmp.policy}).")
+    return Section("Discarded runs", None, tuple(lines), bullets=True)
+
+
+def footer_text(cmp: Comparison) -> str:
+    """Pairs, tools (with versions) and the dates of the compared runs, on one line."""
+    pairs = sorted({r.spec.pair for r in cmp.runs})
+    tools = sorted(
+        {
+            f"{r.spec.tool} {r.tool_version}".strip() if r.tool_version else r.spec.tool
+            for r in cmp.runs
+        }
+    )
+    days = sorted(datetime.fromtimestamp(r.started_at, UTC).strftime("%Y-%m-%d") for r in cmp.runs)
+    when = days[0] if days[0] == days[-1] else f"{days[0]} – {days[-1]}"
+    return f"Pairs: {', '.join(pairs)} · Tools: {', '.join(tools)} · Runs: {when} (UTC)"
+
+
+# --- renderers ---------------------------------------------------------------------------
+
+
+def _md_cell(text: str) -> str:
+    return text.replace("\\", "\\\\").replace("|", "\\|").replace("\n", " ")
+
+
+def markdown_table(table: TextTable) -> str:
+    """A GitHub-flavoured Markdown table."""
+    lines = ["| " + " | ".join(_md_cell(h) for h in table.headers) + " |"]
+    lines.append("|" + "|".join(":--" if a == "l" else "--:" for a in table.align) + "|")
+    lines += ["| " + " | ".join(_md_cell(c) for c in row) + " |" for row in table.rows]
+    return "\n".join(lines)
+
+
+def to_markdown(report: Report) -> str:
+    """The report as Markdown: a heading per section, GFM tables, notes and bullets."""
+    parts = [f"# {report.title}"]
+    for section in report.sections:
+        parts.append(f"## {section.title}")
+        if section.table is not None:
+            parts.append(markdown_table(section.table))
+        if section.lines:
+            if section.bullets:
+                parts.append("\n".join(f"- {_md_inline(line)}" for line in section.lines))
+            else:
+                parts.append("\n\n".join(_md_inline(line) for line in section.lines))
+    return "\n\n".join(parts) + "\n"
+
+
+def _md_inline(text: str) -> str:
+    return text.replace("*", "\\*").replace("_", "\\_")
+
+
+_CSS = (
+    "body{font-family:system-ui,sans-serif;margin:2em;color:#222}"
+    "table{border-collapse:collapse;margin:0.5em 0 1em}"
+    "th,td{border:1px solid #ccc;padding:0.3em 0.6em}"
+    "th{background:#f3f3f3}td.r,th.r{text-align:right}"
+    "caption,p.note{color:#555;font-size:0.9em}"
+)
+
+
+def html_table(table: TextTable) -> str:
+    """A ``<table>`` with a header row; right-aligned numeric columns (class "r")."""
+
+    def cls(a: str) -> str:
+        return ' class="r"' if a == "r" else ""
+
+    head = "".join(
+        f"<th{cls(a)}>{html.escape(h)}</th>"
+        for h, a in zip(table.headers, table.align, strict=True)
+    )
+    body = "\n".join(
+        "<tr>"
+        + "".join(
+            f"<td{cls(a)}>{html.escape(c)}</td>" for c, a in zip(row, table.align, strict=True)
+        )
+        + "</tr>"
+        for row in table.rows
+    )
+    return f"<table>\n<thead><tr>{head}</tr></thead>\n<tbody>\n{body}\n</tbody>\n</table>"
+
+
+def to_html(report: Report) -> str:
+    """A standalone, well-formed HTML5 page (also valid XML) to paste into a blog post."""
+    parts = [
+        "<!DOCTYPE html>",
+        '<html lang="en">',
+        '<head><meta charset="utf-8"/>'
+        f"<title>{html.escape(report.title)}</title><style>{_CSS}</style></head>",
+        "<body>",
+        f"<h1>{html.escape(report.title)}</h1>",
+    ]
+    for section in report.sections:
+        parts.append(f"<section>\n<h2>{html.escape(section.title)}</h2>")
+        if section.table is not None:
+            parts.append(html_table(section.table))
+        if section.lines and section.bullets:
+            items = "".join(f"<li>{html.escape(line)}</li>" for line in section.lines)
+            parts.append(f"<ul>{items}</ul>")
+        elif section.lines:
+            parts += [f'<p class="note">{html.escape(line)}</p>' for line in section.lines]
+        parts.append("</section>")
+    parts += ["</body>", "</html>"]
+    return "\n".join(parts) + "\n"
+
+
+def text_table(table: TextTable) -> str:
+    """Columns padded to their widest cell, two spaces apart."""
+    widths = [len(h) for h in table.headers]
+    for row in table.rows:
+        widths = [max(w, len(c)) for w, c in zip(widths, row, strict=True)]
+
+    def line(cells: Sequence[str]) -> str:
+        padded = [
+            c.rjust(w) if a == "r" else c.ljust(w)
+            for c, w, a in zip(cells, widths, table.align, strict=True)
+        ]
+        return "  ".join(padded).rstrip()
+
+    rule = "  ".join("-" * w for w in widths)
+    return "\n".join([line(table.headers), rule, *(line(row) for row in table.rows)])
+
+
+def to_text(report: Report) -> str:
+    """The report for a terminal."""
+    parts = [report.title, "=" * len(report.title)]
+    for section in report.sections:
+        parts += ["", section.title, "-" * len(section.title)]
+        if section.table is not None:
+            parts.append(text_table(section.table))
+        prefix = "  - " if section.bullets else ""
+        parts += [f"{prefix}{line}" for line in section.lines]
+    return "\n".join(parts) + "\n"
+
+
+# --- CSV ---------------------------------------------------------------------------------
+
+
+def comparison_csv(cmp: Comparison) -> str:
+    """The headline table with raw numbers: one row per group, four columns per metric.
+
+    Columns: ``environment, test, n, baseline``, then for each metric ``M_mean``,
+    ``M_ci_half_width`` (of the mean, at the comparison's confidence), ``M_n`` and
+    ``M_vs_baseline_percent``. Numbers are written with full precision (``repr``); a missing
+    value is an empty field.
+    """
+    out = io.StringIO()
+    writer = csv.writer(out, lineterminator="\n")
+    header = ["environment", "test", "n", "baseline"]
+    for column in cmp.table.columns:
+        m = column.metric
+        header += [f"{m}_mean", f"{m}_ci_half_width", f"{m}_n", f"{m}_vs_baseline_percent"]
+    writer.writerow(header)
+    for row in cmp.table.rows:
+        fields = [row.group, row.description, str(row.n), "yes" if row.is_baseline else "no"]
+        for cell in row.cells:
+            pct = None if cell.vs_baseline is None else cell.vs_baseline * 100.0
+            fields += [_num(cell.mean), _num(cell.half_width), str(cell.n), _num(pct)]
+        writer.writerow(fields)
+    return out.getvalue()
+
+
+def _num(value: float | None) -> str:
+    return "" if value is None or not math.isfinite(value) else repr(float(value))
+
+
+def group_summary_lines(groups: Sequence[GroupResult], metric: str) -> list[str]:
+    """One line per group: ``name: mean ± h unit (n = 3, CV 1.2 %)`` (for quick summaries)."""
+    lines = []
+    for g in groups:
+        if g.stats is None:
+            lines.append(f"{g.name}: no value")
+            continue
+        half = g.stats.ci.half_width if g.stats.ci else None
+        lines.append(
+            f"{g.name}: {format_measure(metric, g.stats.mean, half)} "
+            f"(n = {g.stats.n}, CV {format_fraction(g.stats.cv)})"
+        )
+    return lines

@@ -1,0 +1,1 @@
+"""The compare feature: chart rendering (PNG, SVG, PDF) and the compare view."""

@@ -1,0 +1,394 @@
+"""Drawing a ``ChartSpec`` with pyqtgraph and writing it as PNG, SVG or PDF (offscreen-capable).
+
+``build_chart`` makes the widget (the compare view shows the same one); ``render_chart`` is
+the headless entry point the composition root injects into the CLI: it makes a
+QApplication if there is none, builds the chart, writes the file and deletes the widget
+(a pyqtgraph widget left alive at interpreter exit can crash the process).
+
+Formats (DESIGN §3):
+- PNG: the scene rendered onto a QImage of width×height×dpi/96 pixels (text and lines scale
+  with it), with the dpi recorded in the file.
+- SVG: QSvgGenerator directly, not pyqtgraph's SVGExporter (it fails with Qt ≥ 6.11,
+  pyqtgraph#3495). Curves are drawn unsegmented so each series is one ``<path>``.
+- PDF: one page of exactly the chart's size, QPdfWriter at 96 dpi (higher resolutions gave
+  a zoomed fragment or a blank page).
+"""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import numpy as np
+import pyqtgraph as pg
+from PySide6.QtCore import QMarginsF, QRect, QRectF, QSize, QSizeF, Qt
+from PySide6.QtGui import QColor, QImage, QPageSize, QPainter, QPdfWriter
+from PySide6.QtSvg import QSvgGenerator
+from PySide6.QtWidgets import QApplication
+
+from pairbench import __version__
+from pairbench.analysis.stats import FloatArray
+from pairbench.export.charts import (
+    ChartKind,
+    ChartSpec,
+    SummaryPoint,
+    check_chart_path,
+    finite_range,
+    peak_envelope,
+)
+
+BACKGROUND = "#ffffff"
+FOREGROUND = "#222222"
+FOOTER = "#555555"
+# 1-pixel cosmetic lines: a 1.6-px antialiased pen drew 10 × 86,400 points ten times slower
+# (bench/compare_draw.py); exports at a higher dpi widen the pens by the same factor.
+LINE_WIDTH = 1.0
+# Peak downsampling keeps each pixel column's min and max: 2 points per pixel at factor 1.
+DOWNSAMPLE_FACTOR = 1.0
+
+
+class ChartWidget(pg.GraphicsLayoutWidget):
+    """A chart: title, overlay and/or summary plots, footer; white background."""
+
+    def __init__(self, spec: ChartSpec, parent=None) -> None:
+        super().__init__(parent)
+        self.spec = spec
+        self.overlay_plot: pg.PlotItem | None = None
+        self.summary_plot: pg.PlotItem | None = None
+        self.curve_items: list[pg.PlotDataItem] = []
+        self.frames_painted = 0
+        self.full_data: list[tuple[FloatArray, FloatArray, bool]] = []
+        self.showing_full_data = False
+        self.setBackground(BACKGROUND)
+        self.resize(spec.width, spec.height)
+        self.addLabel(spec.title, row=0, col=0, size="14pt", color=FOREGROUND)
+        row = 1
+        if spec.kind in (ChartKind.OVERLAY, ChartKind.BOTH):
+            self.overlay_plot = self.addPlot(row=row, col=0)
+            _draw_overlay(self, self.overlay_plot, spec)
+            self.ci.layout.setRowStretchFactor(row, 3)
+            row += 1
+        if spec.kind in (ChartKind.SUMMARY, ChartKind.BOTH):
+            self.summary_plot = self.addPlot(row=row, col=0)
+            _draw_summary(self.summary_plot, spec)
+            if spec.kind is ChartKind.BOTH:
+                self.summary_plot.setMinimumHeight(spec.height * 0.33)
+            self.ci.layout.setRowStretchFactor(row, 2)
+            row += 1
+        self.addLabel(spec.footer, row=row, col=0, size="8pt", color=FOOTER)
+
+    def paintEvent(self, event) -> None:
+        super().paintEvent(event)
+        self.frames_painted += 1
+
+    def use_full_data(self, *_args: object) -> None:
+        """Give the curves all their points, downsampled and clipped to the view by pyqtgraph
+        (after the user zooms or pans: the first frame's envelope is for the whole range)."""
+        if self.showing_full_data:
+            return
+        self.showing_full_data = True
+        for item, (t, v, reduced) in zip(self.curve_items, self.full_data, strict=True):
+            if not reduced:
+                continue
+            item.setDownsampling(auto=True, method="peak")
+            item.setClipToView(True)
+            item.setData(t, v)
+
+    def release(self) -> None:
+        """Delete the widget now (call before the QApplication goes away)."""
+        self.close()
+        self.deleteLater()
+        QApplication.processEvents()
+
+
+def _style(plot: pg.PlotItem, x_label: str, y_label: str) -> None:
+    plot.showGrid(x=True, y=True, alpha=0.15)
+    plot.setLabel("bottom", x_label, color=FOREGROUND)
+    plot.setLabel("left", y_label, color=FOREGROUND)
+    for name in ("left", "bottom"):
+        axis = plot.getAxis(name)
+        axis.setPen(FOREGROUND)
+        axis.setTextPen(FOREGROUND)
+        axis.enableAutoSIPrefix(False)
+        axis.setStyle(maxTickLevel=1)  # major and minor grid lines; a third level cost 2x
+    plot.setMenuEnabled(False)
+
+
+def _draw_overlay(widget: ChartWidget, plot: pg.PlotItem, spec: ChartSpec) -> None:
+    _style(plot, spec.x_label, spec.y_label)
+    entries = sum(1 for c in spec.curves if c.legend)
+    if entries:
+        plot.addLegend(
+            offset=(10, 10),
+            colCount=2 if entries > 6 else 1,
+            labelTextColor=FOREGROUND,
+            labelTextSize="10pt",
+            brush=pg.mkBrush(255, 255, 255, 210),
+            pen=pg.mkPen("#bbbbbb"),
+        )
+    for curve in spec.curves:
+        item = pg.PlotDataItem(
+            pen=pg.mkPen(curve.color, width=LINE_WIDTH),
+            name=curve.legend,
+            antialias=True,
+            skipFiniteCheck=True,
+            autoDownsampleFactor=DOWNSAMPLE_FACTOR,
+        )
+        # One path per series (and in SVG one <path> element), not thousands of segments.
+        item.curve.setSegmentedLineMode("off")
+        plot.addItem(item)
+        # The first frame draws each series' peak envelope at the chart's width, computed
+        # once: pyqtgraph's own downsampling would redo all points at every layout step
+        # (bench/compare_draw.py). Zooming or panning switches to all the points.
+        t, v = peak_envelope(curve.t, curve.v, spec.width)
+        item.setData(t, v)
+        widget.full_data.append((curve.t, curve.v, t is not curve.t))
+        widget.curve_items.append(item)
+    plot.vb.sigRangeChangedManually.connect(widget.use_full_data)
+    if not spec.curves:
+        text = pg.TextItem("no time series stored for this metric", color=FOOTER, anchor=(0.5, 0.5))
+        plot.addItem(text)
+        text.setPos(0.5, 0.5)
+        plot.setRange(xRange=(0, 1), yRange=(0, 1))
+        return
+    # The range from the data, once: auto-ranging would recompute every curve's bounds at
+    # each layout step, and with x auto-ranging pyqtgraph does not clip to the view.
+    x_range, y_range = _data_ranges(spec)
+    plot.disableAutoRange()
+    plot.setRange(xRange=x_range, yRange=y_range, padding=0.02)
+
+
+def _data_ranges(spec: ChartSpec) -> tuple[tuple[float, float], tuple[float, float]]:
+    xs = [finite_range(c.t) for c in spec.curves]
+    ys = [finite_range(c.v) for c in spec.curves]
+    x = [r for r in xs if r is not None] or [(0.0, 1.0)]
+    y = [r for r in ys if r is not None] or [(0.0, 1.0)]
+    x_lo, x_hi = min(r[0] for r in x), max(r[1] for r in x)
+    y_lo, y_hi = min(r[0] for r in y), max(r[1] for r in y)
+    if x_lo == x_hi:
+        x_lo, x_hi = x_lo - 0.5, x_hi + 0.5
+    if y_lo == y_hi:
+        pad = abs(y_lo) * 0.05 or 1.0
+        y_lo, y_hi = y_lo - pad, y_hi + pad
+    return (x_lo, x_hi), (y_lo, y_hi)
+
+
+def _draw_summary(plot: pg.PlotItem, spec: ChartSpec) -> None:
+    _style(plot, "", spec.y_label)
+    plot.setTitle(spec.summary_title, color=FOOTER, size="9pt")
+    points = spec.points
+    plot.getAxis("bottom").setTicks([[(i, p.label) for i, p in enumerate(points)]])
+    lows: list[float] = []
+    highs: list[float] = []
+    for i, point in enumerate(points):
+        _draw_point(plot, i, point)
+        everything = [point.mean, *point.values, *point.discarded]
+        if point.low is not None and point.high is not None:
+            everything += [point.low, point.high]
+        lows.append(min(everything))
+        highs.append(max(everything))
+    if points:
+        lo, hi = min(lows), max(highs)
+        pad = (hi - lo) * 0.12 or abs(hi) * 0.05 or 1.0
+        plot.setRange(xRange=(-0.6, len(points) - 0.4), yRange=(lo - pad, hi + pad), padding=0)
+    plot.setMouseEnabled(x=False, y=True)
+
+
+def _draw_point(plot: pg.PlotItem, x: int, point: SummaryPoint) -> None:
+    color = QColor(point.color)
+    if point.low is not None and point.high is not None:
+        plot.addItem(
+            pg.ErrorBarItem(
+                x=np.array([x], dtype=float),
+                y=np.array([point.mean]),
+                top=np.array([point.high - point.mean]),
+                bottom=np.array([point.mean - point.low]),
+                beam=0.18,
+                pen=pg.mkPen(color, width=2),
+            )
+        )
+    n = len(point.values)
+    if n:
+        offsets = np.linspace(-0.12, 0.12, n) if n > 1 else np.zeros(1)
+        faded = QColor(color)
+        faded.setAlpha(150)
+        plot.addItem(
+            pg.ScatterPlotItem(
+                x=x + 0.25 + offsets * 0.5,
+                y=np.array(point.values),
+                symbol="o",
+                size=6,
+                useCache=False,  # vector symbols in SVG and PDF, not bitmaps
+                pen=pg.mkPen(None),
+                brush=pg.mkBrush(faded),
+            )
+        )
+    if point.discarded:
+        plot.addItem(
+            pg.ScatterPlotItem(
+                x=np.full(len(point.discarded), x + 0.25),
+                y=np.array(point.discarded),
+                symbol="x",
+                size=10,
+                useCache=False,
+                pen=pg.mkPen(color),
+                brush=pg.mkBrush(color),
+            )
+        )
+    plot.addItem(
+        pg.ScatterPlotItem(
+            x=[float(x)],
+            y=[point.mean],
+            symbol="o",
+            size=11,
+            useCache=False,
+            pen=pg.mkPen(FOREGROUND, width=1),
+            brush=pg.mkBrush(color),
+        )
+    )
+
+
+def build_chart(spec: ChartSpec) -> ChartWidget:
+    """The chart widget for ``spec``, laid out at the spec's size but never on screen.
+
+    Qt lays a widget out only when it is shown; ``WA_DontShowOnScreen`` lets it be "shown"
+    without a window appearing, also when the CLI runs on a desktop with a display.
+    """
+    widget = ChartWidget(spec)
+    widget.setAttribute(Qt.WidgetAttribute.WA_DontShowOnScreen, True)
+    widget.show()
+    QApplication.processEvents()
+    return widget
+
+
+def ensure_app() -> QApplication:
+    """The running QApplication, or a new one (offscreen when there is no display)."""
+    app = QApplication.instance()
+    if app is None:
+        import os
+
+        if not os.environ.get("DISPLAY") and not os.environ.get("WAYLAND_DISPLAY"):
+            os.environ.setdefault("QT_QPA_PLATFORM", "offscreen")
+        app = QApplication(["pairbench"])
+    return app  # type: ignore[return-value]
+
+
+def render_chart(spec: ChartSpec, path: Path) -> None:
+    """Write ``spec`` to ``path`` as PNG, SVG or PDF (by suffix)."""
+    path = Path(path)
+    check_chart_path(path)
+    ensure_app()
+    widget = build_chart(spec)
+    try:
+        save_widget(widget, path)
+    finally:
+        widget.release()
+
+
+def save_widget(widget: ChartWidget, path: Path) -> None:
+    """Write an existing chart widget (e.g. the one on screen) to ``path``."""
+    suffix = path.suffix.lower()
+    path.parent.mkdir(parents=True, exist_ok=True)
+    if suffix == ".png":
+        _save_png(widget, path)
+    elif suffix == ".svg":
+        _save_svg(widget, path)
+    elif suffix == ".pdf":
+        _save_pdf(widget, path)
+    else:
+        check_chart_path(path)
+
+
+def _source_rect(widget: ChartWidget) -> QRectF:
+    return QRectF(0, 0, widget.width(), widget.height())
+
+
+def _render(widget: ChartWidget, painter: QPainter, target: QRectF) -> None:
+    painter.setRenderHint(QPainter.RenderHint.Antialiasing)
+    painter.setRenderHint(QPainter.RenderHint.TextAntialiasing)
+    widget.scene().render(painter, target, _source_rect(widget))
+
+
+def chart_image(widget: ChartWidget, dpi: int | None = None) -> QImage:
+    """The chart as an image at ``dpi`` (default: the spec's): size × dpi / 96 pixels."""
+    dpi = dpi or widget.spec.dpi
+    factor = dpi / 96.0
+    w, h = round(widget.width() * factor), round(widget.height() * factor)
+    image = QImage(w, h, QImage.Format.Format_ARGB32)
+    image.fill(QColor(BACKGROUND))
+    # Painted at 96 dpi (point sizes would otherwise grow once more on top of the scaling),
+    # then labelled with the real dpi.
+    image.setDotsPerMeterX(round(96 / 0.0254))
+    image.setDotsPerMeterY(round(96 / 0.0254))
+    painter = QPainter(image)
+    widths = _widen_pens(widget, factor)
+    try:
+        _render(widget, painter, QRectF(0, 0, w, h))
+    finally:
+        painter.end()
+        _restore_pens(widget, widths)
+    image.setDotsPerMeterX(round(dpi / 0.0254))
+    image.setDotsPerMeterY(round(dpi / 0.0254))
+    return image
+
+
+def _widen_pens(widget: ChartWidget, factor: float) -> list[float]:
+    """Scale the curves' cosmetic pens for a high-dpi image; return the old widths."""
+    widths = []
+    for item in widget.curve_items:
+        pen = pg.mkPen(item.opts["pen"])
+        widths.append(pen.widthF())
+        if factor != 1.0:
+            pen.setWidthF(max(1.0, pen.widthF()) * factor)
+            item.curve.setPen(pen)
+    return widths
+
+
+def _restore_pens(widget: ChartWidget, widths: list[float]) -> None:
+    for item, width in zip(widget.curve_items, widths, strict=True):
+        pen = pg.mkPen(item.opts["pen"])
+        if pen.widthF() != width or item.curve.opts["pen"].widthF() != width:
+            pen.setWidthF(width)
+            item.curve.setPen(pen)
+
+
+def _save_png(widget: ChartWidget, path: Path) -> None:
+    if not chart_image(widget).save(str(path), "PNG"):
+        raise OSError(f"cannot write {path}")
+
+
+def _save_svg(widget: ChartWidget, path: Path) -> None:
+    w, h = widget.width(), widget.height()
+    generator = QSvgGenerator()
+    generator.setFileName(str(path))
+    generator.setSize(QSize(w, h))
+    generator.setViewBox(QRect(0, 0, w, h))
+    generator.setResolution(96)
+    generator.setTitle(widget.spec.title)
+    generator.setDescription(f"{widget.spec.footer} · Pairbench {__version__}")
+    painter = QPainter()
+    if not painter.begin(generator):
+        raise OSError(f"cannot write {path}")
+    try:
+        _render(widget, painter, QRectF(0, 0, w, h))
+    finally:
+        painter.end()
+
+
+def _save_pdf(widget: ChartWidget, path: Path) -> None:
+    w, h = widget.width(), widget.height()
+    writer = QPdfWriter(str(path))
+    writer.setResolution(96)
+    writer.setTitle(widget.spec.title)
+    writer.setCreator(f"Pairbench {__version__}")
+    size = QSizeF(w * 72 / 96, h * 72 / 96)  # points
+    writer.setPageSize(
+        QPageSize(size, QPageSize.Unit.Point, "chart", QPageSize.SizeMatchPolicy.ExactMatch)
+    )
+    writer.setPageMargins(QMarginsF(0, 0, 0, 0))
+    painter = QPainter()
+    if not painter.begin(writer):
+        raise OSError(f"cannot write {path}")
+    try:
+        _render(widget, painter, QRectF(painter.viewport()))
+    finally:
+        painter.end()

@@ -1,0 +1,383 @@
+"""The compare view: runs overlaid, a summary with CIs, the comparison table, what differs.
+
+Built around the Qt-free model (``analysis.compare``) and exports (``export``): the view only
+gathers the user's choices (metric, grouping, outlier policy, baseline, chart size and dpi),
+calls ``compare`` and shows the result. ``open_compare(library, run_ids)`` is what a
+"Compare" action of the library view calls.
+"""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+from PySide6.QtCore import Qt, Signal
+from PySide6.QtWidgets import (
+    QApplication,
+    QComboBox,
+    QDoubleSpinBox,
+    QFileDialog,
+    QHBoxLayout,
+    QLabel,
+    QMessageBox,
+    QPushButton,
+    QSpinBox,
+    QSplitter,
+    QTableWidget,
+    QTableWidgetItem,
+    QTabWidget,
+    QTextBrowser,
+    QVBoxLayout,
+    QWidget,
+)
+
+from pairbench.analysis.compare import (
+    CompareError,
+    Comparison,
+    GroupBy,
+    RunInput,
+    compare,
+    default_metric,
+    metric_info,
+    tag_value,
+)
+from pairbench.analysis.outliers import OutlierMethod, OutlierPolicy
+from pairbench.export.charts import ChartKind, chart_spec
+from pairbench.export.selection import load_inputs
+from pairbench.export.tables import (
+    Report,
+    TextTable,
+    comparison_csv,
+    comparison_report,
+    diff_table,
+    headline_table,
+    stats_table,
+    to_html,
+    to_markdown,
+    welch_table,
+)
+from pairbench.library import Library
+from pairbench.ui.compare.render import (
+    ChartWidget,
+    chart_image,
+    render_chart,
+)
+
+
+class CompareView(QWidget):
+    """Compare the given runs; every control recomputes the comparison at once."""
+
+    compared = Signal()  # after each recomputation (tests and status bars listen)
+
+    def __init__(self, library: Library, run_ids: list[int], parent: QWidget | None = None) -> None:
+        super().__init__(parent)
+        self.setObjectName("compareView")
+        self.inputs: list[RunInput] = load_inputs(library, run_ids)
+        self.comparison: Comparison | None = None
+        self.report: Report | None = None
+        self.chart: ChartWidget | None = None
+        self._build_controls()
+        self._build_body()
+        self.refresh()
+
+    # --- layout --------------------------------------------------------------------------
+
+    def _build_controls(self) -> None:
+        self.metric_box = QComboBox()
+        metrics = sorted({m for i in self.inputs for m in _metrics(i)})
+        for name in metrics:
+            info = metric_info(name)
+            self.metric_box.addItem(f"{info.label} ({info.unit})" if info.unit else name, name)
+        self.metric_box.setCurrentIndex(max(0, metrics.index(default_metric(self.inputs))))
+        self.group_box = QComboBox()
+        self.group_box.addItem("each run", "run")
+        self.group_box.addItem("label", "label")
+        self.group_box.addItem("pair", "pair")
+        for key in _tag_keys(self.inputs):
+            self.group_box.addItem(f"tag {key}", f"tag:{key}")
+        self.outlier_box = QComboBox()
+        self.outlier_box.addItem("keep every run", "none")
+        self.outlier_box.addItem("beyond k×IQR", "iqr")
+        self.outlier_box.addItem("beyond k×MAD", "mad")
+        self.k_box = QDoubleSpinBox()
+        self.k_box.setRange(0.5, 1000.0)
+        self.k_box.setSingleStep(0.5)
+        self.k_box.setPrefix("k = ")
+        self.k_box.setValue(1.5)
+        self.k_box.setEnabled(False)
+        self.baseline_box = QComboBox()
+        self.width_box = _spin(200, 10000, 1200, " px wide")
+        self.height_box = _spin(150, 10000, 700, " px high")
+        self.dpi_box = _spin(24, 1200, 96, " dpi")
+        self.status = QLabel()
+        self.status.setWordWrap(True)
+
+        row = QHBoxLayout()
+        for text, widget in (
+            ("Metric", self.metric_box),
+            ("Group", self.group_box),
+            ("Outliers", self.outlier_box),
+            ("", self.k_box),
+            ("Baseline", self.baseline_box),
+        ):
+            if text:
+                row.addWidget(QLabel(text))
+            row.addWidget(widget)
+        row.addStretch(1)
+        self.controls = row
+        self.metric_box.currentIndexChanged.connect(self.refresh)
+        self.group_box.currentIndexChanged.connect(self._regroup)
+        self.outlier_box.currentIndexChanged.connect(self._policy_changed)
+        self.k_box.valueChanged.connect(self.refresh)
+        self.baseline_box.currentIndexChanged.connect(self.refresh)
+
+        exports = QHBoxLayout()
+        for widget in (self.width_box, self.height_box, self.dpi_box):
+            exports.addWidget(widget)
+        self.export_chart_button = QPushButton("Export chart…")
+        self.copy_chart_button = QPushButton("Copy chart")
+        self.export_table_button = QPushButton("Export table…")
+        self.copy_table_button = QPushButton("Copy table (Markdown)")
+        for button in (
+            self.export_chart_button,
+            self.copy_chart_button,
+            self.export_table_button,
+            self.copy_table_button,
+        ):
+            exports.addWidget(button)
+        exports.addStretch(1)
+        self.export_chart_button.clicked.connect(self._ask_export_chart)
+        self.copy_chart_button.clicked.connect(self.copy_chart)
+        self.export_table_button.clicked.connect(self._ask_export_table)
+        self.copy_table_button.clicked.connect(self.copy_table)
+        self.export_row = exports
+
+    def _build_body(self) -> None:
+        self.splitter = QSplitter(Qt.Orientation.Vertical)
+        self.chart_holder = QWidget()
+        self.chart_layout = QVBoxLayout(self.chart_holder)
+        self.chart_layout.setContentsMargins(0, 0, 0, 0)
+        self.tabs = QTabWidget()
+        self.table_view = QTableWidget()
+        self.stats_view = QTableWidget()
+        self.welch_view = QTableWidget()
+        self.diff_view = QTableWidget()
+        self.notes_view = QTextBrowser()
+        for widget, title in (
+            (self.table_view, "Comparison"),
+            (self.stats_view, "Statistics"),
+            (self.welch_view, "Against the baseline"),
+            (self.diff_view, "What differs"),
+            (self.notes_view, "Report"),
+        ):
+            self.tabs.addTab(widget, title)
+        self.splitter.addWidget(self.chart_holder)
+        self.splitter.addWidget(self.tabs)
+        self.splitter.setStretchFactor(0, 3)
+        self.splitter.setStretchFactor(1, 2)
+        layout = QVBoxLayout(self)
+        layout.addLayout(self.controls)
+        layout.addWidget(self.splitter, 1)
+        layout.addWidget(self.status)
+        layout.addLayout(self.export_row)
+
+    # --- state -------------------------------------------------------------------------
+
+    def policy(self) -> OutlierPolicy:
+        """The outlier policy the controls describe."""
+        method = OutlierMethod(self.outlier_box.currentData())
+        if method is OutlierMethod.NONE:
+            return OutlierPolicy()
+        return OutlierPolicy(method, self.k_box.value())
+
+    def _policy_changed(self) -> None:
+        method = OutlierMethod(self.outlier_box.currentData())
+        self.k_box.blockSignals(True)
+        self.k_box.setEnabled(method is not OutlierMethod.NONE)
+        self.k_box.setValue(1.5 if method is OutlierMethod.IQR else 3.0)
+        self.k_box.blockSignals(False)
+        self.refresh()
+
+    def _regroup(self) -> None:
+        self.baseline_box.blockSignals(True)
+        self.baseline_box.clear()
+        self.baseline_box.blockSignals(False)
+        self.refresh()
+
+    def refresh(self) -> None:
+        """Recompute the comparison and redraw everything."""
+        baseline = self.baseline_box.currentData() if self.baseline_box.count() else None
+        try:
+            cmp = compare(
+                self.inputs,
+                metric=self.metric_box.currentData(),
+                group_by=GroupBy.parse(self.group_box.currentData()),
+                policy=self.policy(),
+                baseline=baseline,
+            )
+        except (CompareError, ValueError) as exc:
+            self.status.setText(f"Cannot compare: {exc}")
+            return
+        self.comparison = cmp
+        self.report = comparison_report(cmp)
+        self._fill_baselines(cmp)
+        self._show_chart(cmp)
+        _fill(self.table_view, headline_table(cmp))
+        _fill(self.stats_view, stats_table(cmp))
+        _fill(self.welch_view, welch_table(cmp))
+        _fill(self.diff_view, diff_table(cmp))
+        self.notes_view.setHtml(to_html(self.report))
+        discarded = ", ".join(f"run {d.run_id} ({d.reason})" for d in cmp.discarded)
+        self.status.setText(
+            f"{len(cmp.runs)} runs in {len(cmp.groups)} group(s); outlier policy "
+            f"{cmp.policy.describe()}" + (f"; discarded: {discarded}" if discarded else "")
+        )
+        self.compared.emit()
+
+    def _fill_baselines(self, cmp: Comparison) -> None:
+        names = [g.name for g in cmp.groups]
+        current = [self.baseline_box.itemData(i) for i in range(self.baseline_box.count())]
+        if current != names:
+            self.baseline_box.blockSignals(True)
+            self.baseline_box.clear()
+            for name in names:
+                self.baseline_box.addItem(name, name)
+            self.baseline_box.blockSignals(False)
+        if cmp.baseline is not None:
+            self.baseline_box.blockSignals(True)
+            self.baseline_box.setCurrentIndex(names.index(cmp.baseline))
+            self.baseline_box.blockSignals(False)
+
+    def spec(self, kind: ChartKind = ChartKind.BOTH):
+        """The chart spec of the current comparison at the chosen size and dpi."""
+        assert self.comparison is not None
+        return chart_spec(
+            self.comparison,
+            kind,
+            width=self.width_box.value(),
+            height=self.height_box.value(),
+            dpi=self.dpi_box.value(),
+        )
+
+    def _show_chart(self, cmp: Comparison) -> None:
+        if self.chart is not None:
+            self.chart_layout.removeWidget(self.chart)
+            self.chart.release()
+        self.chart = ChartWidget(chart_spec(cmp, ChartKind.BOTH))
+        self.chart.setMinimumSize(400, 300)
+        self.chart_layout.addWidget(self.chart)
+
+    # --- exports -------------------------------------------------------------------------
+
+    def export_chart(self, path: Path) -> None:
+        """Write the chart at the chosen size and dpi (PNG, SVG or PDF by suffix)."""
+        render_chart(self.spec(), Path(path))
+
+    def export_table(self, path: Path) -> None:
+        """Write the comparison as Markdown, CSV or HTML (by suffix)."""
+        assert self.comparison is not None and self.report is not None
+        path = Path(path)
+        suffix = path.suffix.lower()
+        if suffix == ".csv":
+            text = comparison_csv(self.comparison)
+        elif suffix in (".html", ".htm"):
+            text = to_html(self.report)
+        elif suffix == ".md":
+            text = to_markdown(self.report)
+        else:
+            raise ValueError(f"cannot tell the table format of {path.name!r}: .md, .csv or .html")
+        path.write_text(text, encoding="utf-8")
+
+    def copy_chart(self) -> None:
+        """Put the chart, at the chosen size and dpi, on the clipboard as an image."""
+        from pairbench.ui.compare.render import build_chart
+
+        widget = build_chart(self.spec())
+        try:
+            QApplication.clipboard().setImage(chart_image(widget))
+        finally:
+            widget.release()
+
+    def copy_table(self) -> None:
+        """Put the report as Markdown on the clipboard (paste into a post or an issue)."""
+        assert self.report is not None
+        QApplication.clipboard().setText(to_markdown(self.report))
+
+    def _ask_export_chart(self) -> None:
+        path, _ = QFileDialog.getSaveFileName(
+            self, "Export chart", "comparison.png", "PNG (*.png);;SVG (*.svg);;PDF (*.pdf)"
+        )
+        if path:
+            self._try(lambda: self.export_chart(Path(path)))
+
+    def _ask_export_table(self) -> None:
+        path, _ = QFileDialog.getSaveFileName(
+            self, "Export table", "comparison.md", "Markdown (*.md);;CSV (*.csv);;HTML (*.html)"
+        )
+        if path:
+            self._try(lambda: self.export_table(Path(path)))
+
+    def _try(self, action) -> None:
+        try:
+            action()
+        except (OSError, ValueError) as exc:
+            QMessageBox.warning(self, "Pairbench", f"Export failed: {exc}")
+
+    def closeEvent(self, event) -> None:
+        if self.chart is not None:
+            self.chart.release()
+            self.chart = None
+        super().closeEvent(event)
+
+
+def _spin(low: int, high: int, value: int, suffix: str) -> QSpinBox:
+    box = QSpinBox()
+    box.setRange(low, high)
+    box.setValue(value)
+    box.setSuffix(suffix)
+    return box
+
+
+def _metrics(item: RunInput) -> set[str]:
+    return {k for k in item.run.summary} | {s.metric for s in item.series}
+
+
+def _tag_keys(inputs: list[RunInput]) -> list[str]:
+    keys: set[str] = set()
+    for item in inputs:
+        keys |= set(item.run.tags)
+        if item.pair is not None:
+            keys |= set(item.pair.tags) | set(item.pair.client.tags)
+    return sorted(k for k in keys if any(tag_value(i, k) for i in inputs))
+
+
+def _fill(view: QTableWidget, table: TextTable | None) -> None:
+    view.clear()
+    if table is None:
+        view.setRowCount(0)
+        view.setColumnCount(1)
+        view.setHorizontalHeaderLabels(["Nothing to show"])
+        return
+    view.setColumnCount(len(table.headers))
+    view.setRowCount(len(table.rows))
+    view.setHorizontalHeaderLabels(list(table.headers))
+    for r, row in enumerate(table.rows):
+        for c, (text, align) in enumerate(zip(row, table.align, strict=True)):
+            item = QTableWidgetItem(text)
+            item.setFlags(item.flags() & ~Qt.ItemFlag.ItemIsEditable)
+            if align == "r":
+                item.setTextAlignment(Qt.AlignmentFlag.AlignRight | Qt.AlignmentFlag.AlignVCenter)
+            view.setItem(r, c, item)
+    view.resizeColumnsToContents()
+
+
+def open_compare(
+    library: Library, run_ids: list[int], parent: QWidget | None = None
+) -> CompareView:
+    """A compare view of these runs in its own window (the library view's "Compare" action)."""
+    view = CompareView(library, run_ids, parent)
+    view.setWindowFlag(Qt.WindowType.Window, True)
+    view.setWindowTitle(f"Compare {len(run_ids)} runs — Pairbench")
+    view.setAttribute(Qt.WidgetAttribute.WA_DeleteOnClose, True)
+    view.resize(1300, 900)
+    view.show()
+    return view

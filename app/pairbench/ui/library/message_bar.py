@@ -1,0 +1,45 @@
+"""A one-message bar (error, info, ok) shown above a view, closable; never a traceback."""
+
+from __future__ import annotations
+
+from PySide6.QtCore import Qt
+from PySide6.QtWidgets import QFrame, QHBoxLayout, QLabel, QToolButton
+
+BANNER = "QFrame#{name} {{ background: {bg}; border: 1px solid {border}; border-radius: 4px; }}"
+_MESSAGE_STYLES = {
+    "error": ("#fde7e9", "#b3261e"),
+    "info": ("#e7f3fe", "#3a78b5"),
+    "ok": ("#e6f4ea", "#1b7f3b"),
+}
+
+
+class MessageBar(QFrame):
+    """One message (error, info, ok) above the panel, with a close button."""
+
+    def __init__(self) -> None:
+        super().__init__()
+        self.setObjectName("messageBar")
+        self.label = QLabel()
+        self.label.setWordWrap(True)
+        self.label.setTextInteractionFlags(Qt.TextInteractionFlag.TextSelectableByMouse)
+        close = QToolButton()
+        close.setText("✕")
+        close.setAutoRaise(True)
+        close.clicked.connect(self.hide)
+        row = QHBoxLayout(self)
+        row.setContentsMargins(8, 4, 4, 4)
+        row.addWidget(self.label, 1)
+        row.addWidget(close, 0, Qt.AlignmentFlag.AlignTop)
+        self.kind = ""
+        self.hide()
+
+    def show_message(self, kind: str, text: str) -> None:
+        bg, border = _MESSAGE_STYLES[kind]
+        self.kind = kind
+        self.setStyleSheet(BANNER.format(name="messageBar", bg=bg, border=border))
+        self.label.setText(text)
+        self.show()
+
+    def text(self) -> str:
+        """The message shown, or "" when the bar is closed."""
+        return "" if self.isHidden() else self.label.text()

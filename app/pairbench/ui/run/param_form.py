@@ -1,0 +1,181 @@
+"""A form generated from a tool's parameters: spin boxes, check boxes, choices, checked text.
+
+Every value is checked by the parameter's own ``Param.check`` (the same code the CLI's
+``--set`` goes through), live as the user types and again before a run starts.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping
+
+from PySide6.QtCore import Signal
+from PySide6.QtWidgets import (
+    QCheckBox,
+    QComboBox,
+    QFormLayout,
+    QLabel,
+    QLineEdit,
+    QSpinBox,
+    QVBoxLayout,
+    QWidget,
+)
+
+from pairbench.tools.params import Param
+
+INT_MAX = 2**31 - 1
+_ERROR_STYLE = "QLineEdit { border: 1px solid #c62828; background: #fff3f3; }"
+
+
+def _is_spin(param: Param) -> bool:
+    return param.kind == "int" and param.default.isdigit()
+
+
+class ParamField:
+    """One parameter's widget, read and written as the parameter's string form."""
+
+    def __init__(self, param: Param, on_change: Signal) -> None:
+        self.param = param
+        self.widget: QWidget
+        choices = getattr(param, "choices", None)
+        if param.kind == "bool":
+            box = QCheckBox()
+            box.setChecked(param.default == "true")
+            box.toggled.connect(lambda _on: on_change.emit())
+            self.widget = box
+        elif choices:
+            combo = QComboBox()
+            combo.addItems(list(choices))
+            combo.setCurrentText(param.default)
+            combo.currentTextChanged.connect(lambda _text: on_change.emit())
+            self.widget = combo
+        elif _is_spin(param):
+            spin = QSpinBox()
+            spin.setRange(
+                param.minimum if param.minimum is not None else 0,
+                param.maximum if param.maximum is not None else INT_MAX,
+            )
+            spin.setValue(int(param.default))
+            spin.setAccelerated(True)
+            spin.valueChanged.connect(lambda _value: on_change.emit())
+            self.widget = spin
+        else:
+            edit = QLineEdit(param.default)
+            edit.setPlaceholderText(param.default or "(not set)")
+            edit.textChanged.connect(lambda _text: self._validate_live())
+            edit.textChanged.connect(lambda _text: on_change.emit())
+            self.widget = edit
+        self.widget.setObjectName(f"param_{param.name}")
+        self.widget.setToolTip(param.help)
+
+    def value(self) -> str:
+        """The value as typed (a string, as ``--set`` would give it)."""
+        widget = self.widget
+        if isinstance(widget, QCheckBox):
+            return "true" if widget.isChecked() else "false"
+        if isinstance(widget, QComboBox):
+            return widget.currentText()
+        if isinstance(widget, QSpinBox):
+            return str(widget.value())
+        assert isinstance(widget, QLineEdit)
+        return widget.text().strip()
+
+    def set_value(self, raw: str) -> None:
+        """Show ``raw`` (a value the user may still have to correct for text fields)."""
+        widget = self.widget
+        if isinstance(widget, QCheckBox):
+            widget.setChecked(raw.strip().lower() in ("1", "true", "yes", "on"))
+        elif isinstance(widget, QComboBox):
+            index = widget.findText(raw.strip())
+            if index >= 0:
+                widget.setCurrentIndex(index)
+        elif isinstance(widget, QSpinBox):
+            text = raw.strip()
+            if text.isdigit():
+                widget.setValue(int(text))
+        else:
+            assert isinstance(widget, QLineEdit)
+            widget.setText(raw)
+
+    def error(self) -> str | None:
+        """What is wrong with the current value, or None (a default is never checked: as with
+        ``--set``, only given values are, and some defaults mean "not given")."""
+        if self.value() == self.param.default:
+            return None
+        try:
+            self.param.check(self.value())
+        except ValueError as exc:
+            return str(exc)
+        return None
+
+    def _validate_live(self) -> None:
+        error = self.error()
+        self.widget.setStyleSheet(_ERROR_STYLE if error else "")
+        self.widget.setToolTip(error or self.param.help)
+
+
+class ParamForm(QWidget):
+    """The parameters of one tool as a form."""
+
+    changed = Signal()
+
+    def __init__(self, params: Mapping[str, Param], parent: QWidget | None = None) -> None:
+        super().__init__(parent)
+        self.fields: dict[str, ParamField] = {}
+        layout = QFormLayout()
+        layout.setFieldGrowthPolicy(QFormLayout.FieldGrowthPolicy.AllNonFixedFieldsGrow)
+        layout.setContentsMargins(0, 0, 0, 0)
+        for name, param in params.items():
+            field = ParamField(param, self.changed)
+            self.fields[name] = field
+            hint = QLabel(param.help)
+            hint.setWordWrap(True)
+            hint.setStyleSheet("color: #666; font-size: 11px;")
+            column = QVBoxLayout()
+            column.setSpacing(1)
+            column.addWidget(field.widget)
+            column.addWidget(hint)
+            label = QLabel(name)
+            label.setToolTip(param.help)
+            layout.addRow(label, column)
+        outer = QVBoxLayout(self)
+        outer.setContentsMargins(0, 0, 0, 0)
+        outer.addLayout(layout)
+
+    def values(self) -> dict[str, str]:
+        """Every parameter's current value."""
+        return {name: field.value() for name, field in self.fields.items()}
+
+    def changed_values(self) -> dict[str, str]:
+        """The values that differ from the defaults (what a preset or a spec needs)."""
+        return {
+            name: value
+            for name, value in self.values().items()
+            if value != self.fields[name].param.default
+        }
+
+    def reset(self) -> None:
+        """Every field back to its default."""
+        for field in self.fields.values():
+            field.set_value(field.param.default)
+
+    def set_values(self, values: Mapping[str, str], *, reset: bool = True) -> list[str]:
+        """Fill in ``values`` (after a reset to the defaults); returns the unknown names."""
+        if reset:
+            self.reset()
+        unknown = []
+        for name, raw in values.items():
+            field = self.fields.get(name)
+            if field is None:
+                unknown.append(name)
+            else:
+                field.set_value(raw)
+        return unknown
+
+    def errors(self) -> dict[str, str]:
+        """Parameter name → what is wrong with its value, for every invalid field."""
+        found = {}
+        for name, field in self.fields.items():
+            error = field.error()
+            if error:
+                found[name] = error
+        return found

@@ -1,0 +1,279 @@
+"""A run's tab: live plots, progress and Cancel, the summary once it ends, the raw tool lines."""
+
+from __future__ import annotations
+
+from collections import deque
+from collections.abc import Mapping
+
+from PySide6.QtCore import Qt, QTimer, Signal
+from PySide6.QtGui import QFont, QFontDatabase
+from PySide6.QtWidgets import (
+    QGridLayout,
+    QGroupBox,
+    QLabel,
+    QPlainTextEdit,
+    QSplitter,
+    QToolButton,
+    QVBoxLayout,
+    QWidget,
+)
+
+from pairbench.domain import METRICS, Line, LineSource, Record, Run, RunStatus
+from pairbench.domain.units import format_value
+from pairbench.ui.plotting.run_plots import RunPlots
+from pairbench.ui.run.controller import RunController, RunPhase
+from pairbench.ui.run.progress import RunProgress
+
+MAX_RAW_LINES = 5000
+RAW_FLUSH_MS = 250
+SUMMARY_COLUMNS = 3
+
+STATUS_MARKS = {
+    RunStatus.COMPLETED: "✓",
+    RunStatus.CANCELLED: "■",
+    RunStatus.FAILED: "✗",
+    RunStatus.INTERRUPTED: "✗",
+    RunStatus.RUNNING: "●",
+}
+
+
+def summary_rows(summary: Mapping[str, float]) -> list[tuple[str, str]]:
+    """(label, formatted value) for a run's summary: known metrics in their usual order."""
+    order = {name: i for i, name in enumerate(METRICS)}
+    rows = []
+    for name in sorted(summary, key=lambda n: (order.get(n, len(order)), n)):
+        metric = METRICS.get(name)
+        label = metric.label if metric else name.replace("_", " ")
+        rows.append((label, format_value(name, summary[name])))
+    return rows
+
+
+def params_text(params: Mapping[str, str]) -> str:
+    return "  ".join(f"{k}={v}" for k, v in params.items() if v != "")
+
+
+def _line_text(line: Line) -> str:
+    source = line.source.value if isinstance(line.source, LineSource) else str(line.source)
+    return f"{source:<13} │ {line.text}"
+
+
+class RawLinesPane(QWidget):
+    """The tool's output lines, last ``MAX_RAW_LINES`` kept, collapsed by default."""
+
+    def __init__(self, parent: QWidget | None = None) -> None:
+        super().__init__(parent)
+        self.lines: deque[str] = deque(maxlen=MAX_RAW_LINES)
+        self.total = 0
+        self._pending: list[str] = []
+        self.toggle = QToolButton()
+        self.toggle.setObjectName("raw_toggle")
+        self.toggle.setCheckable(True)
+        self.toggle.setToolButtonStyle(Qt.ToolButtonStyle.ToolButtonTextBesideIcon)
+        self.toggle.setArrowType(Qt.ArrowType.RightArrow)
+        self.toggle.setAutoRaise(True)
+        self.toggle.toggled.connect(self.set_expanded)
+        # The text view is built when first opened: its fixed-width font took ~0.2 s to load
+        # the first time, which would otherwise freeze the window as the first run starts.
+        self.text: QPlainTextEdit | None = None
+        self._shown_total = -1
+        self._layout = QVBoxLayout(self)
+        self._layout.setContentsMargins(0, 0, 0, 0)
+        self._layout.addWidget(self.toggle)
+        self._layout.addStretch(0)  # keeps the button at the top while the text is hidden
+        self._timer = QTimer(self)
+        self._timer.setInterval(RAW_FLUSH_MS)
+        self._timer.timeout.connect(self.flush)
+        self._timer.start()
+        self._update_toggle()
+
+    @property
+    def expanded(self) -> bool:
+        return self.toggle.isChecked()
+
+    def add(self, line: Line) -> None:
+        text = _line_text(line)
+        self.lines.append(text)
+        self.total += 1
+        if self.expanded:
+            self._pending.append(text)
+            if len(self._pending) > MAX_RAW_LINES:
+                del self._pending[:-MAX_RAW_LINES]
+
+    def flush(self) -> None:
+        """Show the lines received since the last flush (only while expanded)."""
+        if self._pending and self.expanded and self.text is not None:
+            self.text.appendPlainText("\n".join(self._pending))
+            self._pending.clear()
+        if self.total != self._shown_total:
+            self._update_toggle()
+
+    def _text_view(self) -> QPlainTextEdit:
+        if self.text is None:
+            self.text = QPlainTextEdit()
+            self.text.setReadOnly(True)
+            self.text.setMaximumBlockCount(MAX_RAW_LINES)
+            self.text.setLineWrapMode(QPlainTextEdit.LineWrapMode.NoWrap)
+            self.text.setFont(QFontDatabase.systemFont(QFontDatabase.SystemFont.FixedFont))
+            self._layout.insertWidget(1, self.text, 1)
+        return self.text
+
+    def set_expanded(self, expanded: bool) -> None:
+        if self.toggle.isChecked() != expanded:
+            self.toggle.setChecked(expanded)  # comes back here through toggled
+            return
+        self._pending.clear()
+        if expanded:
+            text = self._text_view()
+            text.setPlainText("\n".join(self.lines))
+            text.verticalScrollBar().setValue(text.verticalScrollBar().maximum())
+            text.setVisible(True)
+        elif self.text is not None:
+            self.text.clear()
+            self.text.setVisible(False)
+        self.toggle.setArrowType(Qt.ArrowType.DownArrow if expanded else Qt.ArrowType.RightArrow)
+        self._update_toggle()
+
+    def _update_toggle(self) -> None:
+        self._shown_total = self.total
+        kept = f", last {len(self.lines)} kept" if self.total > len(self.lines) else ""
+        self.toggle.setText(f"Raw output ({self.total} lines{kept})")
+
+
+class RunTab(QWidget):
+    """Everything about one run while it goes and after it ended."""
+
+    titleChanged = Signal(str)
+
+    def __init__(self, controller: RunController, parent: QWidget | None = None) -> None:
+        super().__init__(parent)
+        self.controller = controller
+        self.title_label = QLabel()
+        font = QFont(self.title_label.font())
+        font.setBold(True)
+        font.setPointSizeF(font.pointSizeF() * 1.15)
+        self.title_label.setFont(font)
+        self.params_label = QLabel(params_text(controller.spec.params))
+        self.params_label.setWordWrap(True)
+        self.params_label.setStyleSheet("color: #555;")
+        self.params_label.setTextInteractionFlags(Qt.TextInteractionFlag.TextSelectableByMouse)
+        self.progress = RunProgress()
+        self.message = QLabel()
+        self.message.setWordWrap(True)
+        self.message.setTextInteractionFlags(Qt.TextInteractionFlag.TextSelectableByMouse)
+        self.message.setVisible(False)
+        self.plots = RunPlots()
+        self.summary_box = QGroupBox("Summary")
+        self.summary_grid = QGridLayout(self.summary_box)
+        self.summary_grid.setHorizontalSpacing(14)
+        self.summary_box.setVisible(False)
+        self.raw = RawLinesPane()
+
+        bottom = QWidget()
+        bottom_layout = QVBoxLayout(bottom)
+        bottom_layout.setContentsMargins(0, 0, 0, 0)
+        bottom_layout.addWidget(self.summary_box)
+        bottom_layout.addWidget(self.raw, 1)
+        self.splitter = QSplitter(Qt.Orientation.Vertical)
+        self.splitter.addWidget(self.plots)
+        self.splitter.addWidget(bottom)
+        self.splitter.setStretchFactor(0, 4)
+        self.splitter.setStretchFactor(1, 1)
+        self.splitter.setChildrenCollapsible(False)
+
+        layout = QVBoxLayout(self)
+        layout.addWidget(self.title_label)
+        layout.addWidget(self.params_label)
+        layout.addWidget(self.progress)
+        layout.addWidget(self.message)
+        layout.addWidget(self.splitter, 1)
+        self.raw.toggle.toggled.connect(self._raw_toggled)
+
+        controller.records.connect(self._on_records)
+        controller.line.connect(self.raw.add)
+        controller.finished.connect(self._on_finished)
+        controller.failed.connect(self._on_failed)
+        controller.changed.connect(self._update_title)
+        self.progress.bind(controller)
+        self._update_title()
+
+    def _raw_toggled(self, expanded: bool) -> None:
+        """Give the raw lines room when opened, hand it back to the plots when closed."""
+        total = sum(self.splitter.sizes())
+        bottom = self.splitter.widget(1).minimumSizeHint().height()
+        if expanded:
+            bottom = total * 2 // 5
+        self.splitter.setSizes([max(total - bottom, 0), bottom])
+
+    @property
+    def tab_title(self) -> str:
+        controller = self.controller
+        if controller.phase is RunPhase.FINISHED and controller.run is not None:
+            mark = STATUS_MARKS.get(controller.run.status, "")
+        elif controller.phase is RunPhase.FAILED:
+            mark = "✗"
+        else:
+            mark = "●"
+        return f"{mark} {controller.title}"
+
+    def _update_title(self) -> None:
+        controller = self.controller
+        self.title_label.setText(
+            f"Run {controller.title} — {controller.pair.description or controller.pair.name}"
+        )
+        self.params_label.setText(params_text(controller.spec.params))
+        self.titleChanged.emit(self.tab_title)
+
+    def _on_records(self, records: list[Record]) -> None:
+        self.plots.add_records(records)
+
+    def _on_finished(self, run: Run) -> None:
+        self.plots.finish()
+        self.raw.flush()
+        self._fill_summary(run)
+        if not self.raw.expanded:
+            self._raw_toggled(False)  # room for the summary, the rest for the plots
+        if run.status is RunStatus.CANCELLED:
+            self._show_message("Cancelled: the samples measured until then are kept.", error=False)
+        elif run.status is not RunStatus.COMPLETED:
+            self._show_message(
+                f"Run {run.status.value}: {run.error or 'no reason given'}", error=True
+            )
+        self._update_title()
+
+    def _fill_summary(self, run: Run) -> None:
+        """Status, duration, tool and the summary values, three label/value pairs a row."""
+        while self.summary_grid.count():
+            item = self.summary_grid.takeAt(0)
+            if item is not None and item.widget() is not None:
+                item.widget().deleteLater()
+        cells: list[tuple[str, str]] = [("Status", run.status.value)]
+        if run.duration is not None:
+            cells.append(("Duration", f"{run.duration:.1f} s"))
+        cells += summary_rows(run.summary)
+        if run.tool_version:
+            cells.append(("Tool", run.tool_version))
+        for i, (label, value) in enumerate(cells):
+            row, column = divmod(i, SUMMARY_COLUMNS)
+            name = QLabel(label)
+            name.setStyleSheet("color: #555;")
+            shown = QLabel(value)
+            shown.setTextInteractionFlags(Qt.TextInteractionFlag.TextSelectableByMouse)
+            shown.setStyleSheet("font-weight: bold;")
+            self.summary_grid.addWidget(name, row, column * 2)
+            self.summary_grid.addWidget(shown, row, column * 2 + 1)
+        for column in range(SUMMARY_COLUMNS * 2):
+            self.summary_grid.setColumnStretch(column, 1 if column % 2 else 0)
+        if not run.summary_complete and run.summary:
+            note = QLabel("Derived from the intervals: the tool's own summary is missing.")
+            note.setStyleSheet("color: #777;")
+            self.summary_grid.addWidget(note, self.summary_grid.rowCount(), 0, 1, -1)
+        self.summary_box.setVisible(True)
+
+    def _on_failed(self, message: str) -> None:
+        self._show_message(message, error=True)
+        self._update_title()
+
+    def _show_message(self, text: str, *, error: bool) -> None:
+        self.message.setText(text)
+        self.message.setStyleSheet("color: #b71c1c;" if error else "color: #333;")
+        self.message.setVisible(True)
