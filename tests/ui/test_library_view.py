@@ -411,3 +411,38 @@ def test_refresh_is_the_slot_a_finished_run_calls(
     _reload(qtbot, view, view.refresh)
     assert _labels(view) == {"from the run tab"}
     assert view.model.row_of(run_id) == 0
+
+
+def test_compare_button_opens_a_compare_view_of_the_selected_runs(
+    qtbot: QtBot, tmp_path: Path
+) -> None:
+    from PySide6.QtCore import QSettings
+
+    from pairbench.engine.importing import import_output
+    from pairbench.ui.compare.view import CompareView
+    from pairbench.ui.main_window import MainWindow
+    from parser_checks import fixture_text
+
+    library_path = tmp_path / "lib.sqlite"
+    with Library.open(library_path) as lib:
+        for name in ("tcp_t5.out", "tcp_t5_P2.out"):
+            import_output(lib, "iperf3", fixture_text("iperf3", name), label=name)
+    bridge = EngineBridge(library_path)
+    library = Library.open(library_path)
+    settings = QSettings(str(tmp_path / "settings.ini"), QSettings.Format.IniFormat)
+    window = MainWindow(bridge, library, settings)
+    window.ask_before_closing = False
+    qtbot.addWidget(window)
+    try:
+        view = window.runs_view
+        qtbot.waitUntil(lambda: view.model.rowCount() == 2, timeout=10_000)
+        view.table.selectAll()
+        view.compare_button.click()
+        assert len(window.compare_windows) == 1
+        compare = window.compare_windows[0]
+        assert isinstance(compare, CompareView)
+        compare.close()
+    finally:
+        window.close()
+        bridge.shutdown()
+        library.close()

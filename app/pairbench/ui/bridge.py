@@ -101,6 +101,7 @@ class EngineBridge(QObject):
         self.loop = asyncio.new_event_loop()
         self._ready = threading.Event()
         self._library: Library | None = None
+        self._closing = False
         self._thread = threading.Thread(target=self._main, name="pairbench-engine", daemon=True)
         self._thread.start()
         self._ready.wait(10)
@@ -121,6 +122,10 @@ class EngineBridge(QObject):
         """Run ``job(library)`` on the engine thread; a future for any thread to wait on."""
         library = self._library
         assert library is not None
+        if self._closing:  # after shutdown: nothing runs, the caller sees a cancelled future
+            refused: concurrent.futures.Future[T] = concurrent.futures.Future()
+            refused.cancel()
+            return refused
 
         async def wrapped() -> T:
             return await job(library)
@@ -211,5 +216,16 @@ class EngineBridge(QObject):
         if not self._thread.is_alive():
             return
         self.cancel_all()
+        self._closing = True
+
+        async def cancel_pending() -> None:
+            me = asyncio.current_task()
+            tasks = [task for task in asyncio.all_tasks() if task is not me]
+            for task in tasks:
+                task.cancel()
+            await asyncio.gather(*tasks, return_exceptions=True)
+
+        with contextlib.suppress(Exception):
+            asyncio.run_coroutine_threadsafe(cancel_pending(), self.loop).result(10)
         self.loop.call_soon_threadsafe(self.loop.stop)
         self._thread.join(10)

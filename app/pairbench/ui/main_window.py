@@ -40,7 +40,9 @@ class MainWindow(QMainWindow):
     ) -> None:
         super().__init__()
         self.bridge = bridge
+        self.library = library  # the GUI thread's own connection (reads for compare views)
         self.settings = settings
+        self.compare_windows: list[QWidget] = []
         self.secret_prompt = secret_prompt
         self.ask_before_closing = True
         self.closed = False
@@ -56,6 +58,7 @@ class MainWindow(QMainWindow):
         self.runs_view = LibraryView(bridge)  # the run library; refresh() after each run
         self.add_fixed_tab(self.runs_view, "Library")
         self.runs_view.accept_drops_on(self)  # saved tool outputs dropped anywhere import
+        self.runs_view.compareRequested.connect(self._open_compare)
         self.hosts_panel = HostsPanel(bridge)
         self.add_fixed_tab(self.hosts_panel, "Hosts")
         self.run_panel = RunPanel(bridge, settings)
@@ -161,3 +164,8 @@ class MainWindow(QMainWindow):
             QMessageBox.StandardButton.No,
         )
         return answer == QMessageBox.StandardButton.Yes
+
+    def _open_compare(self, run_ids: list[int]) -> None:
+        from pairbench.ui.compare.view import open_compare
+
+        self.compare_windows.append(open_compare(self.library, run_ids, self))

@@ -134,6 +134,7 @@ class LibraryView(QWidget):
     importFailed = Signal(str)
     saved = Signal(object)  # Run, after its label, tags or notes were stored
     deleted = Signal(list)  # run ids
+    compareRequested = Signal(list)  # run ids (two or more selected)
 
     def __init__(self, bridge: EngineBridge, parent: QWidget | None = None) -> None:
         super().__init__(parent)
@@ -281,6 +282,9 @@ class LibraryView(QWidget):
         self.open_button.clicked.connect(self.open_selected)
         self.delete_button = QPushButton("Delete…")
         self.delete_button.clicked.connect(self.delete_selected)
+        self.compare_button = QPushButton("Compare")
+        self.compare_button.setToolTip("Compare the selected runs (select two or more)")
+        self.compare_button.clicked.connect(self.compare_selected)
         grid = QGridLayout(self.editor)
         grid.addWidget(self.selected_label, 0, 0, 1, 4)
         grid.addWidget(QLabel("Label"), 1, 0)
@@ -294,6 +298,7 @@ class LibraryView(QWidget):
         buttons.addWidget(self.save_button)
         buttons.addWidget(self.open_button)
         buttons.addWidget(self.delete_button)
+        buttons.addWidget(self.compare_button)
         buttons.addStretch(1)
         grid.addLayout(buttons, 1, 4, 3, 1)
         grid.setColumnStretch(1, 2)
@@ -545,6 +550,14 @@ class LibraryView(QWidget):
         call_for(self, self.bridge, job, done, failed)
 
     # -- detail ------------------------------------------------------------------------------
+
+    def compare_selected(self) -> None:
+        """Ask for a comparison of the selected runs (the main window opens the view)."""
+        ids = [run.id for run in self.selected_runs()]
+        if len(ids) < 2:
+            self.message.show_error("Select two or more runs to compare.")
+            return
+        self.compareRequested.emit(ids)
 
     def open_selected(self) -> None:
         """Show the current run's detail view."""
