@@ -32,8 +32,17 @@ lint: setup
 	$(BIN)/mypy
 	$(BIN)/lint-imports
 
+# tests/bundle: the spec and resource checks always run; the bundle's smoke test only against
+# a bundle already built ($$PAIRBENCH_BUNDLE, else dist/pairbench from `make bundle`), since a
+# fresh build adds about a minute to a suite that is already near CI's budget
+# (`make bundle-test` builds one).
+BUNDLE_UNDER_TEST := $(or $(PAIRBENCH_BUNDLE),$(if $(wildcard dist/pairbench/pairbench),$(abspath dist/pairbench)))
+
 pytest: setup
-	QT_QPA_PLATFORM=offscreen $(BIN)/pytest -q -p no:cacheprovider
+	$(if $(BUNDLE_UNDER_TEST),@echo "pytest: smoke-testing the bundle $(BUNDLE_UNDER_TEST)")
+	QT_QPA_PLATFORM=offscreen $(if $(BUNDLE_UNDER_TEST),PAIRBENCH_BUNDLE=$(BUNDLE_UNDER_TEST)) \
+		$(BIN)/pytest -q -p no:cacheprovider \
+		$(if $(BUNDLE_UNDER_TEST),,--ignore=tests/bundle/test_bundle.py)
 
 test: lint pytest
 
