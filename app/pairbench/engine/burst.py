@@ -34,7 +34,7 @@ from pairbench.analysis.burst import (
     analyze_series,
     group_estimates,
 )
-from pairbench.domain import HostPair, Record, Run, RunSpec
+from pairbench.domain import HostPair, Record, Run, RunSpec, RunStatus
 from pairbench.engine.execute import Prepared, execute_run
 from pairbench.engine.observer import RunObserver
 from pairbench.library import Library, LibraryError
@@ -187,7 +187,12 @@ async def run_burst_probe(
     probe = BurstProbe(after_step_s, params=params, on_estimate=on_estimate)
     run = await execute_run(lib, prepared, observer=observer, cancel=cancel, stop=probe)
     estimate = analyze_stored_burst(lib, run.id, params=params, missing_ok=True)
-    if refill_idle_s <= 0 or not estimate.detected or cancel.is_set():
+    if (
+        refill_idle_s <= 0
+        or not estimate.detected
+        or run.status is not RunStatus.COMPLETED
+        or cancel.is_set()
+    ):
         return BurstProbeOutcome(run, estimate)
     phase_one_end = _traffic_end(lib, run.id, probe)
     with contextlib.suppress(TimeoutError):

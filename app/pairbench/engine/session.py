@@ -25,6 +25,8 @@ SERVER_READY_TIMEOUT_S = 10.0
 SERVER_EXIT_GRACE_S = 3.0
 PORT_ATTEMPTS = 5
 LOST_CHECK_PERIOD_S = 0.25
+# How long ending the main command alone may take before everything is stopped together.
+MAIN_STOP_TIMEOUT_S = 10.0
 
 
 class RunSession:
@@ -260,7 +262,7 @@ class RunSession:
         with a receiver figure of zero)."""
         if self.processes:
             with contextlib.suppress(Exception):  # stop_all below tries again
-                await self.processes[-1].stop()
+                await asyncio.wait_for(self.processes[-1].stop(), MAIN_STOP_TIMEOUT_S)
         await self.stop_all()
 
     async def stop_all(self) -> None:
