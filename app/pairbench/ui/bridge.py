@@ -19,13 +19,17 @@ from typing import Any, TypeVar
 from PySide6.QtCore import QObject, Qt, Signal, Slot
 
 from pairbench.domain import HostPair, Line, Record, Run, RunSpec
-from pairbench.engine.execute import RunError, execute_run, prepare
+from pairbench.engine.burst import run_burst_probe
+from pairbench.engine.execute import Prepared, RunError, execute_run, prepare
+from pairbench.engine.observer import RunObserver
 from pairbench.engine.transports import Connector
 from pairbench.library import Library
 from pairbench.remote.secrets import SecretPrompt
 
 T = TypeVar("T")
 EngineJob = Callable[[Library], Awaitable[T]]
+# How a prepared run is executed: plainly, or as a burst probe.
+_Execute = Callable[[Library, Prepared, RunObserver, asyncio.Event], Awaitable[Run]]
 
 
 class _Delivery(QObject):
@@ -168,6 +172,45 @@ class EngineBridge(QObject):
         The engine may emit before this returns (a run that fails at once): pass ``signals``
         already connected to miss nothing (a signal emitted with no receiver is lost).
         """
+
+        async def execute(
+            library: Library, prepared: Prepared, observer: RunObserver, cancel: asyncio.Event
+        ) -> Run:
+            return await execute_run(library, prepared, observer=observer, cancel=cancel)
+
+        return self._start(pair, spec, execute, accept_new_host_key, signals)
+
+    def start_probe(
+        self,
+        pair: HostPair,
+        spec: RunSpec,
+        *,
+        after_step_s: float,
+        accept_new_host_key: bool = False,
+        signals: RunSignals | None = None,
+    ) -> RunHandle:
+        """Start a burst probe (``spec`` from ``burst_probe_spec``): a run that stops itself
+        ``after_step_s`` after the step is confirmed, its analysis stored with it. Followed
+        like ``start_run``; ``finished`` carries the probe's run."""
+
+        async def execute(
+            library: Library, prepared: Prepared, observer: RunObserver, cancel: asyncio.Event
+        ) -> Run:
+            outcome = await run_burst_probe(
+                library, prepared, after_step_s=after_step_s, observer=observer, cancel=cancel
+            )
+            return outcome.run
+
+        return self._start(pair, spec, execute, accept_new_host_key, signals)
+
+    def _start(
+        self,
+        pair: HostPair,
+        spec: RunSpec,
+        execute: _Execute,
+        accept_new_host_key: bool,
+        signals: RunSignals | None,
+    ) -> RunHandle:
         signals = signals or RunSignals()
         handle = RunHandle(self, signals)
 
@@ -177,11 +220,8 @@ class EngineBridge(QObject):
             )
             try:
                 prepared = await prepare(pair, spec, connector)
-                return await execute_run(
-                    library,
-                    prepared,
-                    observer=_SignalObserver(signals),
-                    cancel=handle.cancel_event,
+                return await execute(
+                    library, prepared, _SignalObserver(signals), handle.cancel_event
                 )
             except RunError as exc:
                 signals.failed.emit(str(exc))

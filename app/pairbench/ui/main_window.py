@@ -63,7 +63,7 @@ class MainWindow(QMainWindow):
         self.add_fixed_tab(self.hosts_panel, "Hosts")
         self.run_panel = RunPanel(bridge, settings)
         self.run_dock = self.add_dock(self.run_panel, "Run", "run_dock")
-        self.run_tabs = RunTabs(self.tabs, self)
+        self.run_tabs = RunTabs(self.tabs, self, bridge=bridge)
 
         self.run_panel.runLaunched.connect(self.run_tabs.track)
         self.hosts_panel.changed.connect(self.run_panel.refresh_pairs)

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 from collections import defaultdict
 from datetime import datetime
+from typing import Any
 
 import numpy as np
 from PySide6.QtCore import Qt, Signal
@@ -31,10 +32,12 @@ from pairbench.domain.units import format_value
 from pairbench.engine.hosts_edit import format_tags
 from pairbench.engine.run_query import RunDetail, load_run_detail
 from pairbench.library import Library
+from pairbench.library.analyses import get_analyses
 from pairbench.library.series import SeriesArrays
 from pairbench.ui.bridge import EngineBridge
 from pairbench.ui.library.jobs import call_for, error_text
 from pairbench.ui.library.runs_model import STATUS_COLORS
+from pairbench.ui.run.burst_panel import burst_analysis_rows
 
 # Units pyqtgraph may scale with SI prefixes (values converted to the base unit first).
 _SI_UNITS: dict[str, tuple[str, float]] = {
@@ -149,6 +152,7 @@ class RunDetailView(QWidget):
         super().__init__(parent)
         self.bridge = bridge
         self.detail: RunDetail | None = None
+        self.analyses: dict[str, dict[str, Any]] = {}  # kind → stored analysis (JSON)
         self.run_id: int | None = None
         self.summary_item: QTreeWidgetItem | None = None
         self.duration_text = ""
@@ -220,6 +224,7 @@ class RunDetailView(QWidget):
         generation = self._generation
         self.run_id = run_id
         self.detail = None
+        self.analyses = {}
         self.title.setText(f"Run {run_id}")
         self.subtitle.setText("Loading…")
         self.error_label.hide()
@@ -228,12 +233,13 @@ class RunDetailView(QWidget):
         self.raw_text.clear()
         self._clear_plots()
 
-        async def job(lib: Library) -> RunDetail:
-            return load_run_detail(lib, run_id)
+        async def job(lib: Library) -> tuple[RunDetail, dict[str, dict[str, Any]]]:
+            return load_run_detail(lib, run_id), get_analyses(lib, run_id)
 
-        def done(detail: RunDetail) -> None:
+        def done(loaded: tuple[RunDetail, dict[str, dict[str, Any]]]) -> None:
             if generation == self._generation:
-                self._show(detail)
+                self.analyses = loaded[1]
+                self._show(loaded[0])
 
         def failed(error: BaseException) -> None:
             if generation == self._generation:
@@ -340,6 +346,9 @@ class RunDetailView(QWidget):
                 host_item.addChild(child)
             facts.addChild(host_item)
         facts.setExpanded(True)
+        for kind, title in (("burst", "Burst analysis"), ("burst_refill", "Burst refill")):
+            if kind in self.analyses:
+                section(title, burst_analysis_rows(kind, self.analyses[kind]))
         tree.resizeColumnToContents(0)
 
     def _fill_plots(self, series: list[SeriesArrays]) -> None:

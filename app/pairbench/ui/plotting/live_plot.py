@@ -88,6 +88,8 @@ class LivePlot(QWidget):
         super().__init__(parent)
         self.spec = spec
         self.curves: dict[tuple[str, str], Curve] = {}
+        # Fixed curves drawn with the live ones (a pinned baseline): counted when fitting y.
+        self.overlays: list[pg.PlotDataItem] = []
         self.scale: Scale = choose_scale(spec.unit, 0.0)
         self._dirty = False
         self._stream_colors = stream_colors if stream_colors is not None else {}
@@ -212,6 +214,18 @@ class LivePlot(QWidget):
         self.series(stream, metric).extend(t, v)
         self._dirty = True
 
+    def add_overlay(self, item: pg.PlotDataItem) -> None:
+        """Draw a fixed curve (raw values, on the live curves' axis scale) that y fitting sees."""
+        self.plot_item.addItem(item)
+        self.overlays.append(item)
+        self._dirty = True
+
+    def remove_overlay(self, item: pg.PlotDataItem) -> None:
+        if item in self.overlays:
+            self.overlays.remove(item)
+            self.plot_item.removeItem(item)
+            self._dirty = True
+
     def mark_dirty(self) -> None:
         self._dirty = True
 
@@ -273,6 +287,14 @@ class LivePlot(QWidget):
                     continue
             lows.append(float(part.min()))
             highs.append(float(part.max()))
+        for item in self.overlays:
+            t, v = item.getOriginalDataset()
+            if not item.isVisible() or t is None or v is None:
+                continue
+            part = v[(t >= t_lo) & (t <= t_hi) & np.isfinite(v)]
+            if part.size:
+                lows.append(float(part.min()))
+                highs.append(float(part.max()))
         if not lows:
             return None
         return min(lows), max(highs)

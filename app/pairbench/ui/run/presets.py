@@ -10,6 +10,8 @@ import json
 from collections.abc import Mapping
 from dataclasses import dataclass, field
 
+BURST_PROBE_PRESET = "Burst probe (iperf3, 2 streams, stops 30 s after the step)"
+
 
 @dataclass(frozen=True, slots=True)
 class Preset:
@@ -20,6 +22,7 @@ class Preset:
     params: Mapping[str, str] = field(default_factory=dict)
     source: str = ""  # the field report it reproduces; "" for a user's own preset
     user: bool = False
+    probe: str = ""  # "burst": started as the burst probe (engine.burst), not a plain run
 
 
 BUILTIN_PRESETS: tuple[Preset, ...] = (
@@ -54,6 +57,13 @@ BUILTIN_PRESETS: tuple[Preset, ...] = (
         "iperf3",
         {"streams": "2", "duration": "3600"},
         "ec2-r4-burst-credits-iperf3.txt: iperf3 -i 1 -t 3600 -P 2",
+    ),
+    Preset(
+        BURST_PROBE_PRESET,
+        "iperf3",
+        {"streams": "2", "duration": "3600"},
+        "ec2-r4-burst-credits-iperf3.txt: the long run, ended once the step is measured",
+        probe="burst",
     ),
     Preset(
         "iperf3 UDP 1400-byte datagrams",

@@ -31,6 +31,7 @@ from PySide6.QtWidgets import (
 )
 
 from pairbench.domain import LOCAL_PAIR, HostPair, RunSpec
+from pairbench.engine.burst import burst_probe_spec
 from pairbench.library import Library
 from pairbench.library.hosts import list_pairs
 from pairbench.tools.base import Tool
@@ -44,6 +45,7 @@ from pairbench.ui.run.presets import (
     presets_from_json,
     presets_to_json,
 )
+from pairbench.ui.run.probe_box import BurstProbeBox
 from pairbench.ui.run.progress import RunProgress
 
 DEFAULT_TOOL = "iperf3"
@@ -96,7 +98,7 @@ class RunPanel(QWidget):
         )
         self._params_by_tool: dict[str, dict[str, str]] = self._saved_params()
         self._applying_preset = False
-        self._last_launch: tuple[HostPair, RunSpec] | None = None
+        self._last_launch: tuple[HostPair, RunSpec, float | None] | None = None
         self._wanted_pair = str(settings.value(KEY_PAIR, LOCAL_PAIR.name) or LOCAL_PAIR.name)
 
         self.banner = QLabel()
@@ -162,6 +164,8 @@ class RunPanel(QWidget):
         self.form_area = QScrollArea()
         self.form_area.setWidgetResizable(True)
         self.form_area.setFrameShape(QFrame.Shape.NoFrame)
+        self.probe_box = BurstProbeBox()  # shown while the burst probe preset is chosen
+        self.probe_box.max_duration.valueChanged.connect(self._probe_duration_changed)
 
         self.start_button = QPushButton("Start")
         self.start_button.setObjectName("start_run")
@@ -198,6 +202,7 @@ class RunPanel(QWidget):
         heading.setStyleSheet("font-weight: bold;")
         layout.addWidget(heading)
         layout.addWidget(self.form_area, 1)
+        layout.addWidget(self.probe_box)
         layout.addWidget(self.error_label)
         layout.addWidget(self.host_key_box)
         layout.addWidget(self.start_button)
@@ -280,6 +285,7 @@ class RunPanel(QWidget):
         self.form_area.setWidget(self.form)
         if not self._applying_preset:
             self.preset_combo.setCurrentIndex(0)
+            self.probe_box.setVisible(False)
         self.clear_error()
 
     @staticmethod
@@ -363,6 +369,9 @@ class RunPanel(QWidget):
                 default=index,
             )
         self.preset_combo.setCurrentIndex(index)
+        self.probe_box.setVisible(preset.probe == "burst")
+        if preset.probe == "burst" and preset.params.get("duration", "").isdigit():
+            self.probe_box.max_duration.setValue(int(preset.params["duration"]))
         previous = self.label_edit.text()
         if not previous or self.find_preset(previous) is not None:
             self.label_edit.setText(preset.name)
@@ -443,22 +452,58 @@ class RunPanel(QWidget):
             return None
         pair, spec = checked
         self.save_state()
-        return self.launch(pair, spec)
+        if not self.probe_mode:
+            return self.launch(pair, spec)
+        try:
+            streams = int(spec.params.get("streams", "") or 2)
+            spec = burst_probe_spec(
+                pair,
+                max_duration_s=self.probe_box.max_duration_s,
+                streams=streams,
+                label=spec.label,
+            )
+        except ValueError as exc:
+            self.show_error(f"The burst probe cannot start: {exc}")
+            return None
+        return self.launch(pair, spec, after_step_s=self.probe_box.after_step_s)
+
+    @property
+    def probe_mode(self) -> bool:
+        """True while the burst probe preset is chosen (Start then starts the probe)."""
+        return not self.probe_box.isHidden()
+
+    def _probe_duration_changed(self, seconds: int) -> None:
+        if self.form is not None and "duration" in self.form.fields:
+            self.form.fields["duration"].set_value(str(seconds))
 
     def launch(
-        self, pair: HostPair, spec: RunSpec, *, accept_new_host_key: bool = False
+        self,
+        pair: HostPair,
+        spec: RunSpec,
+        *,
+        accept_new_host_key: bool = False,
+        after_step_s: float | None = None,
     ) -> RunController:
-        """Submit a run to the engine and follow it."""
+        """Submit a run to the engine and follow it (a burst probe with ``after_step_s``)."""
         self.clear_error()
         signals = RunSignals()
         controller = RunController(signals, pair, spec, self)  # connected before submitting
-        controller.handle = self.bridge.start_run(
-            pair, spec, accept_new_host_key=accept_new_host_key, signals=signals
-        )
+        if after_step_s is None:
+            controller.handle = self.bridge.start_run(
+                pair, spec, accept_new_host_key=accept_new_host_key, signals=signals
+            )
+        else:
+            controller.handle = self.bridge.start_probe(
+                pair,
+                spec,
+                after_step_s=after_step_s,
+                accept_new_host_key=accept_new_host_key,
+                signals=signals,
+            )
         controller.failed.connect(lambda message: self._run_failed(controller, message))
         controller.changed.connect(self._prune)
         self.controllers.append(controller)
-        self._last_launch = (pair, spec)
+        self._last_launch = (pair, spec, after_step_s)
         self.progress.bind(controller)
         self.runLaunched.emit(controller)
         return controller
@@ -489,8 +534,8 @@ class RunPanel(QWidget):
         if self._last_launch is None:
             return None
         self.host_key_box.setVisible(False)
-        pair, spec = self._last_launch
-        return self.launch(pair, spec, accept_new_host_key=True)
+        pair, spec, after_step_s = self._last_launch
+        return self.launch(pair, spec, accept_new_host_key=True, after_step_s=after_step_s)
 
     def show_error(self, text: str) -> None:
         self.error_label.setText(text)

@@ -20,7 +20,10 @@ from PySide6.QtWidgets import (
 
 from pairbench.domain import METRICS, Line, LineSource, Record, Run, RunStatus
 from pairbench.domain.units import format_value
+from pairbench.ui.bridge import EngineBridge
 from pairbench.ui.plotting.run_plots import RunPlots
+from pairbench.ui.run.baseline_pin import BaselinePin
+from pairbench.ui.run.burst_panel import BurstMonitor
 from pairbench.ui.run.controller import RunController, RunPhase
 from pairbench.ui.run.progress import RunProgress
 
@@ -144,7 +147,13 @@ class RunTab(QWidget):
 
     titleChanged = Signal(str)
 
-    def __init__(self, controller: RunController, parent: QWidget | None = None) -> None:
+    def __init__(
+        self,
+        controller: RunController,
+        parent: QWidget | None = None,
+        *,
+        bridge: EngineBridge | None = None,
+    ) -> None:
         super().__init__(parent)
         self.controller = controller
         self.title_label = QLabel()
@@ -171,6 +180,8 @@ class RunTab(QWidget):
         bottom = QWidget()
         bottom_layout = QVBoxLayout(bottom)
         bottom_layout.setContentsMargins(0, 0, 0, 0)
+        self.burst = BurstMonitor(controller, self.plots)  # burst credits: panel + overlay
+        bottom_layout.addWidget(self.burst.panel)
         bottom_layout.addWidget(self.summary_box)
         bottom_layout.addWidget(self.raw, 1)
         self.splitter = QSplitter(Qt.Orientation.Vertical)
@@ -185,6 +196,9 @@ class RunTab(QWidget):
         layout.addWidget(self.params_label)
         layout.addWidget(self.progress)
         layout.addWidget(self.message)
+        self.baseline_pin = BaselinePin(self.plots, bridge, controller) if bridge else None
+        if self.baseline_pin is not None:
+            layout.addWidget(self.baseline_pin)
         layout.addWidget(self.splitter, 1)
         self.raw.toggle.toggled.connect(self._raw_toggled)
 

@@ -6,6 +6,7 @@ from PySide6.QtCore import QObject, Signal
 from PySide6.QtWidgets import QMessageBox, QTabWidget, QWidget
 
 from pairbench.domain import Run
+from pairbench.ui.bridge import EngineBridge
 from pairbench.ui.run.controller import RunController
 from pairbench.ui.run.run_tab import RunTab
 
@@ -16,8 +17,15 @@ class RunTabs(QObject):
     runFinished = Signal(object)  # Run
     activeCountChanged = Signal(int)
 
-    def __init__(self, tabs: QTabWidget, parent: QObject | None = None) -> None:
+    def __init__(
+        self,
+        tabs: QTabWidget,
+        parent: QObject | None = None,
+        *,
+        bridge: EngineBridge | None = None,
+    ) -> None:
         super().__init__(parent)
+        self.bridge = bridge  # lets a tab pin a stored run as a baseline
         self.tabs_widget = tabs
         self.controllers: list[RunController] = []
         self.tabs: list[RunTab] = []
@@ -43,7 +51,7 @@ class RunTabs(QObject):
     def _open_tab(self, controller: RunController) -> None:
         if self.tab_of(controller) is not None:
             return
-        tab = RunTab(controller)
+        tab = RunTab(controller, bridge=self.bridge)
         self.tabs.append(tab)
         index = self.tabs_widget.addTab(tab, tab.tab_title)
         self.tabs_widget.setTabToolTip(index, controller.title)

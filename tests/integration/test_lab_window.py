@@ -1,0 +1,107 @@
+"""The workbench on the lab pair: every tool started, watched and cancelled from the window."""
+
+from __future__ import annotations
+
+import subprocess
+import time
+from pathlib import Path
+from typing import Any
+
+import pytest
+from PySide6.QtCore import Qt
+from pytestqt.qtbot import QtBot
+from run_kit import (
+    click_start,
+    isolated_settings,
+    last_controller,
+    open_window,
+    set_field,
+    tab_of,
+)
+
+from pairbench.domain import RunStatus
+from pairbench.library import Library
+from pairbench.library.runs import get_run
+from pairbench.ui.main_window import MainWindow
+from pairbench.ui.run.controller import RunController, RunPhase
+
+pytestmark = pytest.mark.lab
+
+# (tool, form values, the series that must reach the plots)
+TOOL_RUNS: tuple[tuple[str, dict[str, str], tuple[str, str]], ...] = (
+    ("iperf3", {"duration": "3", "udp": "true", "bitrate": "50M"}, ("sum", "jitter_ms")),
+    ("ping", {"count": "6", "interval": "0.2"}, ("sum", "rtt_ms")),
+    ("nuttcp", {"duration": "3"}, ("sum", "throughput_bps")),
+    ("iperf2", {"duration": "3"}, ("sum", "throughput_bps")),
+    ("fio", {"runtime": "3", "size": "32M", "rw": "randread"}, ("sum", "read_iops")),
+)
+
+
+def _start(qtbot: QtBot, window: MainWindow, tool: str, values: dict[str, str]) -> RunController:
+    panel = window.run_panel
+    assert panel.select_pair("lab")
+    assert panel.select_tool(tool)
+    for name, value in values.items():
+        set_field(panel, name, value)
+    click_start(qtbot, panel)
+    return last_controller(panel)
+
+
+def _iperf3_in(namespace: str) -> list[str]:
+    pids = subprocess.run(
+        ["ip", "netns", "pids", namespace], capture_output=True, text=True, check=False
+    ).stdout.split()
+    found = []
+    for pid in pids:
+        try:
+            if Path(f"/proc/{pid}/comm").read_text().strip() == "iperf3":
+                found.append(pid)
+        except OSError:
+            continue
+    return found
+
+
+def test_every_tool_runs_live_from_the_window(qtbot: QtBot, lab: Any, tmp_path: Path) -> None:
+    lab.shape("--rate", "200mbit")
+    with open_window(qtbot, lab.library, isolated_settings(tmp_path)) as window:
+        for tool, values, key in TOOL_RUNS:
+            controller = _start(qtbot, window, tool, values)
+            qtbot.waitUntil(
+                lambda c=controller: window.run_tabs.tab_of(c) is not None, timeout=30_000
+            )
+            tab = tab_of(window, controller)
+
+            def plotted(tab: Any = tab, key: tuple[str, str] = key) -> bool:
+                buffer = tab.plots.buffer(*key)
+                return buffer is not None and len(buffer) >= 1
+
+            qtbot.waitUntil(plotted, timeout=30_000)
+            qtbot.waitUntil(lambda c=controller: c.phase is RunPhase.FINISHED, timeout=60_000)
+            assert controller.run is not None, tool
+            assert controller.run.status is RunStatus.COMPLETED, (tool, controller.run.error)
+            with Library.open(lab.library) as lib:
+                assert get_run(lib, controller.run.id).spec.pair == "lab"
+
+
+def test_cancel_from_the_window_ends_the_lab_processes(
+    qtbot: QtBot, lab: Any, tmp_path: Path
+) -> None:
+    lab.shape()
+    with open_window(qtbot, lab.library, isolated_settings(tmp_path)) as window:
+        controller = _start(qtbot, window, "iperf3", {"duration": "60"})
+        qtbot.waitUntil(lambda: window.run_tabs.tab_of(controller) is not None, timeout=30_000)
+        tab = tab_of(window, controller)
+        qtbot.waitUntil(
+            lambda: (b := tab.plots.buffer("sum", "throughput_bps")) is not None and len(b) >= 2,
+            timeout=30_000,
+        )
+        assert _iperf3_in("pbl-client") and _iperf3_in("pbl-server")
+        qtbot.mouseClick(tab.progress.cancel_button, Qt.MouseButton.LeftButton)
+        qtbot.waitUntil(lambda: controller.phase is RunPhase.FINISHED, timeout=30_000)
+        assert controller.run is not None and controller.run.status is RunStatus.CANCELLED
+        deadline = time.monotonic() + 5
+        while (
+            _iperf3_in("pbl-client") or _iperf3_in("pbl-server")
+        ) and time.monotonic() < deadline:
+            time.sleep(0.1)
+        assert not _iperf3_in("pbl-client") and not _iperf3_in("pbl-server")
