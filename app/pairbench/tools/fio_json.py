@@ -10,6 +10,7 @@ from typing import Final, NamedTuple
 
 from pairbench.domain import Record, Summary
 from pairbench.tools.base import ParseError
+from pairbench.tools.feed import feed_text
 
 __all__ = [
     "MAX_DOCUMENT_CHARS",
@@ -602,8 +603,4 @@ def _summarise(name: str, dirs: list[_Dir], values: dict[str, float]) -> None:
 
 def parse_json_output(text: str) -> tuple[list[Record], Summary]:
     """Parse a whole fio JSON output (lines split on "\\n") and return records and summary."""
-    parser = FioJsonParser()
-    records: list[Record] = []
-    for line in text.split("\n"):
-        records += parser.feed(line)
-    return records, parser.close()
+    return feed_text(FioJsonParser(), text)

@@ -8,6 +8,7 @@ from dataclasses import dataclass, field
 from typing import Final
 
 from pairbench.domain import Record, Summary
+from pairbench.tools.feed import feed_text
 from pairbench.tools.fio_json import fio_error_message
 
 __all__ = ["FioTextParser", "parse_text_output"]
@@ -227,8 +228,4 @@ def _latency(name: str, dirs: list[_DirBlock], values: dict[str, float]) -> None
 
 def parse_text_output(text: str) -> tuple[list[Record], Summary]:
     """Parse a whole fio text output (lines split on "\\n"): no records, and the summary."""
-    parser = FioTextParser()
-    records: list[Record] = []
-    for line in text.split("\n"):
-        records += parser.feed(line)
-    return records, parser.close()
+    return feed_text(FioTextParser(), text)

@@ -2,13 +2,13 @@
 
 from __future__ import annotations
 
-import gc
 import re
 from collections.abc import Callable
 from typing import Final
 
 from pairbench.domain import Record, Summary
 from pairbench.tools.base import ParseError
+from pairbench.tools.feed import feed_text
 
 __all__ = ["THROUGHPUT", "Iperf2TextParser", "parse_text_output"]
 
@@ -225,16 +225,4 @@ class Iperf2TextParser:
 
 def parse_text_output(text: str) -> tuple[list[Record], Summary]:
     """Parse a whole iperf 2 output (lines split on "\\n") and return records and summary."""
-    parser = Iperf2TextParser()
-    records: list[Record] = []
-    extend = records.extend
-    feed = parser.feed
-    gc_was_enabled = gc.isenabled()
-    gc.disable()  # Records hold no cycles; see iperf3_text.parse_text_output
-    try:
-        for line in text.split("\n"):
-            extend(feed(line))
-    finally:
-        if gc_was_enabled:
-            gc.enable()
-    return records, parser.close()
+    return feed_text(Iperf2TextParser(), text)

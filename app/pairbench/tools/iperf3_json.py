@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-import gc
 import json
 import re
 from collections.abc import Callable
@@ -10,6 +9,7 @@ from typing import Any, Final
 
 from pairbench.domain import Record, Summary
 from pairbench.tools.base import ParseError
+from pairbench.tools.feed import feed_text
 from pairbench.tools.iperf3_metrics import (
     JITTER,
     LOST,
@@ -24,6 +24,7 @@ from pairbench.tools.iperf3_metrics import (
     THROUGHPUT_REVERSE,
     UDP_RECV,
     UDP_SEND,
+    IntervalTotals,
 )
 
 __all__ = ["MAX_DOCUMENT_CHARS", "Iperf3JsonParser", "parse_json_output"]
@@ -178,35 +179,6 @@ def _entry(entry: object, key: str) -> tuple[Record, float] | None:
     return _new_record(Record, (key, t, metrics, values)), t - start
 
 
-class _Acc:
-    """Running totals of one aggregate direction's intervals, for incomplete summaries."""
-
-    __slots__ = ("dur", "jitter", "lost", "pkts", "retr", "rx_pkts", "weighted")
-
-    def __init__(self) -> None:
-        self.weighted = 0.0  # sum of rate * interval length
-        self.dur = 0.0  # sum of interval lengths
-        self.retr: float | None = None
-        self.pkts: float | None = None  # UDP sender datagrams
-        self.rx_pkts: float | None = None  # UDP receiver datagrams
-        self.lost: float | None = None
-        self.jitter: float | None = None
-
-    def add(self, record: Record, dur: float) -> None:
-        metrics, values = record.metrics, record.values
-        if dur > 0.0:
-            self.weighted += values[0] * dur
-            self.dur += dur
-        if metrics is UDP_SEND:
-            self.pkts = (self.pkts or 0.0) + values[1]
-        elif metrics is UDP_RECV:
-            self.jitter = values[1]
-            self.lost = (self.lost or 0.0) + values[2]
-            self.rx_pkts = (self.rx_pkts or 0.0) + values[3]
-        elif metrics is not TCP_RECV:
-            self.retr = (self.retr or 0.0) + values[1]
-
-
 class Iperf3JsonParser:
     """Parser for iperf3's JSON output, fed line by line like any other.
 
@@ -296,7 +268,7 @@ class Iperf3JsonParser:
         self._client_terminated = False
         self._error: str | None = None
         self._last_t: dict[str, float] = {}
-        self._accs: dict[str, _Acc] = {}
+        self._accs: dict[str, IntervalTotals] = {}
         self._end: dict[str, dict[str, float]] = {}
 
     @property
@@ -495,8 +467,8 @@ class Iperf3JsonParser:
             if aggregate:
                 acc = self._accs.get(key)
                 if acc is None:
-                    acc = self._accs[key] = _Acc()
-                acc.add(record, dur)
+                    acc = self._accs[key] = IntervalTotals()
+                acc.add(record.metrics, record.values, dur)
         return out
 
     def _directions(
@@ -626,37 +598,10 @@ class Iperf3JsonParser:
 
     def _from_intervals(self, values: dict[str, float]) -> None:
         acc = self._accs.get("sum")
-        if acc is None:
-            return
-        if acc.dur > 0.0:
-            values[THROUGHPUT] = acc.weighted / acc.dur
-        if acc.retr is not None:
-            values[RETRANSMITS] = acc.retr
-        if acc.rx_pkts is not None:
-            lost = acc.lost or 0.0
-            values[LOST] = lost
-            values[PACKETS] = acc.rx_pkts
-            values[LOST_PERCENT] = 100.0 * lost / acc.rx_pkts if acc.rx_pkts else 0.0
-            if acc.jitter is not None:
-                values[JITTER] = acc.jitter  # iperf3's final jitter is its last running estimate
-        elif acc.pkts is not None:
-            values[PACKETS] = acc.pkts
+        if acc is not None:
+            acc.fold_into(values)
 
 
 def parse_json_output(text: str) -> tuple[list[Record], Summary]:
     """Parse a whole iperf3 JSON output (lines split on "\\n") and return records and summary."""
-    parser = Iperf3JsonParser()
-    records: list[Record] = []
-    extend = records.extend
-    feed = parser.feed
-    # As in parse_text_output: the cyclic GC rescanning millions of young Records (and the
-    # decoded document's dicts) for nothing costs more than the parsing.
-    gc_was_enabled = gc.isenabled()
-    gc.disable()
-    try:
-        for line in text.split("\n"):
-            extend(feed(line))
-    finally:
-        if gc_was_enabled:
-            gc.enable()
-    return records, parser.close()
+    return feed_text(Iperf3JsonParser(), text)

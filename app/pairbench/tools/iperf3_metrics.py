@@ -39,3 +39,52 @@ TCP_SUM_SEND: Final[tuple[str, ...]] = (THROUGHPUT, RETRANSMITS)  # TCP sender, 
 UDP_SEND: Final[tuple[str, ...]] = (THROUGHPUT, PACKETS)  # UDP sender
 UDP_RECV: Final[tuple[str, ...]] = (THROUGHPUT, JITTER, LOST, PACKETS, LOST_PERCENT)  # receiver
 TCP_RECV: Final[tuple[str, ...]] = (THROUGHPUT,)  # TCP receiver
+
+
+class IntervalTotals:
+    """Running totals of one aggregate direction's intervals, for incomplete summaries.
+
+    Shared by the text and JSON parsers: when iperf3's own summary is missing (a killed or
+    interrupted run), the summary comes from these.
+    """
+
+    __slots__ = ("dur", "jitter", "lost", "pkts", "retr", "rx_pkts", "weighted")
+
+    def __init__(self) -> None:
+        self.weighted = 0.0  # sum of rate * interval length
+        self.dur = 0.0  # sum of interval lengths
+        self.retr: float | None = None
+        self.pkts: float | None = None  # UDP sender datagrams
+        self.rx_pkts: float | None = None  # UDP receiver datagrams
+        self.lost: float | None = None
+        self.jitter: float | None = None
+
+    def add(self, metrics: tuple[str, ...], values: tuple[float, ...], dur: float) -> None:
+        """Add one interval's values (``metrics`` is one of the constant tuples above)."""
+        if dur > 0.0:
+            self.weighted += values[0] * dur
+            self.dur += dur
+        if metrics is UDP_SEND:
+            self.pkts = (self.pkts or 0.0) + values[1]
+        elif metrics is UDP_RECV:
+            self.jitter = values[1]
+            self.lost = (self.lost or 0.0) + values[2]
+            self.rx_pkts = (self.rx_pkts or 0.0) + values[3]
+        elif metrics is not TCP_RECV:
+            self.retr = (self.retr or 0.0) + values[1]
+
+    def fold_into(self, values: dict[str, float], throughput_key: str = THROUGHPUT) -> None:
+        """Summary values derived from the intervals: mean rate, counters, last jitter."""
+        if self.dur > 0.0:
+            values[throughput_key] = self.weighted / self.dur
+        if self.retr is not None:
+            values[RETRANSMITS] = self.retr
+        if self.rx_pkts is not None:
+            lost = self.lost or 0.0
+            values[LOST] = lost
+            values[PACKETS] = self.rx_pkts
+            values[LOST_PERCENT] = 100.0 * lost / self.rx_pkts if self.rx_pkts else 0.0
+            if self.jitter is not None:
+                values[JITTER] = self.jitter  # iperf3's final jitter is its last running estimate
+        elif self.pkts is not None:
+            values[PACKETS] = self.pkts

@@ -2,13 +2,13 @@
 
 from __future__ import annotations
 
-import gc
 import re
 from collections.abc import Callable
 from typing import Any, Final
 
 from pairbench.domain import Record, Summary
 from pairbench.tools.base import ParseError
+from pairbench.tools.feed import feed_text
 
 # The metric names and the metrics tuple of each kind of interval line (shared with the JSON
 # parser: every Record of a kind shares one tuple, which the recorder keys its buffers on).
@@ -23,6 +23,7 @@ from pairbench.tools.iperf3_metrics import TCP_SUM_SEND as _TCP_SUM_SEND
 from pairbench.tools.iperf3_metrics import THROUGHPUT as _THR
 from pairbench.tools.iperf3_metrics import UDP_RECV as _UDP_RECV
 from pairbench.tools.iperf3_metrics import UDP_SEND as _UDP_SEND
+from pairbench.tools.iperf3_metrics import IntervalTotals
 
 __all__ = ["Iperf3TextParser", "parse_text_output"]
 
@@ -111,21 +112,6 @@ _MAX_KNOWN: Final = 8192
 _SummaryLine = tuple[float, float | None, float | None, float | None, float | None, float | None]
 
 
-class _Acc:
-    """Running totals of one aggregate direction's intervals, for incomplete summaries."""
-
-    __slots__ = ("dur", "jitter", "lost", "pkts", "retr", "rx_pkts", "weighted")
-
-    def __init__(self) -> None:
-        self.weighted = 0.0  # sum of rate * interval length
-        self.dur = 0.0  # sum of interval lengths
-        self.retr: float | None = None
-        self.pkts: float | None = None  # UDP sender datagrams
-        self.rx_pkts: float | None = None  # UDP receiver datagrams
-        self.lost: float | None = None
-        self.jitter: float | None = None
-
-
 class Iperf3TextParser:
     """Parser for the text output of iperf3 3.12 (``iperf3 -c ...`` or ``iperf3 -s ...``).
 
@@ -189,7 +175,7 @@ class Iperf3TextParser:
         self._client_terminated = False
         self._error: str | None = None
         self._last_t: dict[str, float] = {}
-        self._accs: dict[str, _Acc] = {}
+        self._accs: dict[str, IntervalTotals] = {}
         self._summ: dict[tuple[str, str], _SummaryLine] = {}
 
     @property
@@ -386,22 +372,22 @@ class Iperf3TextParser:
         elif groups[14] is not None:
             self._omitted += 1
 
-    def _acc(self, agg: str, t: float, start_s: str, rate: float) -> _Acc:
+    def _acc(self, agg: str, t: float, start_s: str, rate: float) -> IntervalTotals:
         """The running totals of an aggregate, with this interval's throughput added."""
         acc = self._accs.get(agg)
         if acc is None:
-            acc = self._accs[agg] = _Acc()
+            acc = self._accs[agg] = IntervalTotals()
         dur = t - float(start_s)
         if dur > 0.0:
             acc.weighted += rate * dur
             acc.dur += dur
         return acc
 
-    def _acc_add(self, agg: str, dur: float, rate: float) -> _Acc:
+    def _acc_add(self, agg: str, dur: float, rate: float) -> IntervalTotals:
         """As ``_acc``, with the interval's length already known."""
         acc = self._accs.get(agg)
         if acc is None:
-            acc = self._accs[agg] = _Acc()
+            acc = self._accs[agg] = IntervalTotals()
         if dur > 0.0:
             acc.weighted += rate * dur
             acc.dur += dur
@@ -509,37 +495,10 @@ class Iperf3TextParser:
 
     def _from_intervals(self, values: dict[str, float], key: str, metric: str) -> None:
         acc = self._accs.get(key)
-        if acc is None:
-            return
-        if acc.dur > 0.0:
-            values[metric] = acc.weighted / acc.dur
-        if acc.retr is not None:
-            values[_RETR] = acc.retr
-        if acc.rx_pkts is not None:
-            lost = acc.lost or 0.0
-            values[_LOST] = lost
-            values[_PKTS] = acc.rx_pkts
-            values[_LOSTPCT] = 100.0 * lost / acc.rx_pkts if acc.rx_pkts else 0.0
-            if acc.jitter is not None:
-                values[_JIT] = acc.jitter  # iperf3's final jitter is its last running estimate
-        elif acc.pkts is not None:
-            values[_PKTS] = acc.pkts
+        if acc is not None:
+            acc.fold_into(values, metric)
 
 
 def parse_text_output(text: str) -> tuple[list[Record], Summary]:
     """Parse a whole iperf3 text output (lines split on "\\n") and return records and summary."""
-    parser = Iperf3TextParser()
-    records: list[Record] = []
-    extend = records.extend
-    feed = parser.feed
-    # Millions of live Records (tuples) make the cyclic GC rescan the young generation over and
-    # over for nothing (Records hold no cycles): parsing a big output took 1.7x as long with it.
-    gc_was_enabled = gc.isenabled()
-    gc.disable()
-    try:
-        for line in text.split("\n"):
-            extend(feed(line))
-    finally:
-        if gc_was_enabled:
-            gc.enable()
-    return records, parser.close()
+    return feed_text(Iperf3TextParser(), text)

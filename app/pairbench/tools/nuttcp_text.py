@@ -2,13 +2,13 @@
 
 from __future__ import annotations
 
-import gc
 import re
 from collections.abc import Callable
 from typing import Final
 
 from pairbench.domain import Record, Summary
 from pairbench.tools.base import ParseError
+from pairbench.tools.feed import feed_text
 
 __all__ = [
     "TCP_INTERVAL",
@@ -306,16 +306,4 @@ class NuttcpTextParser:
 
 def parse_text_output(text: str) -> tuple[list[Record], Summary]:
     """Parse a whole nuttcp output (lines split on "\\n") and return records and summary."""
-    parser = NuttcpTextParser()
-    records: list[Record] = []
-    extend = records.extend
-    feed = parser.feed
-    gc_was_enabled = gc.isenabled()
-    gc.disable()  # Records hold no cycles; see iperf3_text.parse_text_output
-    try:
-        for line in text.split("\n"):
-            extend(feed(line))
-    finally:
-        if gc_was_enabled:
-            gc.enable()
-    return records, parser.close()
+    return feed_text(NuttcpTextParser(), text)

@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-import gc
 import math
 import re
 from collections.abc import Callable
@@ -10,6 +9,7 @@ from typing import Final
 
 from pairbench.domain import Record, Summary
 from pairbench.tools.base import ParseError
+from pairbench.tools.feed import feed_text
 
 __all__ = ["RTT", "PingTextParser", "parse_text_output"]
 
@@ -316,16 +316,4 @@ class PingTextParser:
 
 def parse_text_output(text: str, interval_s: float = 1.0) -> tuple[list[Record], Summary]:
     """Parse a whole ping output (lines split on "\\n") and return records and summary."""
-    parser = PingTextParser(interval_s)
-    records: list[Record] = []
-    extend = records.extend
-    feed = parser.feed
-    gc_was_enabled = gc.isenabled()
-    gc.disable()  # Records hold no cycles; see iperf3_text.parse_text_output
-    try:
-        for line in text.split("\n"):
-            extend(feed(line))
-    finally:
-        if gc_was_enabled:
-            gc.enable()
-    return records, parser.close()
+    return feed_text(PingTextParser(interval_s), text)

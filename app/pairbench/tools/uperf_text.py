@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-import gc
 import math
 import re
 from collections.abc import Callable
@@ -10,6 +9,7 @@ from typing import Final
 
 from pairbench.domain import Record, Summary
 from pairbench.tools.base import ParseError
+from pairbench.tools.feed import feed_text
 
 __all__ = ["MAX_LINE", "UperfTextParser", "parse_text_output"]
 
@@ -549,15 +549,4 @@ def parse_text_output(
     parser = UperfTextParser(
         threads=threads, ops_per_iteration=ops_per_iteration, main_txn=main_txn, udp=udp
     )
-    records: list[Record] = []
-    extend = records.extend
-    feed = parser.feed
-    gc_was_enabled = gc.isenabled()
-    gc.disable()  # millions of Records hold no cycles: see iperf3_text.parse_text_output
-    try:
-        for line in text.split("\n"):
-            extend(feed(line))
-    finally:
-        if gc_was_enabled:
-            gc.enable()
-    return records, parser.close()
+    return feed_text(parser, text)
