@@ -105,3 +105,44 @@ def test_cancel_from_the_window_ends_the_lab_processes(
         ) and time.monotonic() < deadline:
             time.sleep(0.1)
         assert not _iperf3_in("pbl-client") and not _iperf3_in("pbl-server")
+
+
+def test_burst_probe_from_the_window_detects_the_step_live(
+    qtbot: QtBot, lab: Any, tmp_path: Path
+) -> None:
+    from pairbench.analysis.burst import BurstState
+    from pairbench.library.analyses import get_analyses
+    from pairbench.ui.run.presets import BURST_PROBE_PRESET
+
+    # 1 Gbit/s burst over a 200 Mbit/s baseline with a 1000 MB bucket: ~10.5 s of burst.
+    lab.shape("--rate", "200mbit", "--burst-rate", "1gbit", "--bucket", "1000MB")
+    with open_window(qtbot, lab.library, isolated_settings(tmp_path)) as window:
+        panel = window.run_panel
+        assert panel.select_pair("lab")
+        index = panel.preset_combo.findData(BURST_PROBE_PRESET)
+        panel.preset_combo.setCurrentIndex(index)
+        panel.preset_combo.activated.emit(index)
+        assert panel.probe_mode
+        panel.probe_box.max_duration.setValue(90)
+        panel.probe_box.after_step.setValue(5)
+        click_start(qtbot, panel)
+        controller = last_controller(panel)
+        qtbot.waitUntil(lambda: window.run_tabs.tab_of(controller) is not None, timeout=30_000)
+        tab = tab_of(window, controller)
+        qtbot.waitUntil(
+            lambda: (
+                tab.burst.estimate is not None and tab.burst.estimate.state is BurstState.CONFIRMED
+            ),
+            timeout=60_000,
+        )
+        assert tab.burst.panel.isVisible()
+        estimate = tab.burst.estimate
+        assert estimate.burst_bps == pytest.approx(1e9, rel=0.1)
+        assert estimate.baseline_bps == pytest.approx(200e6, rel=0.1)
+        qtbot.waitUntil(lambda: controller.phase is RunPhase.FINISHED, timeout=60_000)
+        assert controller.run is not None
+        assert controller.run.status is RunStatus.COMPLETED, controller.run.error
+        assert controller.run.duration is not None and controller.run.duration < 60
+        with Library.open(lab.library) as lib:
+            analyses = get_analyses(lib, controller.run.id)
+        assert analyses["burst"]["detected"] is True
