@@ -7,6 +7,7 @@ from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Literal, Protocol
 
 from pairbench.domain import LineSource, Record, Summary
+from pairbench.domain.validation import check_address
 
 if TYPE_CHECKING:
     from pairbench.tools.params import Param
@@ -74,6 +75,20 @@ class Commands:
     files: Mapping[str, str] = field(default_factory=dict)
     run_on: Literal["client", "server"] = "client"
     parse: tuple[LineSource, ...] = (LineSource.CLIENT_OUT, LineSource.CLIENT_ERR)
+
+
+def first_line_capabilities(version_output: str) -> Capabilities:
+    """Capabilities from a version command whose first line names the version."""
+    first = version_output.strip().splitlines()[0] if version_output.strip() else ""
+    return Capabilities(version=first, version_tuple=parse_version_tuple(first))
+
+
+def target_argument(target: str) -> str:
+    """The target as one safe argv item: an address or host name, never an option."""
+    try:
+        return check_address(target)
+    except ValueError as exc:
+        raise ParamError(str(exc)) from exc
 
 
 def parse_version_tuple(text: str) -> tuple[int, ...]:

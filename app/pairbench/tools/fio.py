@@ -18,7 +18,7 @@ from pairbench.tools.base import (
     ParamError,
     Parser,
     Tool,
-    parse_version_tuple,
+    first_line_capabilities,
 )
 from pairbench.tools.fio_json import FioJsonParser
 from pairbench.tools.fio_text import FioTextParser
@@ -214,8 +214,7 @@ def resolve(params: Mapping[str, str]) -> dict[str, str]:
 
 def capabilities(version_output: str) -> Capabilities:
     """What the installed fio can do, from ``fio --version`` (``fio-3.33``)."""
-    first = version_output.strip().splitlines()[0] if version_output.strip() else ""
-    return Capabilities(version=first, version_tuple=parse_version_tuple(first))
+    return first_line_capabilities(version_output)
 
 
 def expected_seconds(params: Mapping[str, str]) -> float:

@@ -4,7 +4,6 @@ from __future__ import annotations
 
 from collections.abc import Mapping
 
-from pairbench.domain.validation import check_address
 from pairbench.tools.base import (
     Capabilities,
     CommandContext,
@@ -12,7 +11,8 @@ from pairbench.tools.base import (
     ParamError,
     Parser,
     Tool,
-    parse_version_tuple,
+    first_line_capabilities,
+    target_argument,
 )
 from pairbench.tools.iperf2_text import Iperf2TextParser
 from pairbench.tools.params import Param, resolve_params
@@ -56,8 +56,7 @@ def resolve(params: Mapping[str, str]) -> dict[str, str]:
 
 def capabilities(version_output: str) -> Capabilities:
     """What the installed iperf 2 is, from ``iperf -v`` ("iperf version 2.1.8 (...)")."""
-    first = version_output.strip().splitlines()[0] if version_output.strip() else ""
-    return Capabilities(version=first, version_tuple=parse_version_tuple(first))
+    return first_line_capabilities(version_output)
 
 
 def expected_seconds(params: Mapping[str, str]) -> float:
@@ -65,19 +64,21 @@ def expected_seconds(params: Mapping[str, str]) -> float:
     return float(params["duration"])
 
 
-def _target(target: str) -> str:
-    """The target as one safe argv item: an address or host name, never an option."""
-    try:
-        return check_address(target)
-    except ValueError as exc:
-        raise ParamError(str(exc)) from exc
-
-
 def commands(params: Mapping[str, str], caps: Capabilities, ctx: CommandContext) -> Commands:
     """argv of ``iperf -s -p PORT`` and ``iperf -c TARGET -p PORT -t D -i 1 [-P n] [-w] [-l]``."""
     port = str(ctx.port)
     server = ["iperf", "-s", "-p", port]
-    client = ["iperf", "-c", _target(ctx.target), "-p", port, "-t", params["duration"], "-i", "1"]
+    client = [
+        "iperf",
+        "-c",
+        target_argument(ctx.target),
+        "-p",
+        port,
+        "-t",
+        params["duration"],
+        "-i",
+        "1",
+    ]
     if params["streams"] != "1":
         client += ["-P", params["streams"]]
     if params["window"] != "0":

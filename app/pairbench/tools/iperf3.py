@@ -12,7 +12,7 @@ from pairbench.tools.base import (
     ParamError,
     Parser,
     Tool,
-    parse_version_tuple,
+    first_line_capabilities,
 )
 from pairbench.tools.iperf3_auto import Iperf3AutoParser
 from pairbench.tools.iperf3_json import Iperf3JsonParser
@@ -55,8 +55,7 @@ def resolve(params: Mapping[str, str]) -> dict[str, str]:
 
 def capabilities(version_output: str) -> Capabilities:
     """What the installed iperf3 can do, from ``iperf3 --version``."""
-    first = version_output.strip().splitlines()[0] if version_output.strip() else ""
-    return Capabilities(version=first, version_tuple=parse_version_tuple(first))
+    return first_line_capabilities(version_output)
 
 
 def expected_seconds(params: Mapping[str, str]) -> float:

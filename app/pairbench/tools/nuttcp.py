@@ -5,7 +5,6 @@ from __future__ import annotations
 from collections.abc import Mapping
 from decimal import ROUND_HALF_UP, Decimal, InvalidOperation
 
-from pairbench.domain.validation import check_address
 from pairbench.tools.base import (
     Capabilities,
     CommandContext,
@@ -13,7 +12,8 @@ from pairbench.tools.base import (
     ParamError,
     Parser,
     Tool,
-    parse_version_tuple,
+    first_line_capabilities,
+    target_argument,
 )
 from pairbench.tools.nuttcp_text import NuttcpTextParser
 from pairbench.tools.params import Param, is_true, resolve_params
@@ -125,21 +125,12 @@ def nuttcp_rate(rate: str) -> str:
 
 def capabilities(version_output: str) -> Capabilities:
     """What the installed nuttcp is, from ``nuttcp -V`` ("nuttcp-6.1.2")."""
-    first = version_output.strip().splitlines()[0] if version_output.strip() else ""
-    return Capabilities(version=first, version_tuple=parse_version_tuple(first))
+    return first_line_capabilities(version_output)
 
 
 def expected_seconds(params: Mapping[str, str]) -> float:
     """How long a run should take, for progress bars."""
     return float(params["duration"])
-
-
-def _target(target: str) -> str:
-    """The target as one safe argv item: an address or host name, never an option."""
-    try:
-        return check_address(target)
-    except ValueError as exc:
-        raise ParamError(str(exc)) from exc
 
 
 def commands(params: Mapping[str, str], caps: Capabilities, ctx: CommandContext) -> Commands:
@@ -150,7 +141,7 @@ def commands(params: Mapping[str, str], caps: Capabilities, ctx: CommandContext)
     """
     port = str(ctx.port)
     server = ["nuttcp", "-S", "--nofork", "-P", port]
-    target = _target(ctx.target)
+    target = target_argument(ctx.target)
     timing = ["-i", "1", "-T", params["duration"], "-P", port]
     length = nuttcp_length(params)
     if is_true(params["udp"]):

@@ -7,7 +7,6 @@ from collections.abc import Mapping
 from dataclasses import dataclass
 from decimal import Decimal
 
-from pairbench.domain.validation import check_address
 from pairbench.tools.base import (
     Capabilities,
     CommandContext,
@@ -15,6 +14,7 @@ from pairbench.tools.base import (
     ParamError,
     Parser,
     Tool,
+    target_argument,
 )
 from pairbench.tools.params import Param, resolve_params
 from pairbench.tools.ping_text import PingTextParser
@@ -97,14 +97,6 @@ def expected_seconds(params: Mapping[str, str]) -> float:
     seconds = float(params["count"]) * float(params["interval"])
     deadline = float(params["deadline"])
     return min(seconds, deadline) if deadline > 0 else seconds
-
-
-def target_argument(target: str) -> str:
-    """The target as one safe argv item: an address or host name, never an option."""
-    try:
-        return check_address(target)
-    except ValueError as exc:
-        raise ParamError(str(exc)) from exc
 
 
 def commands(params: Mapping[str, str], caps: Capabilities, ctx: CommandContext) -> Commands:
