@@ -16,6 +16,7 @@ from bench import (
     compare_draw,
     compare_export,
     ingest,
+    library_check,
     load,
     overhead,
     parsers,
@@ -30,6 +31,7 @@ Benchmark = Callable[[bool, Out], Verdict]
 BENCHMARKS: dict[str, Benchmark] = {
     ingest.NAME: ingest.run,
     load.NAME: load.run,
+    library_check.NAME: library_check.run,
     overhead.NAME: overhead.run,
     parsers.NAME: parsers.run,
     compare_draw.NAME: compare_draw.run,

@@ -154,14 +154,6 @@ def test_foreign_keys_are_enforced(library: Library) -> None:
     assert get_pair(library, "local") == LOCAL_PAIR
 
 
-def test_empty_file_is_initialised(library_path: Path) -> None:
-    library_path.touch()
-    with Library.open(library_path) as lib:
-        assert get_pair(lib, "local") == LOCAL_PAIR
-        assert _pragma(lib.conn, "application_id") == APPLICATION_ID
-    assert library_path.stat().st_size > 0
-
-
 def test_two_connections_share_the_library(library_path: Path) -> None:
     """The engine thread and the GUI thread each open their own Library on one file."""
     with Library.open(library_path) as engine, Library.open(library_path) as gui:
@@ -183,16 +175,28 @@ def test_close_is_idempotent_and_context_manager_closes(library_path: Path) -> N
     lib.close()
 
 
-def test_creation_stopped_before_first_migration_is_initialised(library_path: Path) -> None:
-    """A crash after the switch to WAL but before the first migration commits leaves an SQLite
-    header with no schema and no application id; that file must not be refused forever."""
-    conn = sqlite3.connect(library_path, isolation_level=None)
-    conn.execute("PRAGMA journal_mode = WAL")
-    conn.close()
-    assert library_path.stat().st_size > 0
+def test_creation_is_atomic_and_leaves_no_temporary_file(library_path: Path) -> None:
+    """A library is built whole under a temporary name and linked into place: the folder
+    then holds the library and nothing else of the creation."""
     with Library.open(library_path) as lib:
-        assert get_pair(lib, "local") == LOCAL_PAIR
         assert _pragma(lib.conn, "application_id") == APPLICATION_ID
+    leftovers = [p.name for p in library_path.parent.iterdir() if "creating" in p.name]
+    assert leftovers == []
+
+
+def test_two_processes_creating_one_library_both_succeed(library_path: Path) -> None:
+    """Losing the race to create the file is not an error: the loser opens the winner's."""
+    import multiprocessing
+
+    ctx = multiprocessing.get_context("spawn")
+    with ctx.Pool(4) as pool:
+        results = pool.map(_open_and_count_pairs, [str(library_path)] * 8)
+    assert results == [1] * 8
+
+
+def _open_and_count_pairs(path: str) -> int:
+    with Library.open(path) as lib:
+        return len(list_pairs(lib))
 
 
 # --- refusals -------------------------------------------------------------------------------
@@ -252,6 +256,19 @@ def _foreign_empty_sqlite_with_application_id(path: Path) -> None:
     conn.close()
 
 
+def _empty_file(path: Path) -> None:
+    """A zero-byte file: Pairbench never leaves one (it creates libraries whole)."""
+    path.touch()
+
+
+def _empty_foreign_sqlite(path: Path) -> None:
+    """An SQLite file with a header and nothing else, made by another program."""
+    conn = sqlite3.connect(path, isolation_level=None)
+    conn.execute("PRAGMA journal_mode = WAL")
+    conn.close()
+    assert path.stat().st_size > 0
+
+
 def _corrupt_sqlite(path: Path) -> None:
     """An SQLite header followed by garbage."""
     data = random.Random(7).randbytes(8192)
@@ -285,6 +302,8 @@ REFUSALS: dict[str, tuple[Callable[[Path], None], tuple[str, ...]]] = {
     "foreign-sqlite-app-id": (_foreign_sqlite_with_application_id, ("another program",)),
     "foreign-sqlite-version": (_foreign_sqlite_with_our_user_version, ("another program",)),
     "foreign-empty-app-id": (_foreign_empty_sqlite_with_application_id, ("another program",)),
+    "empty-file": (_empty_file, ("empty file", "not a Pairbench library")),
+    "empty-foreign-sqlite": (_empty_foreign_sqlite, ("another program",)),
     "corrupt-sqlite": (_corrupt_sqlite, ("not a Pairbench library",)),
     "newer-schema": (_newer_library, ("newer", f"version {SCHEMA_VERSION + 1}", "upgrade")),
     "read-only": (_read_only_library, ("read-only",)),

@@ -34,8 +34,11 @@ class Environment:
         return default_library_path(self.environ)
 
     def open_library(self) -> Library:
-        """Open the library this environment points at."""
-        return Library.open(self.resolve_library_path())
+        """Open the library this environment points at; say what its opening repaired."""
+        library = Library.open(self.resolve_library_path())
+        for warning in library.warnings:
+            self.err(f"pairbench: warning: {warning}")
+        return library
 
     def out(self, text: str = "") -> None:
         """A line on stdout, flushed (live output must not sit in a buffer)."""

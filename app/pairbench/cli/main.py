@@ -16,6 +16,7 @@ from pairbench.cli import (
     cmd_import,
     cmd_import_bundle,
     cmd_lab,
+    cmd_library,
     cmd_pairs,
     cmd_parse,
     cmd_probe,
@@ -55,6 +56,7 @@ def build_parser() -> argparse.ArgumentParser:
     cmd_compare.add_parser(sub)
     cmd_export.add_parser(sub)
     cmd_import_bundle.add_parser(sub)
+    cmd_library.add_parser(sub)
     return parser
 
 

@@ -24,7 +24,7 @@ from pairbench.remote.ssh import ConnectionLostError
 from pairbench.tools.base import Capabilities, HostCheck, Tool
 from pairbench.tools.registry import get_tool
 
-FLUSH_PERIOD_S = 0.5
+FLUSH_PERIOD_S = 0.1
 
 
 class RunError(Exception):

@@ -1,22 +1,41 @@
-"""Opening a library file safely: identify it, refuse what is not ours, migrate, recover."""
+"""Opening a library file safely: identify it through SQLite, refuse what is not ours, migrate."""
 
 from __future__ import annotations
 
+import contextlib
 import os
+import secrets
 import sqlite3
 import stat
 from collections.abc import Mapping
 from pathlib import Path
 from types import TracebackType
 
+from pairbench.library.integrity import IntegrityReport, fast_check, full_check
 from pairbench.library.migrations import APPLICATION_ID, SCHEMA_VERSION, migrate
 from pairbench.library.ownership import recover_orphaned_runs
+from pairbench.library.progress import ProgressJournal
 
 BUSY_TIMEOUT_S = 2.0
+_NOT_OURS = "choose another file with --library or PAIRBENCH_LIBRARY"
 
 
 class LibraryError(Exception):
     """The library file cannot be used; the message says why and what to do."""
+
+
+class LibraryDamagedError(LibraryError):
+    """SQLite's own check found the file damaged; nothing was written to it."""
+
+    def __init__(self, path: Path, report: IntegrityReport) -> None:
+        self.path = path
+        self.report = report
+        super().__init__(
+            f"library {path} is damaged ({report.summary()}); Pairbench did not write to it. "
+            f"Restore it from a backup, or salvage what is readable with "
+            f"`sqlite3 {path} .recover | sqlite3 NEW.sqlite`; "
+            f"`pairbench --library {path} library check` lists the problems"
+        )
 
 
 def default_library_path(environ: Mapping[str, str] | None = None) -> Path:
@@ -33,23 +52,48 @@ class Library:
     """An open library: one SQLite connection, owned by the thread that opened it.
 
     Open one ``Library`` per thread (the engine thread and the GUI thread each have their
-    own); WAL mode lets them read while the other writes.
+    own); WAL mode lets them read while the other writes. ``warnings`` holds what the open
+    found and repaired (runs interrupted by a dead process, samples lost with a deleted WAL):
+    the CLI prints them, the window shows them.
     """
 
     def __init__(self, path: Path, conn: sqlite3.Connection) -> None:
         self.path = path
         self.conn = conn
+        self.warnings: list[str] = []
+        self._whole: IntegrityReport | None = None
+
+    def ensure_whole(self) -> None:
+        """Before the first run this connection writes: SQLite's check of every page (once).
+
+        A damaged file raises ``LibraryDamagedError``, and nothing more is written into it.
+        """
+        if self._whole is None:
+            self._whole = full_check(self.conn)
+        if not self._whole.ok:
+            raise LibraryDamagedError(self.path, self._whole)
+
+    @property
+    def progress(self) -> ProgressJournal:
+        """The journal of committed samples per recording run, kept beside the file."""
+        return ProgressJournal.beside(self.path)
 
     @classmethod
-    def open(cls, path: Path | str, *, recover: bool = True) -> Library:
+    def open(cls, path: Path | str, *, recover: bool = True, check: bool = True) -> Library:
         """Open or create the library at ``path``.
 
-        A file that is not a Pairbench library (random bytes, another SQLite database, a
-        read-only or locked file, a newer schema) raises ``LibraryError`` and is not modified.
-        Runs left ``running`` by a process that died are marked ``interrupted``.
+        The file is never opened outside SQLite: reading it with ``open()`` would drop the
+        POSIX locks that this process's other connections hold on it, and another program
+        would then checkpoint and delete the write-ahead log under them. A file that is not a
+        Pairbench library (random bytes, an empty file, another SQLite database, a read-only
+        or locked file, a newer schema) raises ``LibraryError`` and is not modified; a damaged
+        one raises ``LibraryDamagedError`` (``check``: SQLite's quick check of the small
+        tables, a few milliseconds; ``library check`` reads every page). Runs left
+        ``running`` by a process that died are marked ``interrupted``.
         """
         path = Path(path).expanduser()
-        is_new = _check_file(path)
+        if _check_path(path):
+            _create(path)
         try:
             conn = sqlite3.connect(
                 path, timeout=BUSY_TIMEOUT_S, isolation_level=None, check_same_thread=False
@@ -57,8 +101,11 @@ class Library:
         except sqlite3.Error as exc:
             raise LibraryError(f"cannot open library {path}: {exc}") from exc
         try:
-            if not is_new:
-                _check_identity(conn, path)
+            _check_identity(conn, path)
+            if check:
+                report = fast_check(conn)
+                if not report.ok:
+                    raise LibraryDamagedError(path, report)
             conn.execute("PRAGMA foreign_keys = ON")
             mode = conn.execute("PRAGMA journal_mode = WAL").fetchone()[0]
             if str(mode).lower() != "wal":
@@ -71,8 +118,11 @@ class Library:
             migrate(conn)
             library = cls(path, conn)
             if recover:
-                recover_orphaned_runs(conn)
+                library.warnings.extend(recover_orphaned_runs(conn, library.progress))
             return library
+        except LibraryError:
+            conn.close()
+            raise
         except sqlite3.OperationalError as exc:
             conn.close()
             if "locked" in str(exc) or "busy" in str(exc):
@@ -82,10 +132,7 @@ class Library:
             raise LibraryError(f"library {path}: {exc}") from exc
         except sqlite3.DatabaseError as exc:
             conn.close()
-            raise LibraryError(
-                f"{path} is not a Pairbench library ({exc}); "
-                "choose another file with --library or PAIRBENCH_LIBRARY"
-            ) from exc
+            raise _foreign(path, exc) from exc
         except BaseException:
             conn.close()
             raise
@@ -106,45 +153,89 @@ class Library:
         self.close()
 
 
-def _check_file(path: Path) -> bool:
-    """Return True when the library must be created; raise if the path cannot be ours."""
-    if not path.exists():
-        if not path.parent.exists():
-            try:
-                path.parent.mkdir(parents=True, exist_ok=True)
-            except OSError as exc:
-                raise LibraryError(f"cannot create the folder for library {path}: {exc}") from exc
+def check_library_file(path: Path | str) -> IntegrityReport:
+    """SQLite's full check of every page of an existing library; writes nothing.
+
+    Raises ``LibraryError`` for a path that is not a Pairbench library at all.
+    """
+    path = Path(path).expanduser()
+    if _check_path(path):
+        raise LibraryError(f"there is no library at {path}")
+    try:
+        uri = f"{path.resolve().as_uri()}?mode=ro"
+        conn = sqlite3.connect(uri, uri=True, timeout=BUSY_TIMEOUT_S)
+    except sqlite3.Error as exc:
+        raise LibraryError(f"cannot open library {path}: {exc}") from exc
+    try:
+        _check_identity(conn, path)
+        return full_check(conn)
+    except sqlite3.DatabaseError as exc:
+        raise _foreign(path, exc) from exc
+    finally:
+        conn.close()
+
+
+def _check_path(path: Path) -> bool:
+    """Return True when the library must be created; raise if the path cannot be ours.
+
+    Only ``stat`` is used here (it takes no lock and drops none); the content is read by
+    SQLite alone.
+    """
+    try:
+        st = path.stat()
+    except FileNotFoundError:
+        try:
+            path.parent.mkdir(parents=True, exist_ok=True)
+        except OSError as exc:
+            raise LibraryError(f"cannot create the folder for library {path}: {exc}") from exc
         return True
-    if not path.is_file():
+    except OSError as exc:
+        raise LibraryError(f"cannot use library {path}: {exc.strerror or exc}") from exc
+    if not stat.S_ISREG(st.st_mode):
         raise LibraryError(f"library path {path} is not a file")
-    mode = path.stat().st_mode
     # Root may write anywhere; a file without write bits still says "leave me alone".
-    if not mode & (stat.S_IWUSR | stat.S_IWGRP | stat.S_IWOTH) or not os.access(path, os.W_OK):
+    if not st.st_mode & (stat.S_IWUSR | stat.S_IWGRP | stat.S_IWOTH) or not os.access(
+        path, os.W_OK
+    ):
         raise LibraryError(f"library {path} is read-only; make it writable or choose another file")
-    if path.stat().st_size == 0:
-        return True
-    with path.open("rb") as handle:
-        header = handle.read(16)
-    if header != b"SQLite format 3\x00":
+    if st.st_size == 0:
         raise LibraryError(
-            f"{path} is not a Pairbench library (not an SQLite file); "
-            "choose another file with --library or PAIRBENCH_LIBRARY"
+            f"{path} is an empty file, not a Pairbench library (Pairbench creates its "
+            f"libraries whole); delete it to let Pairbench create one there, or {_NOT_OURS}"
         )
     return False
+
+
+def _create(path: Path) -> None:
+    """Create a library at ``path`` atomically: built whole under a temporary name, then
+    linked into place, so a file at ``path`` is either a complete, marked library or not
+    ours. Losing the race to another process creating the same library is fine."""
+    temp = path.with_name(f".{path.name}.creating-{os.getpid()}-{secrets.token_hex(4)}")
+    try:
+        conn = sqlite3.connect(temp, isolation_level=None)
+        try:
+            conn.execute(f"PRAGMA application_id = {APPLICATION_ID}")
+            migrate(conn)
+            conn.execute("PRAGMA journal_mode = WAL")
+        finally:
+            conn.close()
+        with contextlib.suppress(FileExistsError):
+            os.link(temp, path)
+    except (OSError, sqlite3.Error) as exc:
+        raise LibraryError(f"cannot create library {path}: {exc}") from exc
+    finally:
+        for suffix in ("", "-wal", "-shm", "-journal"):
+            with contextlib.suppress(FileNotFoundError):
+                os.unlink(f"{temp}{suffix}")
 
 
 def _check_identity(conn: sqlite3.Connection, path: Path) -> None:
     """Refuse an SQLite file that another program made, or a newer Pairbench schema."""
     app_id = int(conn.execute("PRAGMA application_id").fetchone()[0])
     version = int(conn.execute("PRAGMA user_version").fetchone()[0])
-    if app_id == 0 and version == 0 and _holds_nothing(conn):
-        # A library whose creation stopped before its first migration committed (the switch
-        # to WAL already wrote the header): nothing in it to protect, so it is initialised.
-        return
     if app_id != APPLICATION_ID:
         raise LibraryError(
-            f"{path} is an SQLite database of another program, not a Pairbench library; "
-            "choose another file with --library or PAIRBENCH_LIBRARY"
+            f"{path} is an SQLite database of another program, not a Pairbench library; {_NOT_OURS}"
         )
     if version > SCHEMA_VERSION:
         raise LibraryError(
@@ -153,6 +244,8 @@ def _check_identity(conn: sqlite3.Connection, path: Path) -> None:
         )
 
 
-def _holds_nothing(conn: sqlite3.Connection) -> bool:
-    """True for an SQLite file without a single table, index, view or trigger."""
-    return conn.execute("SELECT 1 FROM sqlite_master LIMIT 1").fetchone() is None
+def _foreign(path: Path, exc: sqlite3.DatabaseError) -> LibraryError:
+    """The error for a file SQLite cannot read as a database."""
+    if "not a database" in str(exc):
+        return LibraryError(f"{path} is not a Pairbench library (not an SQLite file); {_NOT_OURS}")
+    return LibraryError(f"{path} is not a Pairbench library ({exc}); {_NOT_OURS}")

@@ -7,6 +7,8 @@ import socket
 import sqlite3
 from pathlib import Path
 
+from pairbench.library.progress import ProgressJournal
+
 
 def process_token(pid: int) -> str:
     """A value that identifies a process beyond its (reusable) pid: its start time on Linux.
@@ -43,8 +45,12 @@ def owner_alive(host: str, pid: int, token: str) -> bool:
     return process_token(pid) == token
 
 
-def recover_orphaned_runs(conn: sqlite3.Connection) -> list[int]:
-    """Mark runs still ``running`` whose owner process is gone as ``interrupted``."""
+def recover_orphaned_runs(conn: sqlite3.Connection, journal: ProgressJournal) -> list[str]:
+    """Mark runs still ``running`` whose owner process is gone as ``interrupted``.
+
+    Returns what the user must hear: runs that the journal says committed more samples than
+    the library holds (their write-ahead log was lost), or that are missing altogether.
+    """
     rows = conn.execute(
         "SELECT id, owner_host, owner_pid, owner_token FROM runs WHERE status = 'running'"
     ).fetchall()
@@ -56,4 +62,46 @@ def recover_orphaned_runs(conn: sqlite3.Connection) -> list[int]:
             "WHERE id = ? AND status = 'running'",
             (run_id,),
         )
-    return orphans
+    return _reconcile(conn, journal)
+
+
+def _reconcile(conn: sqlite3.Connection, journal: ProgressJournal) -> list[str]:
+    """Compare the journal of runs whose recording process is gone with the library."""
+    warnings: list[str] = []
+    for entry in journal.entries():
+        if owner_alive(entry.owner_host, entry.owner_pid, entry.owner_token):
+            continue  # still recording (or on another computer): not ours to judge
+        row = conn.execute(
+            "SELECT started_at, status FROM runs WHERE id = ?", (entry.run_id,)
+        ).fetchone()
+        what = f"run {entry.run_id} ({entry.tool} on {entry.pair})"
+        if row is None or abs(float(row[0]) - entry.started_at) > 1e-3:
+            warnings.append(
+                f"{what} is missing from the library: the process recording it committed "
+                f"{entry.samples} samples, but they were lost with the library's write-ahead "
+                "log (deleted or damaged while the run recorded)"
+            )
+        else:
+            stored = int(
+                conn.execute(
+                    "SELECT COALESCE(SUM(c.n), 0) FROM chunks c JOIN series s "
+                    "ON s.id = c.series_id WHERE s.run_id = ?",
+                    (entry.run_id,),
+                ).fetchone()[0]
+            )
+            if stored < entry.samples:
+                note = (
+                    f"{entry.samples - stored} of {entry.samples} committed samples were lost "
+                    "with the library's write-ahead log (deleted or damaged while the run "
+                    "recorded); the run keeps what had been checkpointed"
+                )
+                conn.execute(
+                    "UPDATE runs SET status = CASE WHEN status = 'running' THEN 'interrupted' "
+                    "ELSE status END, summary_complete = 0, "
+                    "error = CASE WHEN error IS NULL OR error = '' THEN ? "
+                    "ELSE error || '; ' || ? END WHERE id = ?",
+                    (note, note, entry.run_id),
+                )
+                warnings.append(f"{what}: {note}")
+        journal.forget(entry.run_id)
+    return warnings

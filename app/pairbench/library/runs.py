@@ -35,7 +35,12 @@ class RunFilter:
 
 
 def create_run(lib: Library, spec: RunSpec, *, started_at: float | None = None) -> int:
-    """Insert a run in ``running`` state owned by this process; return its id."""
+    """Insert a run in ``running`` state owned by this process; return its id.
+
+    The first run a connection creates first checks every page of the file
+    (``Library.ensure_whole``): a damaged library is refused, never written into.
+    """
+    lib.ensure_whole()
     now = time.time() if started_at is None else started_at
     host, pid, token = current_owner()
     cur = lib.conn.execute(
@@ -93,6 +98,7 @@ def finish_run(
         "summary_complete = ?, error = ? WHERE id = ?",
         (status.value, now, now, dumps(summary), int(complete), error, run_id),
     )
+    lib.progress.forget(run_id)
 
 
 def touch_run(conn: sqlite3.Connection, run_id: int, now: float) -> None:

@@ -55,12 +55,29 @@ def run_app(library_path: Path) -> int:
     try:
         window = MainWindow(bridge, library, app_settings(), secret_prompt=prompt)
         window.show()
+        _show_library_warnings(window, library.warnings)
         report_startup(window)  # only with PAIRBENCH_REPORT_STARTUP=1
         _quit_on_signals(app, window)
         return app.exec()
     finally:
         bridge.shutdown()
         library.close()
+
+
+def _show_library_warnings(window: MainWindow, warnings: list[str]) -> None:
+    """What opening the library found and repaired (e.g. samples lost with a deleted WAL)."""
+    if not warnings:
+        return
+    box = QMessageBox(
+        QMessageBox.Icon.Warning,
+        "Pairbench: the library was repaired on opening",
+        "\n\n".join(warnings),
+        QMessageBox.StandardButton.Ok,
+        window,
+    )
+    box.setObjectName("libraryWarnings")
+    box.setModal(False)
+    box.open()
 
 
 def _quit_on_signals(app: QApplication, window: MainWindow) -> None:

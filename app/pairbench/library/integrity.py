@@ -1,0 +1,60 @@
+"""SQLite's own checks of a library: a fast one of the small tables, a full one of every page."""
+
+from __future__ import annotations
+
+import sqlite3
+from dataclasses import dataclass
+
+# The tables a quick check covers on every open: small, read by every command, and enough to
+# catch a damaged catalogue or run table before anything is written. The large tables of
+# series chunks and raw output are covered by the full check.
+FAST_CHECK_TABLES = ("hosts", "pairs", "runs", "host_keys", "analyses")
+MAX_PROBLEMS = 20
+
+
+@dataclass(frozen=True, slots=True)
+class IntegrityReport:
+    """What SQLite's check said: ``ok``, or the problems it listed (at most MAX_PROBLEMS)."""
+
+    ok: bool
+    problems: tuple[str, ...] = ()
+    full: bool = False
+
+    def summary(self) -> str:
+        """One line: "ok", or the first problem and how many there are."""
+        if self.ok:
+            return "ok"
+        more = f" and {len(self.problems) - 1} more" if len(self.problems) > 1 else ""
+        return f"{self.problems[0]}{more}"
+
+
+def fast_check(conn: sqlite3.Connection) -> IntegrityReport:
+    """``PRAGMA quick_check`` of the small tables (milliseconds even at 10,000 runs)."""
+    present = {
+        str(row[0])
+        for row in conn.execute("SELECT name FROM sqlite_master WHERE type = 'table'").fetchall()
+    }
+    problems: list[str] = []
+    for table in FAST_CHECK_TABLES:
+        if table in present:
+            problems.extend(_quick_check(conn, f"quick_check({table})"))
+    return _report(problems, full=False)
+
+
+def full_check(conn: sqlite3.Connection) -> IntegrityReport:
+    """``PRAGMA quick_check`` of every page of the file (seconds for a large library)."""
+    return _report(_quick_check(conn, f"quick_check({MAX_PROBLEMS})"), full=True)
+
+
+def _quick_check(conn: sqlite3.Connection, pragma: str) -> list[str]:
+    try:
+        rows = conn.execute(f"PRAGMA {pragma}").fetchall()
+    except sqlite3.DatabaseError as exc:  # so damaged that the check itself cannot run
+        return [str(exc)]
+    found = [str(row[0]) for row in rows]
+    return [] if found == ["ok"] else found
+
+
+def _report(problems: list[str], *, full: bool) -> IntegrityReport:
+    kept = tuple(problems[:MAX_PROBLEMS])
+    return IntegrityReport(ok=not kept, problems=kept, full=full)
