@@ -8,10 +8,12 @@ from pathlib import Path
 
 import pytest
 
+from labkit import lab, shaped
 from pairbench.library import Library
 from testkit import FIXTURES, IN_CI, REPO, require, require_program
 
-__all__ = ["FIXTURES", "IN_CI", "REPO", "require", "require_program"]
+# ``lab`` and ``shaped`` are fixtures: registered here, once, for every test folder.
+__all__ = ["FIXTURES", "IN_CI", "REPO", "lab", "require", "require_program", "shaped"]
 
 # Qt tests draw offscreen unless a display was chosen explicitly.
 os.environ.setdefault("QT_QPA_PLATFORM", "offscreen")

@@ -22,7 +22,7 @@ from pairbench.library.hosts import get_pair, pinned_host_keys
 from testkit import require_program
 
 if TYPE_CHECKING:
-    from conftest import LabHandle, Shaper
+    from labkit import LabHandle, Shaper
 
 pytestmark = pytest.mark.lab
 

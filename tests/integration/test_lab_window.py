@@ -83,6 +83,39 @@ def test_every_tool_runs_live_from_the_window(qtbot: QtBot, lab: Any, tmp_path: 
                 assert get_run(lib, controller.run.id).spec.pair == "lab"
 
 
+def test_two_runs_on_pairs_that_share_no_host_go_at_once(
+    qtbot: QtBot, lab: Any, tmp_path: Path
+) -> None:
+    """iperf3 on the lab pair and on "This computer" at once, each in its tab: neither is
+    refused (the lab's hosts and this computer share one process table, where each run's
+    check for leftovers sees the other's live tools and leaves them alone), both complete."""
+    lab.shape("--rate", "200mbit")
+    with open_window(qtbot, lab.library, isolated_settings(tmp_path)) as window:
+        first = _start(qtbot, window, "iperf3", {"duration": "4"})
+        qtbot.waitUntil(lambda: first.phase is RunPhase.RUNNING, timeout=30_000)
+        panel = window.run_panel
+        assert panel.select_pair("local")
+        set_field(panel, "duration", "3")
+        click_start(qtbot, panel)
+        second = last_controller(panel)
+        assert second is not first
+        qtbot.waitUntil(
+            lambda: all(window.run_tabs.tab_of(c) is not None for c in (first, second)),
+            timeout=30_000,
+        )
+        # The first run's tab is in the background and still receives its samples.
+        assert window.tabs.currentWidget() is tab_of(window, second)
+        qtbot.waitUntil(
+            lambda: first.phase is RunPhase.FINISHED and second.phase is RunPhase.FINISHED,
+            timeout=60_000,
+        )
+        for controller in (first, second):
+            assert controller.run is not None
+            assert controller.run.status is RunStatus.COMPLETED, controller.run.error
+            buffer = tab_of(window, controller).plots.buffer("sum", "throughput_bps")
+            assert buffer is not None and len(buffer) >= 3
+
+
 def test_cancel_from_the_window_ends_the_lab_processes(
     qtbot: QtBot, lab: Any, tmp_path: Path
 ) -> None:

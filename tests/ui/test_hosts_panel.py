@@ -217,7 +217,8 @@ def test_key_file_and_jump_rules_are_the_clis(
     assert "key file" in dialog.field_errors()["key_path"]
     assert "not found" in dialog.field_errors()["key_path"]
     key = tmp_path / "id_test"
-    key.write_text("not really a key\n")
+    key.write_bytes(asyncssh.generate_private_key("ssh-ed25519").export_private_key())
+    key.chmod(0o600)
     dialog.key_edit.setText(str(key))
     _save(qtbot, dialog)
     qtbot.waitUntil(lambda: _closed(dialog), timeout=WAIT_MS)

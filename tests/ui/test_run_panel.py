@@ -346,9 +346,13 @@ def test_closing_a_running_tab_asks_and_cancels_the_run(
         assert "busy" not in (panel.validate() if isinstance(panel.validate(), str) else "")
 
 
-def test_two_runs_at_once_each_in_its_tab(
+def test_a_second_run_on_a_busy_host_is_refused_with_its_holder(
     qtbot: QtBot, library_path: Path, settings: QSettings
 ) -> None:
+    """The panel refuses a second run on the same pair; the engine refuses one on another
+    pair that shares a host (here the same computer under another name), naming the run
+    that holds it; the first run goes on undisturbed. (Two runs on pairs that share no host
+    go at once: tests/integration/test_lab_window.py.)"""
     require_program("iperf3")
     with open_window(qtbot, library_path, settings) as window:
         panel = window.run_panel
@@ -358,7 +362,7 @@ def test_two_runs_at_once_each_in_its_tab(
         # The same pair is busy: a second run there is refused, with the reason.
         click_start(qtbot, panel)
         assert "busy" in panel.error_label.text()
-        # A second pair (the same computer under another name) runs alongside.
+        qtbot.waitUntil(lambda: first.phase is RunPhase.RUNNING, timeout=15_000)
         with Library.open(library_path) as lib:
             add_pair(lib, replace(LOCAL_PAIR, name="local-2", description="This computer, again"))
         panel.refresh_pairs()
@@ -367,21 +371,13 @@ def test_two_runs_at_once_each_in_its_tab(
         click_start(qtbot, panel)
         second = last_controller(panel)
         assert second is not first
-        qtbot.waitUntil(
-            lambda: all(window.run_tabs.tab_of(c) is not None for c in (first, second)),
-            timeout=15_000,
-        )
-        # The first run's tab is in the background and still receives its samples.
-        assert window.tabs.currentWidget() is tab_of(window, second)
-        qtbot.waitUntil(
-            lambda: first.phase is RunPhase.FINISHED and second.phase is RunPhase.FINISHED,
-            timeout=30_000,
-        )
-        for controller in (first, second):
-            assert controller.run is not None
-            assert controller.run.status is RunStatus.COMPLETED
-            buffer = tab_of(window, controller).plots.buffer("sum", "throughput_bps")
-            assert buffer is not None and len(buffer) == 3
+        qtbot.waitUntil(lambda: second.phase is RunPhase.FAILED, timeout=15_000)
+        assert second.error is not None
+        assert "busy" in second.error and "iperf3 on pair local" in second.error
+        qtbot.waitUntil(lambda: first.phase is RunPhase.FINISHED, timeout=30_000)
+        assert first.run is not None and first.run.status is RunStatus.COMPLETED
+        buffer = tab_of(window, first).plots.buffer("sum", "throughput_bps")
+        assert buffer is not None and len(buffer) == 3
 
 
 def test_closing_with_a_run_in_progress_asks_then_cancels(

@@ -105,9 +105,15 @@ def isolated_home(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Path:
 # hosts
 
 
+def _write_private_key(path: Path) -> Path:
+    """A real ed25519 private key, readable by its owner only (``hosts add --key`` checks)."""
+    path.write_bytes(asyncssh.generate_private_key("ssh-ed25519").export_private_key())
+    path.chmod(0o600)
+    return path
+
+
 def test_hosts_add_list_show_edit_remove(library_path: Path, tmp_path: Path) -> None:
-    key = tmp_path / "id_test"
-    key.write_text("not really a key\n")
+    key = _write_private_key(tmp_path / "id_test")
     status, out, err = _cli(
         library_path,
         "hosts",
@@ -389,8 +395,7 @@ def test_empty_password_is_refused(
 
 
 def test_import_ssh_config(library_path: Path, isolated_home: Path) -> None:
-    key = isolated_home / ".ssh" / "id_web"
-    key.write_text("key\n")
+    key = _write_private_key(isolated_home / ".ssh" / "id_web")
     included = isolated_home / "more.conf"
     included.write_text("Host extra\n    HostName 192.0.2.9\n")
     config = isolated_home / "config"

@@ -35,6 +35,9 @@ class _Watcher:
     def on_finished(self, run: Run) -> None:
         return None
 
+    def on_notice(self, text: str) -> None:
+        return None
+
 
 class _BrokenParser:
     """A parser with a bug: its records have fewer values than metrics."""

@@ -24,7 +24,12 @@ LSBLK = fixture_text("sysinfo", "lsblk_J.out")
 
 
 def argv(**given: str) -> list[str]:
-    return fio.commands(fio.resolve(given), CAPS, CTX).client
+    """fio's argv with a work directory where the engine makes it: inside ``directory``."""
+    params = fio.resolve(given)
+    ctx = CTX
+    if params["directory"]:
+        ctx = CommandContext("10.0.0.2", 0, f"{params['directory']}/pairbench.pb.x.abcd1234")
+    return fio.commands(params, CAPS, ctx).client
 
 
 # --------------------------------------------------------------------------- defaults and argv
@@ -114,7 +119,8 @@ def test_every_parameter_reaches_the_argv() -> None:
         "--size=10G",
         "--direct=0",
         "--ioengine=io_uring",
-        "--directory=/mnt/nvme\\:1/bench",  # fio splits on ':' unless escaped
+        # The run's own folder in the directory; fio splits on ':' unless escaped.
+        "--directory=/mnt/nvme\\:1/bench/pairbench.pb.x.abcd1234",
         "--rwmixread=30",
         "--ramp_time=5",
     ]

@@ -13,11 +13,13 @@ from pairbench.cli.environment import Environment
 from pairbench.cli.exit_status import ExitStatus
 from pairbench.domain.units import format_bits
 from pairbench.engine.burst import AnalysisError, analyze_stored_burst, burst_groups
+from pairbench.export.escaping import markdown_row, terminal_text
 from pairbench.library.runs import get_run
 
 _PREFIX = {"": 1.0, "k": 1e3, "m": 1e6, "g": 1e9, "t": 1e12}
 _RATE_RE = re.compile(r"(\d+(?:\.\d+)?)\s*([kmgt]?)(bit/s|bits/s|bit|bps|b/s)?", re.IGNORECASE)
 _SIZE_RE = re.compile(r"(\d+(?:\.\d+)?)\s*([kKmMgGtT]?)(i?B|bits?)?")
+GROUP_WIDTH = 60  # characters of a group (a tag value) in the terminal table
 
 
 def add_parser(sub: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
@@ -148,13 +150,13 @@ def handle_burst(args: argparse.Namespace, env: Environment) -> ExitStatus:
         try:
             estimate = analyze_stored_burst(lib, run.id)
         except AnalysisError as exc:
-            env.err(f"pairbench: {exc}")
+            env.err(terminal_text(f"pairbench: {exc}"))
             return ExitStatus.ERROR
     if args.json:
         env.out(json.dumps({"run_id": run.id, **estimate.to_json()}))
         return ExitStatus.OK
     verdict = "burst step confirmed" if estimate.detected else "no burst step"
-    env.out(f"run {run.id}: {run.spec.tool} on {run.spec.pair} — {verdict}")
+    env.out(terminal_text(f"run {run.id}: {run.spec.tool} on {run.spec.pair} — {verdict}"))
     for line in describe_estimate(estimate):
         env.out(f"  {line}")
     return ExitStatus.OK
@@ -173,14 +175,16 @@ def handle_table(args: argparse.Namespace, env: Environment) -> ExitStatus:
             "or `pairbench analyze burst ID` on a long run"
         )
         return ExitStatus.OK
-    header = (args.tag, "runs", "baseline", "burst", "bucket", "max s at burst")
+    header: tuple[str, ...] = (args.tag, "runs", "baseline", "burst", "bucket", "max s at burst")
     rows = [_table_row(g) for g in groups]
     if args.md:
-        env.out("| " + " | ".join(header) + " |")
+        env.out(markdown_row(header))
         env.out("|" + "|".join(["---"] + ["---:"] * (len(header) - 1)) + "|")
         for row in rows:
-            env.out("| " + " | ".join(row) + " |")
+            env.out(markdown_row(row))
         return ExitStatus.OK
+    # The group (a tag's value) and the tag's name may come from an imported file.
+    header, rows = _terminal_row(header), [_terminal_row(r) for r in rows]
     widths = [max(len(r[i]) for r in [header, *rows]) for i in range(len(header))]
     for row in [header, *rows]:
         env.out(
@@ -190,6 +194,10 @@ def handle_table(args: argparse.Namespace, env: Environment) -> ExitStatus:
             )
         )
     return ExitStatus.OK
+
+
+def _terminal_row(row: tuple[str, ...]) -> tuple[str, ...]:
+    return (terminal_text(row[0], GROUP_WIDTH), *row[1:])
 
 
 def _table_row(group: BurstGroup) -> tuple[str, ...]:
@@ -215,7 +223,7 @@ def handle_fit(args: argparse.Namespace, env: Environment) -> ExitStatus:
             burst_length_s=args.burst_length,
         )
     except ValueError as exc:
-        env.err(f"pairbench: {exc}")
+        env.err(terminal_text(f"pairbench: {exc}"))
         return ExitStatus.USAGE
     if args.json:
         env.out(json.dumps(fit.to_json()))

@@ -14,6 +14,7 @@ from pairbench.cli.environment import Environment
 from pairbench.cli.exit_status import ExitStatus
 from pairbench.export.charts import ChartKind, ChartUnavailable, chart_spec, check_chart_path
 from pairbench.export.compare_json import comparison_payload
+from pairbench.export.escaping import terminal_text
 from pairbench.export.selection import SelectionError, load_inputs, select_run_ids
 from pairbench.export.tables import (
     Report,
@@ -88,7 +89,7 @@ def handle(args: argparse.Namespace, env: Environment) -> ExitStatus:
         if not 0.5 <= args.confidence < 1.0:
             raise ValueError("--confidence must be between 0.5 and 1 (e.g. 0.95)")
     except ValueError as exc:
-        env.err(f"pairbench: {exc}")
+        env.err(terminal_text(f"pairbench: {exc}"))
         return ExitStatus.USAGE
     if args.chart is not None and env.chart_renderer is None:
         env.err(
@@ -109,7 +110,7 @@ def handle(args: argparse.Namespace, env: Environment) -> ExitStatus:
             confidence=args.confidence,
         )
     except (SelectionError, CompareError, StatsError) as exc:
-        env.err(f"pairbench: {exc}")
+        env.err(terminal_text(f"pairbench: {exc}"))
         return ExitStatus.ERROR
     report = comparison_report(cmp, title=args.title)
     written: list[str] = []
@@ -119,7 +120,7 @@ def handle(args: argparse.Namespace, env: Environment) -> ExitStatus:
             _write_table(args.table, cmp, report)
             written.append(str(args.table))
         except OSError as exc:
-            env.err(f"pairbench: cannot write {args.table}: {exc.strerror or exc}")
+            env.err(terminal_text(f"pairbench: cannot write {args.table}: {exc.strerror or exc}"))
             status = ExitStatus.ERROR
     if args.chart is not None:
         assert env.chart_renderer is not None
@@ -135,10 +136,10 @@ def handle(args: argparse.Namespace, env: Environment) -> ExitStatus:
             env.chart_renderer(spec, args.chart)
             written.append(str(args.chart))
         except ChartUnavailable as exc:
-            env.err(f"pairbench: no chart written: {exc}")
+            env.err(terminal_text(f"pairbench: no chart written: {exc}"))
             status = ExitStatus.ERROR
         except OSError as exc:
-            env.err(f"pairbench: cannot write {args.chart}: {exc}")
+            env.err(terminal_text(f"pairbench: cannot write {args.chart}: {exc}"))
             status = ExitStatus.ERROR
     if args.json:
         payload = comparison_payload(cmp)

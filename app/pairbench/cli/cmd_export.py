@@ -14,6 +14,7 @@ from pairbench.cli.environment import Environment
 from pairbench.cli.exit_status import ExitStatus
 from pairbench.domain import Series
 from pairbench.export.bundle import BundleError, write_bundle
+from pairbench.export.escaping import terminal_text
 from pairbench.export.run_json import runs_document
 from pairbench.export.runs_csv import write_runs_csv
 from pairbench.export.selection import SelectionError, load_inputs, select_run_ids
@@ -60,17 +61,17 @@ def handle(args: argparse.Namespace, env: Environment) -> ExitStatus:
             else:
                 _write_text(lib, ids, out, args.format)
     except (SelectionError, BundleError) as exc:
-        env.err(f"pairbench: {exc}")
+        env.err(terminal_text(f"pairbench: {exc}"))
         return ExitStatus.ERROR
     except OSError as exc:
-        env.err(f"pairbench: cannot write {out}: {exc.strerror or exc}")
+        env.err(terminal_text(f"pairbench: cannot write {out}: {exc.strerror or exc}"))
         return ExitStatus.ERROR
     if args.json:
         env.out(json.dumps({"format": args.format, "out": str(out), "runs": ids, "notes": notes}))
     else:
-        env.out(f"wrote {len(ids)} run(s) to {out} ({args.format})")
+        env.out(terminal_text(f"wrote {len(ids)} run(s) to {out} ({args.format})"))
         for note in notes:
-            env.out(f"  note: {note}")
+            env.out(terminal_text(f"  note: {note}"))
     return ExitStatus.OK
 
 

@@ -31,6 +31,7 @@ from pairbench.engine.hosts_edit import (
     store_new_host,
 )
 from pairbench.engine.ssh_import import apply_import, plan_import
+from pairbench.export.escaping import terminal_text
 from pairbench.library.hosts import (
     get_host,
     list_hosts,
@@ -129,8 +130,24 @@ def _add_host_options(p: argparse.ArgumentParser, *, editing: bool) -> None:
 
 def fail(env: Environment, message: object, status: ExitStatus = ExitStatus.ERROR) -> ExitStatus:
     """Print one ``pairbench: ...`` line on stderr and return ``status``."""
-    env.err(f"pairbench: {message}")
+    env.err(terminal_text(f"pairbench: {message}"))
     return status
+
+
+def say(env: Environment, line: str) -> None:
+    """Print one line on stdout; names, tags and descriptions in it may come from an imported
+    file, so it goes through ``terminal_text`` (control characters shown as escapes)."""
+    env.out(terminal_text(line))
+
+
+# Widest a column of ``hosts list`` / ``pairs list`` grows: the longest valid value (names
+# 64, host names 253, users 32); text imported without those checks is cut there.
+NAME_MAX, ADDRESS_MAX, USER_MAX, TAGS_MAX = 64, 253, 32, 200
+
+
+def column(text: str, width: int, max_len: int) -> str:
+    """A left-aligned table cell: escaped, cut at ``max_len``, padded to ``width``."""
+    return f"{terminal_text(text, max_len):{width}}"
 
 
 def host_json(host: Host) -> dict[str, Any]:
@@ -238,9 +255,9 @@ def handle_add(args: argparse.Namespace, env: Environment) -> ExitStatus:
             notes += store_new_host(lib, host, password)
     except ValueError as exc:
         return fail(env, exc)
-    env.out(f"added host {host.name} ({describe_host(host)})")
+    say(env, f"added host {host.name} ({describe_host(host)})")
     for note in notes:
-        env.out(f"note: {note}")
+        say(env, f"note: {note}")
     return ExitStatus.OK
 
 
@@ -259,9 +276,9 @@ def handle_edit(args: argparse.Namespace, env: Environment) -> ExitStatus:
             notes += store_edited_host(lib, old, new, asked)
     except ValueError as exc:
         return fail(env, exc)
-    env.out(f"updated host {new.name} ({describe_host(new)})")
+    say(env, f"updated host {new.name} ({describe_host(new)})")
     for note in notes:
-        env.out(f"note: {note}")
+        say(env, f"note: {note}")
     return ExitStatus.OK
 
 
@@ -279,8 +296,9 @@ def handle_list(args: argparse.Namespace, env: Environment) -> ExitStatus:
     env.out(f"{'NAME':16}  {'ADDRESS':24}  {'PORT':>5}  {'USER':10}  {'AUTH':8}  {'JUMP':12}  TAGS")
     for h in hosts:
         env.out(
-            f"{h.name:16}  {h.address:24}  {h.port:>5}  {h.user or '':10}  {h.auth.value:8}  "
-            f"{h.jump or '':12}  {format_tags(h.tags)}"
+            f"{column(h.name, 16, NAME_MAX)}  {column(h.address, 24, ADDRESS_MAX)}  "
+            f"{h.port:>5}  {column(h.user or '', 10, USER_MAX)}  {h.auth.value:8}  "
+            f"{column(h.jump or '', 12, NAME_MAX)}  {terminal_text(format_tags(h.tags), TAGS_MAX)}"
         )
     return ExitStatus.OK
 
@@ -299,25 +317,26 @@ def handle_show(args: argparse.Namespace, env: Environment) -> ExitStatus:
         payload["password"] = password
         env.out(json.dumps(payload))
         return ExitStatus.OK
-    env.out(f"host {host.name}")
-    env.out(f"  address   {host.address}")
+    say(env, f"host {host.name}")
+    say(env, f"  address   {host.address}")
     if not host.is_local:
-        env.out(f"  port      {host.port}")
-        env.out(f"  user      {host.user or 'root (default)'}")
-    env.out(f"  auth      {host.auth.value}" + (f" ({host.key_path})" if host.key_path else ""))
+        say(env, f"  port      {host.port}")
+        say(env, f"  user      {host.user or 'root (default)'}")
+    say(env, f"  auth      {host.auth.value}" + (f" ({host.key_path})" if host.key_path else ""))
     if password is not None:
-        env.out(f"  password  {password}")
+        say(env, f"  password  {password}")
     if host.jump:
-        env.out(f"  jump      {host.jump}")
+        say(env, f"  jump      {host.jump}")
     if host.tags:
-        env.out(f"  tags      {format_tags(host.tags)}")
-    env.out(f"  pairs     {', '.join(pairs) or '-'}")
+        say(env, f"  tags      {format_tags(host.tags)}")
+    say(env, f"  pairs     {', '.join(pairs) or '-'}")
     if not host.is_local:
-        env.out(
-            "  host keys" + ("" if keys else "  none pinned yet (accepted at first connection)")
+        say(
+            env,
+            "  host keys" + ("" if keys else "  none pinned yet (accepted at first connection)"),
         )
         for key in keys:
-            env.out(f"    {key.split()[0]:<20} {key_fingerprint(key)}")
+            say(env, f"    {key.split()[0]:<20} {key_fingerprint(key)}")
     return ExitStatus.OK
 
 
@@ -328,7 +347,7 @@ def handle_remove(args: argparse.Namespace, env: Environment) -> ExitStatus:
             host = delete_host(lib, args.name)
     except ValueError as exc:
         return fail(env, exc)
-    env.out(f"removed host {host.name}")
+    say(env, f"removed host {host.name}")
     return ExitStatus.OK
 
 
@@ -340,16 +359,20 @@ def handle_forget_key(args: argparse.Namespace, env: Environment) -> ExitStatus:
         unpin_host_keys(lib, host.name)
     if keys:
         prints = ", ".join(key_fingerprint(k) for k in keys)
-        env.out(f"forgot {len(keys)} pinned host key(s) of {host.name}: {prints}")
-        env.out(
-            "the next connection refuses the host's key until you accept it "
-            "(pairbench pairs check PAIR --accept-new-host-key)"
-        )
+        say(env, f"forgot {len(keys)} pinned host key(s) of {host.name}: {prints}")
+        if host.tags.get("lab") == "true":
+            env.out("`pairbench lab up` pins the lab host's current key")
+        else:
+            env.out(
+                "the next connection refuses the host's key until you accept it "
+                "(pairbench pairs check PAIR --accept-new-host-key)"
+            )
     else:
-        env.out(f"host {host.name} had no pinned host key")
-    env.out(
+        say(env, f"host {host.name} had no pinned host key")
+    say(
+        env,
         f"note: keys in ~/.ssh/known_hosts are still trusted; remove a stale one with "
-        f"`ssh-keygen -R {host.address}`"
+        f"`ssh-keygen -R {host.address}`",
     )
     return ExitStatus.OK
 
@@ -378,10 +401,10 @@ def handle_import(args: argparse.Namespace, env: Environment) -> ExitStatus:
         )
         return ExitStatus.OK
     for host in result.added:
-        env.out(f"added {host.name} ({describe_host(host)})")
+        say(env, f"added {host.name} ({describe_host(host)})")
     for name, reason in result.skipped:
-        env.out(f"skipped {name if name.isprintable() else shown(name)}: {reason}")
+        say(env, f"skipped {name if name.isprintable() else shown(name)}: {reason}")
     for warning in result.warnings:
-        env.out(f"warning: {warning}")
+        say(env, f"warning: {warning}")
     env.out(f"{len(result.added)} host(s) added, {len(result.skipped)} skipped")
     return ExitStatus.OK

@@ -11,6 +11,7 @@ from pairbench.cli.exit_status import ExitStatus
 from pairbench.domain.units import format_value
 from pairbench.engine.import_guess import read_output_file
 from pairbench.engine.importing import import_output
+from pairbench.export.escaping import terminal_text
 from pairbench.tools.base import ParseError
 
 
@@ -31,7 +32,7 @@ def handle(args: argparse.Namespace, env: Environment) -> ExitStatus:
     try:
         text = read_output_file(path)
     except ValueError as exc:
-        env.err(f"pairbench: {exc}")
+        env.err(terminal_text(f"pairbench: {exc}"))
         return ExitStatus.ERROR
     with env.open_library() as lib:
         try:
@@ -39,15 +40,13 @@ def handle(args: argparse.Namespace, env: Environment) -> ExitStatus:
                 lib, args.tool, text, pair=args.pair, label=args.label, source_name=path.name
             )
         except ParseError as exc:
-            env.err(f"pairbench: {path} is not {args.tool} output: {exc}")
+            env.err(terminal_text(f"pairbench: {path} is not {args.tool} output: {exc}"))
             return ExitStatus.ERROR
     if args.json:
         env.out(json.dumps({"id": run.id, "status": run.status.value, "summary": run.summary}))
     else:
-        env.out(
-            f"imported {path.name} as run {run.id}: {run.status.value}"
-            + (f" ({run.error})" if run.error else "")
-        )
+        error = f" ({run.error})" if run.error else ""
+        env.out(terminal_text(f"imported {path.name} as run {run.id}: {run.status.value}{error}"))
         for name, value in run.summary.items():
             env.out(f"  {name:<24} {format_value(name, value)}")
     return ExitStatus.OK

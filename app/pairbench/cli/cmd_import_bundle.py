@@ -9,6 +9,7 @@ from pathlib import Path
 from pairbench.cli.environment import Environment
 from pairbench.cli.exit_status import ExitStatus
 from pairbench.export.bundle import BundleError, import_bundle
+from pairbench.export.escaping import terminal_text
 
 
 def add_parser(sub: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
@@ -33,7 +34,7 @@ def handle(args: argparse.Namespace, env: Environment) -> ExitStatus:
         with env.open_library() as lib:
             result = import_bundle(lib, args.file, allow_duplicates=args.allow_duplicates)
     except BundleError as exc:
-        env.err(f"pairbench: {exc}")
+        env.err(terminal_text(f"pairbench: {exc}"))
         return ExitStatus.ERROR
     if args.json:
         env.out(
@@ -52,7 +53,7 @@ def handle(args: argparse.Namespace, env: Environment) -> ExitStatus:
     for old, existing in result.skipped:
         env.out(f"skipped run {old}: already in this library as run {existing}")
     for name in result.pairs_added:
-        env.out(f"added pair {name}")
+        env.out(terminal_text(f"added pair {name}"))
     for note in result.notes:
-        env.out(f"note: {note}")
+        env.out(terminal_text(f"note: {note}"))
     return ExitStatus.OK

@@ -3,10 +3,14 @@
 from __future__ import annotations
 
 import argparse
+import dataclasses
 import json
+from collections.abc import Iterable
+from dataclasses import dataclass
 
 from pairbench.cli.environment import Environment
 from pairbench.cli.exit_status import ExitStatus
+from pairbench.engine.hosts_edit import key_fingerprint
 from pairbench.lab import LabError, Shaping, manager, parse_shaping
 from pairbench.lab.info import LabInfo, LabStatus
 from pairbench.library import Library, LibraryError
@@ -16,10 +20,12 @@ from pairbench.library.hosts import (
     get_host,
     get_pair,
     pin_host_key,
+    pinned_host_keys,
     replace_host,
     replace_pair,
     unpin_host_keys,
 )
+from pairbench.remote.host_keys import LAB_REPIN, HostKeyChangedError
 
 TRY = "try: pairbench run --pair lab --tool iperf3 --set duration=5"
 
@@ -36,6 +42,12 @@ def add_parser(sub: argparse._SubParsersAction[argparse.ArgumentParser]) -> None
     p_up = lab_sub.add_parser("up", help="create the lab (or reshape a running one)")
     _shaping_options(p_up)
     p_up.add_argument("--json", action="store_true", help="print the lab's details as JSON")
+    p_up.add_argument(
+        "--repin-keys",
+        action="store_true",
+        help="pin the lab hosts' current host keys even where other keys are pinned "
+        "(after you changed a lab host key yourself); without it a changed key is refused",
+    )
     p_up.set_defaults(handler=handle_up)
     p_shape = lab_sub.add_parser(
         "shape", help="change the link's shaping; aspects not given become unshaped"
@@ -73,8 +85,44 @@ def _shaping(args: argparse.Namespace) -> Shaping:
     )
 
 
+@dataclass(frozen=True, slots=True)
+class KeyChange:
+    """A lab host whose pinned host keys do not include the key it offers now."""
+
+    host: str
+    pinned: tuple[str, ...]  # key lines
+    offered: str  # key line
+
+    def error(self, refusing: str) -> HostKeyChangedError:
+        """The changed-key error every command gives, with both fingerprints."""
+        return HostKeyChangedError(
+            self.host,
+            [key_fingerprint(k) for k in self.pinned],
+            key_fingerprint(self.offered),
+            refusing=refusing,
+            remedy=LAB_REPIN,
+        )
+
+
+def key_changes(lib: Library, info: LabInfo) -> list[KeyChange]:
+    """The lab hosts registered in ``lib`` with pinned keys other than the key they offer.
+
+    The key a lab host offers is its sshd's host key file (the only ``HostKey`` of its
+    sshd_config). A host with nothing pinned (or not registered) is not a change.
+    """
+    changes = []
+    for lab_host in (info.client, info.server):
+        pinned = pinned_host_keys(lib, lab_host.name) if _host_exists(lib, lab_host.name) else []
+        if pinned and lab_host.host_key not in pinned:
+            changes.append(KeyChange(lab_host.name, tuple(pinned), lab_host.host_key))
+    return changes
+
+
 def register(lib: Library, info: LabInfo) -> None:
-    """Store (or update) hosts ``lab-client``, ``lab-server`` and pair ``lab``; pin host keys."""
+    """Store (or update) hosts ``lab-client``, ``lab-server`` and pair ``lab``; pin host keys.
+
+    The pins are replaced by the lab's current keys: callers check ``key_changes`` first.
+    """
     lib.conn.execute("BEGIN IMMEDIATE")
     try:
         for lab_host in (info.client, info.server):
@@ -127,15 +175,37 @@ def _print_info(env: Environment, info: LabInfo, verb: str) -> None:
 
 
 def handle_up(args: argparse.Namespace, env: Environment) -> ExitStatus:
-    """Bring the lab up and register its hosts and pair in the library."""
+    """Bring the lab up and register its hosts and pair in the library.
+
+    A lab host offering a key other than the one pinned is refused (nothing is written to the
+    library) unless ``--repin-keys`` was given; keys this ``lab up`` made itself (a lab built
+    from nothing) replace the pins of the earlier lab, saying so.
+    """
     try:
         shaping = _shaping(args)
-        info = manager.up(shaping)
+        result = manager.up(shaping)
     except LabError as exc:
         env.err(f"pairbench: {exc}")
         return ExitStatus.ERROR
+    info = result.info
     with env.open_library() as lib:
+        changes = key_changes(lib, info)
+        refused = [c for c in changes if c.host not in result.new_host_keys]
+        if refused and not args.repin_keys:
+            for change in refused:
+                env.err(f"pairbench: {change.error('refusing to pin it')}")
+            env.err(
+                "pairbench: the lab is up, but runs on it refuse the changed key until it is "
+                "re-pinned (`pairbench lab status` lists the problem)"
+            )
+            return ExitStatus.ERROR
         register(lib, info)
+    note = env.err if args.json else env.out
+    for change in changes:
+        old = ", ".join(key_fingerprint(k) for k in change.pinned)
+        new = key_fingerprint(change.offered)
+        why = "new lab: pinned the new" if change.host in result.new_host_keys else "re-pinned the"
+        note(f"{why} host key of {change.host}: {new} (was {old})")
     if args.json:
         env.out(json.dumps(info.to_json()))
     else:
@@ -158,17 +228,40 @@ def handle_shape(args: argparse.Namespace, env: Environment) -> ExitStatus:
 
 
 def handle_status(args: argparse.Namespace, env: Environment) -> ExitStatus:
-    """Report whether the lab is up and healthy; exit 1 when it is up but broken."""
+    """Report whether the lab is up and healthy; exit 1 when it is up but broken.
+
+    Besides the lab itself, the library's pins are checked: a lab host whose pinned key is not
+    the key it offers makes the lab unhealthy (every run on it would be refused).
+    """
     try:
         status = manager.status()
     except LabError as exc:
         env.err(f"pairbench: {exc}")
         return ExitStatus.ERROR
+    if status.info is not None:
+        status = _with_problems(status, _pin_problems(env, status.info))
     if args.json:
         env.out(json.dumps(status.to_json()))
     else:
         _print_status(env, status)
     return ExitStatus.ERROR if status.up and not status.healthy else ExitStatus.OK
+
+
+def _pin_problems(env: Environment, info: LabInfo) -> list[str]:
+    """Changed host keys as status problems (none when there is no library to check yet)."""
+    if not env.resolve_library_path().exists():
+        return []  # `lab status` creates no library; `lab up` registers the lab in one
+    try:
+        with env.open_library() as lib:
+            changes = key_changes(lib, info)
+    except LibraryError as exc:
+        return [f"cannot check the pinned host keys: {exc}"]
+    return [str(c.error("runs refuse to connect")) for c in changes]
+
+
+def _with_problems(status: LabStatus, problems: Iterable[str]) -> LabStatus:
+    extra = tuple(problems)
+    return dataclasses.replace(status, problems=status.problems + extra) if extra else status
 
 
 def _print_status(env: Environment, status: LabStatus) -> None:

@@ -8,12 +8,20 @@ import dataclasses
 import json
 from typing import Any
 
-from pairbench.cli.cmd_hosts import fail, host_json
+from pairbench.cli.cmd_hosts import (
+    ADDRESS_MAX,
+    NAME_MAX,
+    TAGS_MAX,
+    column,
+    fail,
+    host_json,
+    say,
+)
 from pairbench.cli.environment import Environment
 from pairbench.cli.exit_status import ExitStatus
 from pairbench.cli.prompts import TerminalPrompt
 from pairbench.domain import HostPair
-from pairbench.domain.validation import check_address, check_description
+from pairbench.domain.validation import MAX_DESCRIPTION, check_address, check_description
 from pairbench.engine.hosts_edit import (
     PairForm,
     check_pair_edit_allowed,
@@ -27,6 +35,7 @@ from pairbench.engine.hosts_edit import (
 )
 from pairbench.engine.pair_check import report_lines, run_check
 from pairbench.engine.preflight import VERSION_COMMANDS
+from pairbench.export.escaping import terminal_text
 from pairbench.library import LibraryError
 from pairbench.library.hosts import get_pair, list_pairs, remove_pair, replace_pair
 from pairbench.remote.base import TransportError
@@ -133,8 +142,9 @@ def handle_add(args: argparse.Namespace, env: Environment) -> ExitStatus:
             store_new_pair(lib, pair)
     except ValueError as exc:
         return fail(env, exc)
-    env.out(
-        f"added pair {pair.name}: {pair.client.name} → {pair.server.name} ({pair.target_address})"
+    say(
+        env,
+        f"added pair {pair.name}: {pair.client.name} → {pair.server.name} ({pair.target_address})",
     )
     return ExitStatus.OK
 
@@ -163,8 +173,9 @@ def handle_edit(args: argparse.Namespace, env: Environment) -> ExitStatus:
             replace_pair(lib, new)
     except ValueError as exc:
         return fail(env, exc)
-    env.out(
-        f"updated pair {new.name}: {new.client.name} → {new.server.name} ({new.target_address})"
+    say(
+        env,
+        f"updated pair {new.name}: {new.client.name} → {new.server.name} ({new.target_address})",
     )
     return ExitStatus.OK
 
@@ -179,8 +190,10 @@ def handle_list(args: argparse.Namespace, env: Environment) -> ExitStatus:
     env.out(f"{'NAME':16}  {'CLIENT':16}  {'SERVER':16}  {'TARGET':24}  {'TAGS':30}  DESCRIPTION")
     for p in pairs:
         env.out(
-            f"{p.name:16}  {p.client.name:16}  {p.server.name:16}  {p.target_address:24}  "
-            f"{format_tags(p.tags):30}  {p.description}"
+            f"{column(p.name, 16, NAME_MAX)}  {column(p.client.name, 16, NAME_MAX)}  "
+            f"{column(p.server.name, 16, NAME_MAX)}  {column(p.target_address, 24, ADDRESS_MAX)}  "
+            f"{column(format_tags(p.tags), 30, TAGS_MAX)}  "
+            f"{terminal_text(p.description, MAX_DESCRIPTION)}"
         )
     return ExitStatus.OK
 
@@ -192,13 +205,13 @@ def handle_show(args: argparse.Namespace, env: Environment) -> ExitStatus:
     if args.json:
         env.out(json.dumps(pair_json(pair)))
         return ExitStatus.OK
-    env.out(f"pair {pair.name}" + (f" — {pair.description}" if pair.description else ""))
-    env.out(f"  client       {pair.client.name} ({describe_host(pair.client)})")
-    env.out(f"  server       {pair.server.name} ({describe_host(pair.server)})")
+    say(env, f"pair {pair.name}" + (f" — {pair.description}" if pair.description else ""))
+    say(env, f"  client       {pair.client.name} ({describe_host(pair.client)})")
+    say(env, f"  server       {pair.server.name} ({describe_host(pair.server)})")
     data = pair.data_address or f"{pair.server.address} (the server's address)"
-    env.out(f"  data address {data}")
+    say(env, f"  data address {data}")
     if pair.tags:
-        env.out(f"  tags         {format_tags(pair.tags)}")
+        say(env, f"  tags         {format_tags(pair.tags)}")
     return ExitStatus.OK
 
 
@@ -206,7 +219,7 @@ def handle_remove(args: argparse.Namespace, env: Environment) -> ExitStatus:
     """Remove a pair; its runs stay in the library."""
     with env.open_library() as lib:
         remove_pair(lib, args.name)
-    env.out(f"removed pair {args.name} (its runs stay in the library)")
+    say(env, f"removed pair {args.name} (its runs stay in the library)")
     return ExitStatus.OK
 
 
@@ -246,5 +259,5 @@ def handle_check(args: argparse.Namespace, env: Environment) -> ExitStatus:
         env.out(json.dumps(payload))
     else:
         for line in report_lines(report):
-            env.out(line)
+            say(env, line)
     return ExitStatus.OK if report.ready else ExitStatus.ERROR

@@ -28,6 +28,7 @@ from pairbench.engine.burst import (
 )
 from pairbench.engine.execute import RunError, prepare
 from pairbench.engine.transports import Connector
+from pairbench.export.escaping import terminal_text
 from pairbench.library import Library, LibraryError
 from pairbench.library.hosts import get_pair
 
@@ -102,12 +103,17 @@ class _ProbeObserver:
     def on_started(self, run_id: int, spec: RunSpec, expected_s: float) -> None:
         self._estimate = None
         self._write(
-            f"run {run_id}: {spec.label} on {spec.pair} (iperf3, {spec.params.get('streams')} "
-            f"streams, up to {expected_s:.0f} s; stops {self._after:g} s after the step)"
+            terminal_text(
+                f"run {run_id}: {spec.label} on {spec.pair} (iperf3, {spec.params.get('streams')} "
+                f"streams, up to {expected_s:.0f} s; stops {self._after:g} s after the step)"
+            )
         )
 
     def on_line(self, line: Line) -> None:
         return None
+
+    def on_notice(self, text: str) -> None:
+        self._write(terminal_text(f"  ! {text}"))
 
     def on_records(self, records: list[Record]) -> None:
         for record in records:
@@ -150,7 +156,7 @@ def handle_burst(args: argparse.Namespace, env: Environment) -> ExitStatus:
             )
             outcome = asyncio.run(_probe(lib, pair, spec, env, args, connector))
     except (LibraryError, RunError, ValueError) as exc:
-        env.err(f"pairbench: {exc}")
+        env.err(terminal_text(f"pairbench: {exc}"))
         return ExitStatus.ERROR
     _report(outcome, env, args.json)
     return _exit_status(outcome)
@@ -204,9 +210,10 @@ def _report(outcome: BurstProbeOutcome, env: Environment, as_json: bool) -> None
             payload["refill"] = outcome.refill.to_json() if outcome.refill else None
         env.out(json.dumps(payload))
         return
-    env.out(f"run {run.id}: {run.status.value}" + (f" ({run.error})" if run.error else ""))
+    error = f" ({run.error})" if run.error else ""
+    env.out(terminal_text(f"run {run.id}: {run.status.value}{error}"))
     if run.notes:
-        env.out(f"  {run.notes}")
+        env.out(terminal_text(f"  {run.notes}"))
     for line in describe_estimate(estimate):
         env.out(f"  {line}")
     refill = outcome.refill
@@ -225,7 +232,7 @@ def _report(outcome: BurstProbeOutcome, env: Environment, as_json: bool) -> None
             )
     for r in (run, outcome.refill_run):
         if r is not None and r.status is not RunStatus.COMPLETED and r.error:
-            env.err(f"pairbench: run {r.id} {r.status.value}: {r.error}")
+            env.err(terminal_text(f"pairbench: run {r.id} {r.status.value}: {r.error}"))
 
 
 def _exit_status(outcome: BurstProbeOutcome) -> ExitStatus:

@@ -16,6 +16,7 @@ from pairbench.domain import HostPair, Line, Record, Run, RunSpec, RunStatus
 from pairbench.domain.units import format_value
 from pairbench.engine.execute import Prepared, RunError, execute_run, prepare
 from pairbench.engine.transports import Connector
+from pairbench.export.escaping import terminal_text
 from pairbench.library import Library, LibraryError
 from pairbench.library.hosts import get_pair
 
@@ -79,10 +80,13 @@ class _LiveObserver:
     def on_started(self, run_id: int, spec: RunSpec, expected_s: float) -> None:
         self._expected = expected_s
         self._started = time.monotonic()
-        self._write(f"run {run_id}: {spec.tool} on {spec.pair}, ~{expected_s:.0f} s")
+        self._write(terminal_text(f"run {run_id}: {spec.tool} on {spec.pair}, ~{expected_s:.0f} s"))
 
     def on_line(self, line: Line) -> None:
         return None
+
+    def on_notice(self, text: str) -> None:
+        self._write(terminal_text(f"  ! {text}"))
 
     def on_records(self, records: list[Record]) -> None:
         for record in records:
@@ -119,7 +123,7 @@ def handle(args: argparse.Namespace, env: Environment) -> ExitStatus:
     try:
         params = parse_settings(args.settings)
     except ValueError as exc:
-        env.err(f"pairbench: {exc}")
+        env.err(terminal_text(f"pairbench: {exc}"))
         return ExitStatus.USAGE
     spec = RunSpec(pair=args.pair, tool=args.tool, params=params, label=args.label)
     try:
@@ -130,7 +134,7 @@ def handle(args: argparse.Namespace, env: Environment) -> ExitStatus:
             )
             run = asyncio.run(_run(lib, pair, spec, env, args.json, connector))
     except (LibraryError, RunError) as exc:
-        env.err(f"pairbench: {exc}")
+        env.err(terminal_text(f"pairbench: {exc}"))
         return ExitStatus.ERROR
     _report(run, env, args.json)
     return _exit_status(run.status)
@@ -165,11 +169,12 @@ def _report(run: Run, env: Environment, as_json: bool) -> None:
     if as_json:
         env.out(json.dumps({"id": run.id, "status": run.status.value, "summary": run.summary}))
         return
-    env.out(f"run {run.id}: {run.status.value}" + (f" ({run.error})" if run.error else ""))
+    error = f" ({run.error})" if run.error else ""
+    env.out(terminal_text(f"run {run.id}: {run.status.value}{error}"))
     for name, value in run.summary.items():
         env.out(f"  {name:<24} {format_value(name, value)}")
     if run.status is not RunStatus.COMPLETED and run.error:
-        env.err(f"pairbench: run {run.id} {run.status.value}: {run.error}")
+        env.err(terminal_text(f"pairbench: run {run.id} {run.status.value}: {run.error}"))
 
 
 def _exit_status(status: RunStatus) -> ExitStatus:
@@ -177,4 +182,5 @@ def _exit_status(status: RunStatus) -> ExitStatus:
         RunStatus.COMPLETED: ExitStatus.OK,
         RunStatus.CANCELLED: ExitStatus.CANCELLED,
         RunStatus.INTERRUPTED: ExitStatus.RUN_INTERRUPTED,
+        RunStatus.STALLED: ExitStatus.RUN_STALLED,
     }.get(status, ExitStatus.RUN_FAILED)

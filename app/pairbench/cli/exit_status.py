@@ -13,4 +13,5 @@ class ExitStatus(enum.IntEnum):
     USAGE = 2
     RUN_FAILED = 3
     RUN_INTERRUPTED = 4
+    RUN_STALLED = 5
     CANCELLED = 130

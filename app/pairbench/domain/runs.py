@@ -15,6 +15,9 @@ class RunStatus(enum.StrEnum):
     FAILED = "failed"
     CANCELLED = "cancelled"
     INTERRUPTED = "interrupted"
+    # The tool went quiet (a data-path outage) for longer than a few of its intervals: what
+    # was measured is kept, the summary is incomplete and the outages are in ``error``.
+    STALLED = "stalled"
 
     @property
     def is_final(self) -> bool:

@@ -3,11 +3,18 @@
 from __future__ import annotations
 
 import asyncio
+import os
+import sys
+import time
+from collections.abc import Mapping
 from dataclasses import dataclass, replace
 
-from pairbench.domain import HostPair, Run, RunSpec, RunStatus
+from pairbench.domain import HostPair, Run, RunSpec, RunStatus, Summary
+from pairbench.domain.processes import RunTag
+from pairbench.engine.host_lock import HostBusyError, HostLocks
+from pairbench.engine.leftovers import ACTIVE_TAGS, HostInUseError, clear_leftovers
 from pairbench.engine.observer import NullObserver, RunObserver
-from pairbench.engine.session import RunSession
+from pairbench.engine.session import RunSession, StalledOutError
 from pairbench.engine.stop import StopCondition
 from pairbench.engine.transports import Connector
 from pairbench.library import Library, Recorder
@@ -29,6 +36,45 @@ FLUSH_PERIOD_S = 0.1
 
 class RunError(Exception):
     """A run could not start; nothing was stored. The message says what to do."""
+
+
+class PairBusyError(RunError):
+    """A host of the pair is in use by another Pairbench run (``holder`` says which)."""
+
+    def __init__(self, message: str, host: str, holder: Mapping[str, object]) -> None:
+        super().__init__(message)
+        self.host = host
+        self.holder = dict(holder)
+
+
+def _program() -> str:
+    """How the user would recognise this process in a refusal: a command, or the window."""
+    args = [a for a in sys.argv[1:] if not a.startswith("-")][:2]
+    return f"`pairbench {' '.join(args)}`" if args else "the Pairbench window"
+
+
+async def _clear_leftovers(prepared: Prepared) -> list[str]:
+    """Leftovers of earlier runs on both hosts, ended and removed; RunError if a live run of
+    another controller is there."""
+    folder = prepared.spec.params.get("directory", "")
+    folders = (folder,) if folder else ()
+    hosts = (
+        [prepared.client]
+        if prepared.server is prepared.client
+        else [
+            prepared.client,
+            prepared.server,
+        ]
+    )
+    notes: list[str] = []
+    try:
+        for host in hosts:
+            notes += await clear_leftovers(host, folders)
+    except HostInUseError as exc:
+        raise RunError(str(exc)) from exc
+    except (TransportError, TimeoutError, OSError) as exc:
+        raise RunError(f"cannot check the hosts for leftover runs: {exc}") from exc
+    return notes
 
 
 @dataclass(frozen=True, slots=True)
@@ -113,12 +159,65 @@ async def execute_run(
     """
     observer = observer or NullObserver()
     cancel = cancel or asyncio.Event()
-    spec, tool = prepared.spec, prepared.tool
+    tool = prepared.tool
+    locks = HostLocks(
+        [prepared.pair.client, prepared.pair.server],
+        {
+            "pair": prepared.pair.name,
+            "tool": tool.name,
+            "pid": os.getpid(),
+            "program": _program(),
+            "started_at": time.time(),
+        },
+    )
+    try:
+        locks.acquire()
+    except HostBusyError as exc:
+        raise PairBusyError(f"pair {prepared.pair.name}: {exc}", exc.host, exc.holder) from exc
+    except OSError as exc:
+        raise RunError(f"cannot lock the hosts of pair {prepared.pair.name}: {exc}") from exc
+    try:
+        return await _execute_locked(lib, prepared, locks, observer, cancel, stop)
+    finally:
+        locks.release()
+
+
+async def _execute_locked(
+    lib: Library,
+    prepared: Prepared,
+    locks: HostLocks,
+    observer: RunObserver,
+    cancel: asyncio.Event,
+    stop: StopCondition | None,
+) -> Run:
+    spec = prepared.spec
+    cleared = await _clear_leftovers(prepared)
     run_id = create_run(lib, spec)
+    locks.note(run_id=run_id)
     set_run_facts(lib, run_id, tool_version=prepared.caps.version)
+    tag = str(RunTag.new())
+    ACTIVE_TAGS.add(tag)
+    try:
+        return await _execute_session(lib, run_id, prepared, observer, cancel, stop, tag, cleared)
+    finally:
+        ACTIVE_TAGS.discard(tag)
+
+
+async def _execute_session(
+    lib: Library,
+    run_id: int,
+    prepared: Prepared,
+    observer: RunObserver,
+    cancel: asyncio.Event,
+    stop: StopCondition | None,
+    tag: str,
+    cleared: list[str],
+) -> Run:
+    spec, tool = prepared.spec, prepared.tool
     recorder = Recorder(lib, run_id)
     parser = tool.parser(spec.params, prepared.caps)
-    session = RunSession(prepared, recorder, parser, observer, stop)
+    session = RunSession(prepared, recorder, parser, observer, stop, tag=tag)
+    session.preflight_notes = cleared
     observer.on_started(run_id, spec, tool.expected_seconds(spec.params))
     status, error, by_stop = RunStatus.FAILED, None, False
     work = asyncio.ensure_future(session.run(lib, run_id))
@@ -132,6 +231,8 @@ async def execute_run(
                 status, error = work.result()
             except ConnectionLostError as exc:
                 status, error = RunStatus.INTERRUPTED, str(exc)
+            except StalledOutError as exc:
+                status, error = RunStatus.STALLED, str(exc)
             except TransportError as exc:
                 status, error = RunStatus.FAILED, str(exc)
         elif cancelled.done():
@@ -167,6 +268,14 @@ async def _finish(
     except Exception as exc:  # still store the run below
         error = error or f"cleanup failed: {exc}"
     summary = session.close_parser()
+    session.stall.finish(time.monotonic())
+    stalled = session.stall.describe()
+    if stalled is not None:
+        # Figures averaged over an outage are not the link's: never stored as completed.
+        if status is RunStatus.COMPLETED:
+            status, by_stop = RunStatus.STALLED, False
+        error = f"{error}; {stalled}" if error else stalled
+        summary = Summary(values=summary.values, complete=False, error=summary.error)
     if status is RunStatus.COMPLETED and not by_stop:
         if summary.error:
             status, error = RunStatus.FAILED, summary.error
@@ -183,7 +292,10 @@ async def _finish(
         complete=summary.complete,
         error=error,
     )
-    notes = [n for n in (session.stop_reason if by_stop else None, session.stop_error) if n]
+    notes = [
+        *session.preflight_notes,
+        *(n for n in (session.stop_reason if by_stop else None, session.stop_error) if n),
+    ]
     if notes:
         update_run_notes(lib, run_id, notes="\n".join(notes))
     compact_series(lib.conn, run_id)

@@ -61,13 +61,21 @@ def tool_named_in(file_name: str) -> str | None:
 
 
 def guess_tool(text: str, file_name: str = "") -> ToolGuess:
-    """Try every tool's file parser on ``text``; rank readings by summary values, then records."""
+    """Try every tool's file parser on ``text``; rank readings by summary values, then records.
+
+    Raises nothing, whatever the text: a tool whose parser rejects it (``ParseError``, the one
+    error parsers raise) is no candidate. So is one whose parser fails in any other way, which
+    would be a parser bug (the parser robustness tests hunt for them): a dropped file is then
+    offered for the user to choose its tool rather than lost to an exception.
+    """
     scored: list[tuple[tuple[int, int, bool], str]] = []
     weak: list[str] = []
     for name, tool in TOOLS.items():
         try:
             records, summary = feed_text(tool.file_parser(), text)
-        except (ParseError, ValueError):
+        except ParseError:
+            continue  # not this tool's output
+        except Exception:  # a parser bug must not break the guess (see the docstring)
             continue
         if records or summary.values:
             scored.append(((len(summary.values), len(records), summary.complete), name))

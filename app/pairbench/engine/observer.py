@@ -20,6 +20,10 @@ class RunObserver(Protocol):
 
     def on_finished(self, run: Run) -> None: ...
 
+    def on_notice(self, text: str) -> None:
+        """Something the user must hear while the run goes on (e.g. the tool went quiet)."""
+        ...
+
 
 class NullObserver:
     """An observer that ignores everything."""
@@ -34,4 +38,7 @@ class NullObserver:
         return None
 
     def on_finished(self, run: Run) -> None:
+        return None
+
+    def on_notice(self, text: str) -> None:
         return None

@@ -9,6 +9,7 @@ from typing import TYPE_CHECKING
 
 from pairbench.domain import Line, LineSource, Record, RunStatus, Summary
 from pairbench.engine.facts import gather_facts
+from pairbench.engine.leftovers import end_tagged
 from pairbench.engine.observer import RunObserver
 from pairbench.engine.readiness import local_free_port, wait_port_listening
 from pairbench.engine.stop import StopCondition
@@ -27,6 +28,134 @@ PORT_ATTEMPTS = 5
 LOST_CHECK_PERIOD_S = 0.25
 # How long ending the main command alone may take before everything is stopped together.
 MAIN_STOP_TIMEOUT_S = 10.0
+# A tool that reports nothing for this many of its intervals (and at least STALL_MIN_S) has
+# stalled: its data path is down, or it is blocked. The first report may take longer
+# (STARTUP_GRACE_S: a server handshake, fio laying out its files).
+STALL_INTERVALS = 3
+STALL_MIN_S = 3.0
+STARTUP_GRACE_S = 10.0
+# A stall still going this long after the run should have ended ends the run.
+STALL_OVERRUN_S = 30.0
+# Quiet that begins this close to the expected end (plus one interval) is the tool finishing.
+END_SLACK_S = 1.0
+
+
+# The metrics that say data moved; a record whose values of these are all zero shows none.
+DATA_METRICS = frozenset(
+    {"throughput_bps", "packets", "ops_per_s", "read_iops", "write_iops", "rtt_ms"}
+)
+
+
+def shows_data(records: list[Record]) -> bool:
+    """False when every data metric of every record is zero (a tool reporting an outage);
+    True otherwise, also for records without data metrics (nothing to judge by)."""
+    judged = False
+    for record in records:
+        for metric, value in zip(record.metrics, record.values, strict=False):
+            if metric in DATA_METRICS:
+                if value:
+                    return True
+                judged = True
+    return not judged
+
+
+class StalledOutError(Exception):
+    """The tool stayed quiet past the run's expected end: the run is ended as stalled."""
+
+
+class StallWatch:
+    """When a run's tool went quiet and for how long (times in seconds since it started)."""
+
+    def __init__(self, interval_s: float, expected_s: float) -> None:
+        self.interval_s = max(interval_s, 0.01)
+        self.expected_s = expected_s
+        self.quiet_after_s = max(STALL_MIN_S, STALL_INTERVALS * self.interval_s)
+        self.started: float | None = None
+        self.last_report: float | None = None
+        self.stall_since: float | None = None
+        self.outages: list[tuple[float, float]] = []  # (start, length), seconds since start
+
+    def start(self, now: float) -> None:
+        self.started = now
+
+    def report(self, now: float, flowing: bool = True) -> str | None:
+        """A report arrived at ``now``; a notice if it ends a stall. A report that shows no
+        data at all (``flowing`` false: iperf3's "0.00 bits/sec" while the link is down) is
+        no sign of life of the data path: the quiet goes on."""
+        if not flowing:
+            return None
+        notice = None
+        if self.stall_since is not None and self.started is not None:
+            length = max(0.0, now - self.stall_since - self.interval_s)
+            self.outages.append((self.stall_since - self.started, length))
+            notice = f"reports again after {length:.1f} s without data"
+            self.stall_since = None
+        self.last_report = now
+        return notice
+
+    def check(self, now: float) -> str | None:
+        """Called regularly: a notice when a stall begins. Raises ``StalledOutError`` when the
+        tool stays quiet past the expected end of the run by ``STALL_OVERRUN_S``.
+
+        Quiet that begins in the run's last interval is the tool finishing (nuttcp waits a
+        few seconds for the receiver's figures after UDP), not an outage.
+        """
+        if self.started is None:
+            return None
+        quiet_since = self.last_report if self.last_report is not None else self.started
+        allowance = self.quiet_after_s
+        if self.last_report is None:
+            allowance = max(allowance, STARTUP_GRACE_S)
+        quiet = now - quiet_since > allowance
+        if quiet and self.expected_s > 0 and now - self.started > self.expected_s + STALL_OVERRUN_S:
+            raise StalledOutError(
+                f"no report for {now - quiet_since:.0f} s, past the run's expected end"
+            )
+        if self.stall_since is not None or not quiet:
+            return None
+        finishing = self.expected_s > 0 and (
+            quiet_since - self.started >= self.expected_s - self.interval_s - END_SLACK_S
+        )
+        if finishing:
+            return None
+        self.stall_since = quiet_since
+        return (
+            f"no report for {now - quiet_since:.0f} s (from {quiet_since - self.started:.1f} s "
+            "into the run): the data path may be down; the run goes on and is stored as stalled"
+        )
+
+    def finish(self, now: float) -> None:
+        """The run ended: a stall still going lasts until now."""
+        if self.stall_since is not None and self.started is not None:
+            self.outages.append((self.stall_since - self.started, now - self.stall_since))
+            self.stall_since = None
+
+    def describe(self) -> str | None:
+        """E.g. "stalled: no data from 4.0 s for 6.2 s", or None without outages."""
+        if not self.outages:
+            return None
+        parts = [f"from {start:.1f} s for {length:.1f} s" for start, length in self.outages[:5]]
+        more = f" and {len(self.outages) - 5} more" if len(self.outages) > 5 else ""
+        total = sum(length for _, length in self.outages)
+        return (
+            f"stalled: the tool reported no data {', '.join(parts)}{more} "
+            f"({total:.1f} s in all); the figures include the outage"
+        )
+
+
+def _stall_watch(prepared: Prepared) -> StallWatch:
+    """The stall watch for a run: its reporting interval (ping's ``interval``, else 1 s) and
+    expected length (0 when the parameters do not tell)."""
+    params = prepared.spec.params
+    try:
+        interval = float(params.get("interval", "") or 1.0)
+    except ValueError:
+        interval = 1.0
+    try:
+        expected = prepared.tool.expected_seconds(params)
+    except (KeyError, ValueError):
+        expected = 0.0
+    return StallWatch(interval, expected)
 
 
 class RunSession:
@@ -39,8 +168,11 @@ class RunSession:
         parser: Parser,
         observer: RunObserver,
         stop: StopCondition | None = None,
+        tag: str = "",
     ) -> None:
         self.prepared = prepared
+        # Every process and the work directory of the run carry it (leftovers are found by it).
+        self.tag = tag
         self.recorder = recorder
         self.parser = parser
         self.observer = observer
@@ -49,6 +181,8 @@ class RunSession:
         self.stop_requested = asyncio.Event()
         self.stop_reason: str | None = None
         self.stop_error: str | None = None
+        # What the check for leftovers of earlier runs did on the hosts (kept in the notes).
+        self.preflight_notes: list[str] = []
         self.queue: asyncio.Queue[Line | None] = asyncio.Queue()
         self.processes: list[RemoteProcess] = []
         self.pumps: list[asyncio.Task[None]] = []
@@ -56,6 +190,7 @@ class RunSession:
         self.parse_sources: tuple[LineSource, ...] = ()
         self._summary: Summary | None = None
         self._workdir: tuple[Transport, str] | None = None
+        self.stall = _stall_watch(prepared)
 
     async def run(self, lib: Library, run_id: int) -> tuple[RunStatus, str | None]:
         """Run to the end of the main command; return its status and error, if any."""
@@ -72,8 +207,11 @@ class RunSession:
             stdout=LineSource.CLIENT_OUT,
             stderr=LineSource.CLIENT_ERR,
             env=commands.env or None,
+            tag=self.tag,
+            cleanup=self._cleanup_on(main_host),
         )
         client_pump = self._pump(client)
+        self.stall.start(time.monotonic())
         await self._consume_until(client_pump)
         exit_status = await client.wait()
         self._raise_if_lost()
@@ -101,9 +239,15 @@ class RunSession:
             return ""
         commands = self._commands(p.tool.default_port, "")
         host = p.server if commands.run_on == "server" else p.client
-        path = await host.make_workdir()
+        path = await host.make_workdir(self.tag, p.spec.params.get("directory", ""))
         self._workdir = (host, path)
         return path
+
+    def _cleanup_on(self, host: Transport) -> str:
+        """The work directory the watchdog on ``host`` removes if it must stop the tool."""
+        if self._workdir is not None and self._workdir[0] is host:
+            return self._workdir[1]
+        return ""
 
     def _commands(self, port: int, workdir: str) -> Commands:
         p = self.prepared
@@ -120,7 +264,11 @@ class RunSession:
             if commands.server is None:
                 return commands
             server = await p.server.start(
-                commands.server, stdout=LineSource.SERVER_OUT, stderr=LineSource.SERVER_ERR
+                commands.server,
+                stdout=LineSource.SERVER_OUT,
+                stderr=LineSource.SERVER_ERR,
+                tag=self.tag,
+                cleanup=self._cleanup_on(p.server),
             )
             pump = self._pump(server)
             ready, text = await self._wait_ready(pump, port)
@@ -197,6 +345,9 @@ class RunSession:
             if line is not None:
                 self._handle(line)
             self._raise_if_lost()
+            notice = self.stall.check(time.monotonic())
+            if notice:
+                self.observer.on_notice(notice)
 
     def _raise_if_lost(self) -> None:
         for transport in (self.prepared.client, self.prepared.server):
@@ -221,6 +372,9 @@ class RunSession:
             return
         if not records:
             return
+        notice = self.stall.report(line.t_received, shows_data(records))
+        if notice:
+            self.observer.on_notice(notice)
         try:
             self.recorder.add(records)
         except (TypeError, ValueError) as exc:  # a parser bug again: malformed records
@@ -272,12 +426,24 @@ class RunSession:
             with contextlib.suppress(TimeoutError, asyncio.CancelledError):
                 await asyncio.wait_for(asyncio.shield(pump), 1.0)
         self._drain()
+        await self._end_tagged()
         if self._workdir is not None:
             host, path = self._workdir
             self._workdir = None
             if not host.is_lost:
                 with contextlib.suppress(TransportError, TimeoutError, OSError):
                     await host.remove_workdir(path)
+
+    async def _end_tagged(self) -> None:
+        """Whatever of the run outlived its stop (fio's job processes lead their own
+        sessions) is killed by its tag, on both hosts."""
+        if not self.tag:
+            return
+        hosts = {id(h): h for h in (self.prepared.client, self.prepared.server)}
+        for host in hosts.values():
+            if not host.is_lost:
+                with contextlib.suppress(TransportError, TimeoutError, OSError):
+                    await end_tagged(host, self.tag)
 
     def close_parser(self) -> Summary:
         """The parser's summary (once); a failing parser gives an incomplete one."""

@@ -42,6 +42,7 @@ from pairbench.analysis.compare import RunInput, compare, default_metric
 from pairbench.domain import Line, LineSource, Record, Run, RunSpec, RunStatus
 from pairbench.domain.units import format_value
 from pairbench.export.charts import ChartKind, ChartRenderer, ChartUnavailable, chart_spec
+from pairbench.export.escaping import markdown_row, markdown_text
 from pairbench.export.run_json import pair_from_payload, pair_payload
 from pairbench.export.runs_csv import runs_csv
 from pairbench.export.selection import load_inputs
@@ -283,6 +284,7 @@ def _key_result(run: Run) -> str:
 
 
 def _readme(inputs: Sequence[RunInput], charts: Sequence[str], notes: Sequence[str]) -> str:
+    """The bundle's README.md; user text (pairs, tools, labels, notes) escaped for Markdown."""
     lines = [
         "# Pairbench evidence bundle",
         "",
@@ -295,10 +297,8 @@ def _readme(inputs: Sequence[RunInput], charts: Sequence[str], notes: Sequence[s
     for item in inputs:
         r = item.run
         tool = f"{r.spec.tool} {r.tool_version}".strip()
-        lines.append(
-            f"| {r.id} | {_when(r.started_at)} | {r.spec.pair} | {tool} | {r.label} | "
-            f"{r.status.value} | {_key_result(r)} |"
-        )
+        cells = (str(r.id), _when(r.started_at), r.spec.pair, tool, r.label, r.status.value)
+        lines.append(markdown_row((*cells, _key_result(r))))
     lines += [
         "",
         "## Contents",
@@ -311,7 +311,7 @@ def _readme(inputs: Sequence[RunInput], charts: Sequence[str], notes: Sequence[s
         "samples as text.",
     ]
     if charts:
-        lines.append(f"- `charts/`: {', '.join(Path(c).name for c in charts)}.")
+        lines.append(f"- `charts/`: {markdown_text(', '.join(Path(c).name for c in charts))}.")
     if len(inputs) > 1:
         lines.append("- `tables/comparison.md`: the runs compared (statistics, what differs).")
     lines += [
@@ -319,7 +319,7 @@ def _readme(inputs: Sequence[RunInput], charts: Sequence[str], notes: Sequence[s
         "Re-import into another library: `pairbench import-bundle THIS.zip`.",
     ]
     if notes:
-        lines += ["", "Notes:", "", *[f"- {note}" for note in notes]]
+        lines += ["", "Notes:", "", *[f"- {markdown_text(note)}" for note in notes]]
     return "\n".join(lines) + "\n"
 
 

@@ -11,30 +11,32 @@ R or a spreadsheet filter by ``section``:
 - ``summary``: ``key`` is the metric, ``unit`` its unit
 - ``sample``: ``stream``, ``key`` = metric, ``unit``, ``t`` (s since the run's start), value
 
-Numbers are written in full precision (``repr``), so they read back exactly.
+Numbers are written in full precision (``repr``), so they read back exactly. Text fields go
+through ``escaping.csv_cell``: a label, note, tag or name that a spreadsheet would run as a
+formula (``=…``, ``+…``, ``-…``, ``@…``) is written with a leading ``'``.
 """
 
 from __future__ import annotations
 
-import csv
 import io
 from collections.abc import Iterable
 from typing import TextIO
 
 from pairbench.analysis.compare import SeriesLike
 from pairbench.domain import Run, metric_unit
+from pairbench.export.escaping import csv_field, csv_line
 
 HEADER = ("run_id", "section", "stream", "key", "unit", "t", "value")
 
 
-def _fields(run: Run) -> list[tuple[str, str]]:
+def _fields(run: Run) -> list[tuple[str, str | float | None]]:
     return [
         ("pair", run.spec.pair),
         ("tool", run.spec.tool),
         ("tool_version", run.tool_version),
         ("status", run.status.value),
-        ("started_at", repr(run.started_at)),
-        ("ended_at", "" if run.ended_at is None else repr(run.ended_at)),
+        ("started_at", run.started_at),
+        ("ended_at", run.ended_at),
         ("label", run.label),
         ("notes", run.notes),
         ("error", run.error or ""),
@@ -44,29 +46,29 @@ def _fields(run: Run) -> list[tuple[str, str]]:
 
 def write_runs_csv(out: TextIO, runs: Iterable[tuple[Run, Iterable[SeriesLike]]]) -> int:
     """Write the header and every run's rows; return the number of rows after the header."""
-    writer = csv.writer(out, lineterminator="\n")
-    writer.writerow(HEADER)
+    out.write(csv_line(HEADER))
     rows = 0
     for run, series in runs:
-        rid = str(run.id)
+        rid = run.id
         for key, value in _fields(run):
-            writer.writerow((rid, "run", "", key, "", "", value))
+            out.write(csv_line((rid, "run", "", key, "", "", value)))
         for key, value in sorted(run.spec.params.items()):
-            writer.writerow((rid, "param", "", key, "", "", value))
+            out.write(csv_line((rid, "param", "", key, "", "", value)))
         for key, value in sorted(run.tags.items()):
-            writer.writerow((rid, "tag", "", key, "", "", value))
+            out.write(csv_line((rid, "tag", "", key, "", "", value)))
         for role, facts in sorted(run.host_facts.items()):
             for key, value in sorted(facts.items()):
-                writer.writerow((rid, "host_fact", role, key, "", "", value))
+                out.write(csv_line((rid, "host_fact", role, key, "", "", value)))
         for metric, number in run.summary.items():
-            writer.writerow((rid, "summary", "", metric, metric_unit(metric), "", repr(number)))
+            out.write(csv_line((rid, "summary", "", metric, metric_unit(metric), "", number)))
         rows += 10 + len(run.spec.params) + len(run.tags) + len(run.summary)
         rows += sum(len(f) for f in run.host_facts.values())
         for s in series:
-            unit = metric_unit(s.metric)
-            writer.writerows(
-                (rid, "sample", s.stream, s.metric, unit, repr(t), repr(v))
-                for t, v in zip(s.t.tolist(), s.v.tolist(), strict=True)
+            # The text fields once per series; the numbers as repr (a number is never a formula).
+            text: tuple[str | int, ...] = (rid, "sample", s.stream, s.metric, metric_unit(s.metric))
+            head = ",".join(map(csv_field, text))
+            out.writelines(
+                f"{head},{t!r},{v!r}\n" for t, v in zip(s.t.tolist(), s.v.tolist(), strict=True)
             )
             rows += len(s.t)
     return rows

@@ -5,13 +5,13 @@ headline table (one row per environment/test, one column per metric with its cha
 baseline, like the field reports' conclusions), the statistics of each group, the Welch
 comparisons, the discarded runs and what differs between the runs. ``to_markdown``,
 ``to_html`` and ``to_text`` render a report; ``comparison_csv`` writes the headline table
-with raw numbers (full precision, units in the metric names) for spreadsheets.
+with raw numbers (full precision, units in the metric names) for spreadsheets. Every text
+that comes from users (labels, pair names, tag values, parameters, host facts, the title) is
+escaped per format by ``export.escaping``.
 """
 
 from __future__ import annotations
 
-import csv
-import html
 import io
 import math
 import statistics
@@ -21,6 +21,13 @@ from datetime import UTC, datetime
 
 from pairbench.analysis.compare import Comparison, GroupKind, GroupResult
 from pairbench.analysis.outliers import OutlierMethod
+from pairbench.export.escaping import (
+    csv_line,
+    html_text,
+    markdown_row,
+    markdown_text,
+    terminal_text,
+)
 from pairbench.export.formatting import (
     Scale,
     format_fraction,
@@ -288,35 +295,27 @@ def footer_text(cmp: Comparison) -> str:
 # --- renderers ---------------------------------------------------------------------------
 
 
-def _md_cell(text: str) -> str:
-    return text.replace("\\", "\\\\").replace("|", "\\|").replace("\n", " ")
-
-
 def markdown_table(table: TextTable) -> str:
-    """A GitHub-flavoured Markdown table."""
-    lines = ["| " + " | ".join(_md_cell(h) for h in table.headers) + " |"]
+    """A GitHub-flavoured Markdown table (cells escaped: one row per line, no HTML)."""
+    lines = [markdown_row(table.headers)]
     lines.append("|" + "|".join(":--" if a == "l" else "--:" for a in table.align) + "|")
-    lines += ["| " + " | ".join(_md_cell(c) for c in row) + " |" for row in table.rows]
+    lines += [markdown_row(row) for row in table.rows]
     return "\n".join(lines)
 
 
 def to_markdown(report: Report) -> str:
     """The report as Markdown: a heading per section, GFM tables, notes and bullets."""
-    parts = [f"# {report.title}"]
+    parts = [f"# {markdown_text(report.title)}"]
     for section in report.sections:
-        parts.append(f"## {section.title}")
+        parts.append(f"## {markdown_text(section.title)}")
         if section.table is not None:
             parts.append(markdown_table(section.table))
         if section.lines:
             if section.bullets:
-                parts.append("\n".join(f"- {_md_inline(line)}" for line in section.lines))
+                parts.append("\n".join(f"- {markdown_text(line)}" for line in section.lines))
             else:
-                parts.append("\n\n".join(_md_inline(line) for line in section.lines))
+                parts.append("\n\n".join(markdown_text(line) for line in section.lines))
     return "\n\n".join(parts) + "\n"
-
-
-def _md_inline(text: str) -> str:
-    return text.replace("*", "\\*").replace("_", "\\_")
 
 
 _CSS = (
@@ -335,14 +334,11 @@ def html_table(table: TextTable) -> str:
         return ' class="r"' if a == "r" else ""
 
     head = "".join(
-        f"<th{cls(a)}>{html.escape(h)}</th>"
-        for h, a in zip(table.headers, table.align, strict=True)
+        f"<th{cls(a)}>{html_text(h)}</th>" for h, a in zip(table.headers, table.align, strict=True)
     )
     body = "\n".join(
         "<tr>"
-        + "".join(
-            f"<td{cls(a)}>{html.escape(c)}</td>" for c, a in zip(row, table.align, strict=True)
-        )
+        + "".join(f"<td{cls(a)}>{html_text(c)}</td>" for c, a in zip(row, table.align, strict=True))
         + "</tr>"
         for row in table.rows
     )
@@ -355,26 +351,35 @@ def to_html(report: Report) -> str:
         "<!DOCTYPE html>",
         '<html lang="en">',
         '<head><meta charset="utf-8"/>'
-        f"<title>{html.escape(report.title)}</title><style>{_CSS}</style></head>",
+        f"<title>{html_text(report.title)}</title><style>{_CSS}</style></head>",
         "<body>",
-        f"<h1>{html.escape(report.title)}</h1>",
+        f"<h1>{html_text(report.title)}</h1>",
     ]
     for section in report.sections:
-        parts.append(f"<section>\n<h2>{html.escape(section.title)}</h2>")
+        parts.append(f"<section>\n<h2>{html_text(section.title)}</h2>")
         if section.table is not None:
             parts.append(html_table(section.table))
         if section.lines and section.bullets:
-            items = "".join(f"<li>{html.escape(line)}</li>" for line in section.lines)
+            items = "".join(f"<li>{html_text(line)}</li>" for line in section.lines)
             parts.append(f"<ul>{items}</ul>")
         elif section.lines:
-            parts += [f'<p class="note">{html.escape(line)}</p>' for line in section.lines]
+            parts += [f'<p class="note">{html_text(line)}</p>' for line in section.lines]
         parts.append("</section>")
     parts += ["</body>", "</html>"]
     return "\n".join(parts) + "\n"
 
 
+TEXT_CELL_MAX = 60  # characters of a terminal table cell; longer text is cut with "…"
+
+
 def text_table(table: TextTable) -> str:
-    """Columns padded to their widest cell, two spaces apart."""
+    """Columns padded to their widest cell, two spaces apart; cells safe for a terminal
+    (``terminal_text``: controls shown as escapes, cut at ``TEXT_CELL_MAX`` characters)."""
+    table = TextTable(
+        tuple(terminal_text(h, TEXT_CELL_MAX) for h in table.headers),
+        tuple(tuple(terminal_text(c, TEXT_CELL_MAX) for c in row) for row in table.rows),
+        table.align,
+    )
     widths = [len(h) for h in table.headers]
     for row in table.rows:
         widths = [max(w, len(c)) for w, c in zip(widths, row, strict=True)]
@@ -391,14 +396,16 @@ def text_table(table: TextTable) -> str:
 
 
 def to_text(report: Report) -> str:
-    """The report for a terminal."""
-    parts = [report.title, "=" * len(report.title)]
+    """The report for a terminal (user text shown with ``terminal_text``)."""
+    title = terminal_text(report.title)
+    parts = [title, "=" * len(title)]
     for section in report.sections:
-        parts += ["", section.title, "-" * len(section.title)]
+        section_title = terminal_text(section.title)
+        parts += ["", section_title, "-" * len(section_title)]
         if section.table is not None:
             parts.append(text_table(section.table))
         prefix = "  - " if section.bullets else ""
-        parts += [f"{prefix}{line}" for line in section.lines]
+        parts += [f"{prefix}{terminal_text(line)}" for line in section.lines]
     return "\n".join(parts) + "\n"
 
 
@@ -411,26 +418,31 @@ def comparison_csv(cmp: Comparison) -> str:
     Columns: ``environment, test, n, baseline``, then for each metric ``M_mean``,
     ``M_ci_half_width`` (of the mean, at the comparison's confidence), ``M_n`` and
     ``M_vs_baseline_percent``. Numbers are written with full precision (``repr``); a missing
-    value is an empty field.
+    value is an empty field. Text fields go through ``escaping.csv_cell``: one that a
+    spreadsheet would run as a formula (``=…``, ``+…``, ``-…``, ``@…``) starts with ``'``.
     """
     out = io.StringIO()
-    writer = csv.writer(out, lineterminator="\n")
     header = ["environment", "test", "n", "baseline"]
     for column in cmp.table.columns:
         m = column.metric
         header += [f"{m}_mean", f"{m}_ci_half_width", f"{m}_n", f"{m}_vs_baseline_percent"]
-    writer.writerow(header)
+    out.write(csv_line(header))
     for row in cmp.table.rows:
-        fields = [row.group, row.description, str(row.n), "yes" if row.is_baseline else "no"]
+        fields: list[str | float | None] = [
+            row.group,
+            row.description,
+            row.n,
+            "yes" if row.is_baseline else "no",
+        ]
         for cell in row.cells:
             pct = None if cell.vs_baseline is None else cell.vs_baseline * 100.0
-            fields += [_num(cell.mean), _num(cell.half_width), str(cell.n), _num(pct)]
-        writer.writerow(fields)
+            fields += [_num(cell.mean), _num(cell.half_width), cell.n, _num(pct)]
+        out.write(csv_line(fields))
     return out.getvalue()
 
 
-def _num(value: float | None) -> str:
-    return "" if value is None or not math.isfinite(value) else repr(float(value))
+def _num(value: float | None) -> float | None:
+    return None if value is None or not math.isfinite(value) else float(value)
 
 
 def group_summary_lines(groups: Sequence[GroupResult], metric: str) -> list[str]:

@@ -92,6 +92,19 @@ class LabInfo:
 
 
 @dataclass(frozen=True, slots=True)
+class LabUp:
+    """What ``lab up`` did: the lab it left, and which hosts got host keys made just now.
+
+    A host key made by this ``lab up`` (a lab built from nothing: the first time, after
+    ``lab down`` or a reboot) is a new identity the lab itself created, so pinning it replaces
+    the pins of the earlier lab. A key that was already there must match the pinned one.
+    """
+
+    info: LabInfo
+    new_host_keys: frozenset[str] = frozenset()  # host names (``lab-client``, ``lab-server``)
+
+
+@dataclass(frozen=True, slots=True)
 class ProcessStatus:
     """One lab process: what it is, where, its pid when alive."""
 

@@ -9,7 +9,7 @@ from typing import Any
 
 from pairbench.lab import impair, netns, sshd
 from pairbench.lab.errors import LabError
-from pairbench.lab.info import LabHost, LabInfo, LabStatus, ProcessStatus
+from pairbench.lab.info import LabHost, LabInfo, LabStatus, LabUp, ProcessStatus
 from pairbench.lab.processes import alive_with, kill_pids, pids_mentioning
 from pairbench.lab.runner import run
 from pairbench.lab.shaping import Shaping
@@ -50,11 +50,12 @@ def require_tools() -> None:
         raise LabError(f"`ip netns` does not work here ({exc}): apt-get install iproute2") from exc
 
 
-def up(shaping: Shaping, paths: LabPaths | None = None) -> LabInfo:
-    """Bring the lab up with this shaping and describe it.
+def up(shaping: Shaping, paths: LabPaths | None = None) -> LabUp:
+    """Bring the lab up with this shaping; the lab, and the hosts whose keys were made now.
 
     A healthy lab only gets the new shaping (same keys, same processes); a partial one (after
-    a crash, a reboot) is torn down and rebuilt. A failure while building leaves nothing behind.
+    a crash) is torn down and rebuilt with the keys it had. A failure while building leaves
+    nothing behind. Pinning the host keys is the caller's (it holds the library).
     """
     paths = paths or LabPaths()
     require_root()
@@ -63,23 +64,23 @@ def up(shaping: Shaping, paths: LabPaths | None = None) -> LabInfo:
         return _up(shaping, paths)
 
 
-def _up(shaping: Shaping, paths: LabPaths) -> LabInfo:
+def _up(shaping: Shaping, paths: LabPaths) -> LabUp:
     state = load_state(paths)
     if state is not None and not _problems(state, paths, check_delay_lines=False):
         backend = str(state["impairment"])
         impair.apply(shaping, backend, paths)
-        return _save(paths, shaping, backend, state)
+        return LabUp(_save(paths, shaping, backend, state))
     _teardown(paths, keep_keys=True)
     try:
         netns.check_address_space()
         paths.make()
-        _make_keys(paths)
+        new_keys = _make_keys(paths)
         netns.create_topology()
         backend = impair.NETEM if impair.netem_available(CLIENT.namespace) else impair.DELAYLINE
         for node in NODES:
             sshd.start(node, paths)
         impair.apply(shaping, backend, paths)
-        return _save(paths, shaping, backend, None)
+        return LabUp(_save(paths, shaping, backend, None), new_keys)
     except BaseException:
         _teardown(paths, keep_keys=False)
         raise
@@ -136,11 +137,15 @@ def down(paths: LabPaths | None = None) -> None:
         _teardown(paths, keep_keys=False)
 
 
-def _make_keys(paths: LabPaths) -> None:
+def _make_keys(paths: LabPaths) -> frozenset[str]:
+    """Make the keys that are missing; the names of the hosts whose host key was made now."""
     sshd.ensure_key(paths.user_key, "pairbench-lab-user")
     paths.authorized_keys.write_text(sshd.public_key_line(paths.user_key) + " pairbench-lab\n")
-    for node in NODES:
-        sshd.ensure_key(paths.host_key(node.role), f"pairbench-{node.host_name}")
+    return frozenset(
+        node.host_name
+        for node in NODES
+        if sshd.ensure_key(paths.host_key(node.role), f"pairbench-{node.host_name}")
+    )
 
 
 def _host(node: Node, paths: LabPaths) -> LabHost:

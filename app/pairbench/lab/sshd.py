@@ -27,16 +27,20 @@ def sshd_program() -> str:
     return os.path.abspath(found)
 
 
-def ensure_key(path: Path, comment: str) -> None:
-    """An ed25519 key pair at ``path`` / ``path.pub`` without passphrase (kept if both exist)."""
+def ensure_key(path: Path, comment: str) -> bool:
+    """An ed25519 key pair at ``path`` / ``path.pub`` without passphrase (kept if both exist).
+
+    True when the pair was made now (a new identity), False when it was kept.
+    """
     pub = public_key_path(path)
     if path.exists() and pub.exists():
-        return
+        return False
     path.unlink(missing_ok=True)
     pub.unlink(missing_ok=True)
     if shutil.which("ssh-keygen") is None:
         raise LabError("ssh-keygen is not installed: apt-get install openssh-client")
     run(["ssh-keygen", "-q", "-t", "ed25519", "-N", "", "-C", comment, "-f", str(path)])
+    return True
 
 
 def public_key_path(path: Path) -> Path:

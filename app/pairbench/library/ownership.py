@@ -5,25 +5,9 @@ from __future__ import annotations
 import os
 import socket
 import sqlite3
-from pathlib import Path
 
+from pairbench.domain.processes import process_alive, process_token
 from pairbench.library.progress import ProgressJournal
-
-
-def process_token(pid: int) -> str:
-    """A value that identifies a process beyond its (reusable) pid: its start time on Linux.
-
-    A zombie (exited, not yet reaped by its parent) is dead and has no token.
-    """
-    try:
-        stat_text = Path(f"/proc/{pid}/stat").read_text()
-    except OSError:
-        return ""
-    # Field 3 (state) and field 22 (starttime) come after the command name, in parentheses.
-    fields = stat_text.rsplit(")", 1)[-1].split()
-    if not fields or fields[0] == "Z":
-        return ""
-    return fields[19] if len(fields) > 19 else ""
 
 
 def current_owner() -> tuple[str, int, str]:
@@ -36,13 +20,7 @@ def owner_alive(host: str, pid: int, token: str) -> bool:
     """True if the owner may still be running; owners on other hosts are assumed alive."""
     if host != socket.gethostname():
         return True
-    try:
-        os.kill(pid, 0)
-    except ProcessLookupError:
-        return False
-    except PermissionError:
-        pass
-    return process_token(pid) == token
+    return process_alive(pid, token)
 
 
 def recover_orphaned_runs(conn: sqlite3.Connection, journal: ProgressJournal) -> list[str]:

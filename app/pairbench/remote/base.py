@@ -63,12 +63,18 @@ class Transport(Protocol):
         stdout: LineSource,
         stderr: LineSource,
         env: Mapping[str, str] | None = None,
-    ) -> RemoteProcess: ...
+        tag: str = "",
+        cleanup: str = "",
+    ) -> RemoteProcess:
+        """Start ``argv`` under the watchdog (``remote/launcher.py``) with the run's ``tag``;
+        the watchdog removes ``cleanup`` (a work directory) when it has to stop the tool."""
+        ...
 
     async def run(self, argv: Sequence[str], *, timeout_s: float = 10.0) -> CommandResult: ...
 
-    async def make_workdir(self) -> str:
-        """Create a private (0700) temporary directory on the host; return its path."""
+    async def make_workdir(self, tag: str = "", parent: str = "") -> str:
+        """Create a private (0700) directory ``pairbench.TAG.XXXXXXXX`` on the host, in
+        ``parent`` or the temporary directory; return its path."""
         ...
 
     async def write_file(self, path: str, content: str) -> None:
@@ -83,7 +89,14 @@ class Transport(Protocol):
 
 
 WORKDIR_PREFIX = "pairbench."
-MAKE_WORKDIR_ARGV = ["mktemp", "-d", "-t", f"{WORKDIR_PREFIX}XXXXXXXX"]
+
+
+def make_workdir_argv(tag: str = "", parent: str = "") -> list[str]:
+    """``mktemp`` for a work directory named by the run's tag (so leftovers can be found)."""
+    template = f"{WORKDIR_PREFIX}{tag}.XXXXXXXX" if tag else f"{WORKDIR_PREFIX}XXXXXXXX"
+    if parent:
+        return ["mktemp", "-d", "-p", parent, template]
+    return ["mktemp", "-d", "-t", template]
 
 
 def checked_workdir(path: str) -> str:
@@ -94,9 +107,9 @@ def checked_workdir(path: str) -> str:
     return path
 
 
-async def make_workdir_with(transport: Transport) -> str:
+async def make_workdir_with(transport: Transport, tag: str = "", parent: str = "") -> str:
     """``make_workdir`` through a transport's ``run`` (mktemp makes it 0700)."""
-    result = await transport.run(MAKE_WORKDIR_ARGV, timeout_s=10)
+    result = await transport.run(make_workdir_argv(tag, parent), timeout_s=10)
     path = result.stdout.strip()
     if result.exit_status != 0 or not path:
         raise TransportError(

@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
 
@@ -24,16 +24,38 @@ class HostKeyUnknownError(TransportError):
 
 
 class HostKeyChangedError(TransportError):
-    """The host presented a key other than the pinned one: possibly an attack."""
+    """The host presented a key other than the pinned one: possibly an attack.
 
-    def __init__(self, host_name: str, expected: Sequence[str], presented: str) -> None:
+    ``remedy`` is the explicit step that trusts the new key (the default: forget the pinned
+    key, then accept the new one at the next connection).
+    """
+
+    def __init__(
+        self,
+        host_name: str,
+        expected: Sequence[str],
+        presented: str,
+        *,
+        refusing: str = "refusing to connect",
+        remedy: str | None = None,
+    ) -> None:
+        step = remedy or (
+            f"remove the pinned key (pairbench hosts forget-key {host_name}) and connect again"
+        )
         super().__init__(
             f"host {host_name}: HOST KEY CHANGED — expected {', '.join(expected)}, "
-            f"got {presented}; refusing to connect. If the change is legitimate, remove the "
-            f"pinned key (pairbench hosts forget-key {host_name}) and connect again"
+            f"got {presented}; {refusing}. If the change is legitimate, {step}"
         )
         self.expected = list(expected)
         self.presented = presented
+
+
+LAB_REPIN = "re-pin the lab's keys with `pairbench lab up --repin-keys`"
+
+
+def changed_key_remedy(tags: Mapping[str, str]) -> str | None:
+    """The explicit re-pin step for a lab host (tagged ``lab=true``); None for other hosts."""
+    return LAB_REPIN if tags.get("lab") == "true" else None
 
 
 @dataclass

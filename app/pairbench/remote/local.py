@@ -12,34 +12,64 @@ from collections.abc import AsyncIterator, Mapping, Sequence
 from pathlib import Path
 
 from pairbench.domain import Line, LineSource
+from pairbench.domain.processes import RunTag
 from pairbench.remote.base import (
     CommandResult,
     ToolMissingError,
+    TransportError,
     make_workdir_with,
     remove_workdir_with,
+)
+from pairbench.remote.launcher import (
+    HEARTBEAT,
+    HEARTBEAT_PERIOD_S,
+    parse_pid_line,
+    watchdog_argv,
 )
 
 _EOF = None
 # A line longer than this is split: a tool gone mad must not exhaust memory.
 _LINE_LIMIT = 1 << 20
+START_TIMEOUT_S = 10.0
 
 
 class LocalProcess:
-    """A local child process in its own process group, read line by line."""
+    """A local tool under the watchdog (``remote/launcher.py``), read line by line.
+
+    ``pid`` is the tool's own pid, the leader of its process group; the watchdog (our child)
+    ends the tool if this process dies, since its stdin, our heartbeat pipe, then closes.
+    """
 
     def __init__(
-        self, proc: asyncio.subprocess.Process, stdout: LineSource, stderr: LineSource
+        self,
+        proc: asyncio.subprocess.Process,
+        pid: int,
+        stdout: LineSource,
+        stderr: LineSource,
     ) -> None:
         self._proc = proc
+        self._pid = pid
         self._queue: asyncio.Queue[Line | None] = asyncio.Queue()
         self._readers = [
             asyncio.create_task(self._pump(proc.stdout, stdout)),
             asyncio.create_task(self._pump(proc.stderr, stderr)),
         ]
+        self._heartbeat = asyncio.create_task(self._beat())
 
     @property
     def pid(self) -> int | None:
-        return self._proc.pid
+        return self._pid
+
+    async def _beat(self) -> None:
+        """Tell the watchdog we are alive; closing stdin (or dying) tells it we are gone."""
+        stdin = self._proc.stdin
+        if stdin is None:
+            return
+        with contextlib.suppress(OSError, RuntimeError):
+            while self._proc.returncode is None:
+                stdin.write(HEARTBEAT.encode())
+                await stdin.drain()
+                await asyncio.sleep(HEARTBEAT_PERIOD_S)
 
     async def _pump(self, stream: asyncio.StreamReader | None, source: LineSource) -> None:
         try:
@@ -73,22 +103,33 @@ class LocalProcess:
             yield item
 
     async def wait(self) -> int:
-        return await self._proc.wait()
+        status = await self._proc.wait()
+        self._heartbeat.cancel()
+        return status
 
     async def stop(self, grace_s: float = 2.0) -> None:
         if self._proc.returncode is not None:
+            self._heartbeat.cancel()
             return
         self._signal(signal.SIGINT)
         try:
             await asyncio.wait_for(self._proc.wait(), grace_s)
         except TimeoutError:
             self._signal(signal.SIGKILL)
+            with contextlib.suppress(ProcessLookupError):
+                self._proc.kill()
             with contextlib.suppress(TimeoutError):
                 await asyncio.wait_for(self._proc.wait(), grace_s)
+        self._heartbeat.cancel()
 
     def _signal(self, signum: int) -> None:
-        with contextlib.suppress(ProcessLookupError, PermissionError):
-            os.killpg(self._proc.pid, signum)
+        try:
+            os.killpg(self._pid, signum)
+        except ProcessLookupError:  # not (yet) a group of its own: the tool alone
+            with contextlib.suppress(ProcessLookupError, PermissionError):
+                os.kill(self._pid, signum)
+        except PermissionError:
+            pass
 
 
 class LocalTransport:
@@ -104,19 +145,33 @@ class LocalTransport:
         stdout: LineSource,
         stderr: LineSource,
         env: Mapping[str, str] | None = None,
+        tag: str = "",
+        cleanup: str = "",
     ) -> LocalProcess:
         program = _resolve(argv[0])
+        wrapped = watchdog_argv([program, *argv[1:]], tag=tag or str(RunTag.new()), cleanup=cleanup)
         proc = await asyncio.create_subprocess_exec(
-            program,
-            *argv[1:],
-            stdin=asyncio.subprocess.DEVNULL,
+            _resolve(wrapped[0]),
+            *wrapped[1:],
+            stdin=asyncio.subprocess.PIPE,
             stdout=asyncio.subprocess.PIPE,
             stderr=asyncio.subprocess.PIPE,
             env={**os.environ, **env} if env else None,
             start_new_session=True,
             limit=_LINE_LIMIT,
         )
-        return LocalProcess(proc, stdout, stderr)
+        assert proc.stdout is not None
+        try:
+            first = await asyncio.wait_for(proc.stdout.readline(), START_TIMEOUT_S)
+        except TimeoutError:
+            first = b""
+        pid = parse_pid_line(first.decode("utf-8", errors="replace"))
+        if pid is None:
+            with contextlib.suppress(ProcessLookupError):
+                proc.kill()
+            await proc.wait()
+            raise TransportError(f"this computer: {argv[0]} did not start (got {first[:120]!r})")
+        return LocalProcess(proc, pid, stdout, stderr)
 
     async def run(self, argv: Sequence[str], *, timeout_s: float = 10.0) -> CommandResult:
         program = _resolve(argv[0])
@@ -141,8 +196,8 @@ class LocalTransport:
             err.decode("utf-8", errors="replace"),
         )
 
-    async def make_workdir(self) -> str:
-        return await make_workdir_with(self)
+    async def make_workdir(self, tag: str = "", parent: str = "") -> str:
+        return await make_workdir_with(self, tag, parent)
 
     async def write_file(self, path: str, content: str) -> None:
         Path(path).write_text(content, encoding="utf-8")

@@ -6,12 +6,14 @@ import asyncio
 import contextlib
 import shlex
 import socket
+import struct
 import time
 from collections.abc import AsyncIterator, Mapping, Sequence
 
 import asyncssh
 
 from pairbench.domain import AuthMethod, Host, Line, LineSource
+from pairbench.domain.processes import RunTag
 from pairbench.remote.base import (
     CommandResult,
     ToolMissingError,
@@ -23,17 +25,20 @@ from pairbench.remote.host_keys import (
     HostKeyChangedError,
     HostKeyPolicy,
     HostKeyUnknownError,
+    changed_key_remedy,
     key_line,
+)
+from pairbench.remote.launcher import (
+    HEARTBEAT,
+    HEARTBEAT_PERIOD_S,
+    parse_pid_line,
+    watchdog_argv,
 )
 from pairbench.remote.secrets import NoPrompt, SecretPrompt, stored_password
 
 CONNECT_TIMEOUT_S = 10.0
 KEEPALIVE_INTERVAL_S = 2.0
 KEEPALIVE_COUNT_MAX = 3
-PID_MARKER = "__PAIRBENCH_PID__"
-# Prints the shell's pid, then execs the tool in its place: the tool keeps that pid and,
-# as sshd made the session's shell a process-group leader, it leads its own group too.
-_LAUNCHER = f'echo "{PID_MARKER} $$"; exec "$@"'
 
 
 class AuthFailedError(TransportError):
@@ -44,10 +49,141 @@ class ConnectionLostError(TransportError):
     """The SSH connection dropped while in use."""
 
 
-def remote_command(argv: Sequence[str], env: Mapping[str, str] | None = None) -> str:
-    """The one place argv becomes a shell string: each element quoted once (``shlex.join``)."""
-    prefix = ["env", *(f"{k}={v}" for k, v in env.items())] if env else []
-    return shlex.join(["sh", "-c", _LAUNCHER, "sh", *prefix, *argv])
+class NoCommonAlgorithmError(TransportError):
+    """Client and server share no algorithm of one kind (host key type, key exchange, ...).
+
+    OpenSSH's sshd just closes the connection then ("Connection lost"); asyncssh as a server
+    says "Unable to find compatible server host key". ``offered`` are the server's algorithms
+    of that kind (from its KEXINIT), ``accepted`` ours.
+    """
+
+    def __init__(
+        self, host_name: str, kind: str, offered: Sequence[str], accepted: Sequence[str], hint: str
+    ) -> None:
+        super().__init__(
+            f"host {host_name}: no {kind} in common with the server: it offers "
+            f"{_algorithm_list(offered)}; Pairbench accepts {_algorithm_list(accepted)}{hint}"
+        )
+        self.kind = kind
+        self.offered = list(offered)
+        self.accepted = list(accepted)
+
+
+# A KEXINIT's name-lists (RFC 4253 §7.1): key exchange, host key, then cipher, MAC and
+# compression once per direction (client to server, server to client), then two languages.
+_KEXINIT_LISTS = 10
+# Names added to key exchange lists that are markers, not methods.
+_KEX_MARKERS = frozenset(
+    {"ext-info-s", "ext-info-c", "kex-strict-s-v00@openssh.com", "kex-strict-c-v00@openssh.com"}
+)
+
+
+def _algorithm_list(names: Sequence[str]) -> str:
+    """Algorithm names for a message; OpenSSH certificate variants summed up at the end."""
+    plain = [n for n in names if "-cert-v01@openssh.com" not in n]
+    certificates = len(plain) < len(names)
+    if not plain:
+        return ", ".join(names) or "none"
+    return ", ".join(plain) + (" (and their certificates)" if certificates else "")
+
+
+def parse_kexinit(payload: bytes) -> list[list[str]] | None:
+    """The name-lists of an SSH_MSG_KEXINIT payload (type byte 20, 16-byte cookie, ten lists);
+    None when it is not one."""
+    if len(payload) < 17 or payload[0] != 20:
+        return None
+    lists: list[list[str]] = []
+    offset = 17
+    for _ in range(_KEXINIT_LISTS):
+        if offset + 4 > len(payload):
+            return None
+        (length,) = struct.unpack_from(">I", payload, offset)
+        offset += 4
+        raw = payload[offset : offset + length]
+        if len(raw) != length:
+            return None
+        offset += length
+        lists.append([n for n in raw.decode("ascii", "replace").split(",") if n])
+    return lists
+
+
+def _needs_mac(cipher: str) -> bool:
+    return not (cipher.endswith("-gcm@openssh.com") or cipher.startswith("chacha20-poly1305"))
+
+
+def negotiation_failure(
+    conn: object, host_name: str, hint_for: Mapping[str, str] | None = None
+) -> NoCommonAlgorithmError | None:
+    """Why the key exchange of ``conn`` could not agree, from the server's KEXINIT; else None.
+
+    Reads what asyncssh keeps of a connection whose key exchange failed: the server's KEXINIT
+    payload (``_server_kexinit``, kept for the exchange hash) and our own lists. None when
+    those are absent (the server said nothing) or every kind has a common algorithm.
+    """
+    payload = getattr(conn, "_server_kexinit", None)
+    offered = parse_kexinit(bytes(payload)) if payload else None
+    if offered is None:
+        return None
+
+    def ours(attribute: str) -> list[str]:
+        value = getattr(conn, attribute, None) or []
+        return [a.decode("ascii", "replace") if isinstance(a, bytes) else str(a) for a in value]
+
+    kex, host_key = ours("_kex_algs"), ours("_server_host_key_algs")
+    ciphers, macs, compressions = ours("_enc_algs"), ours("_mac_algs"), ours("_cmp_algs")
+    hints = hint_for or {}
+    server_kex = [a for a in offered[0] if a not in _KEX_MARKERS]
+    checks: list[tuple[str, list[str], list[str]]] = [
+        ("key exchange method", server_kex, [a for a in kex if a not in _KEX_MARKERS]),
+        ("host key type", offered[1], host_key),
+    ]
+    for direction in (0, 1):
+        server_ciphers = offered[2 + direction]
+        checks.append(("cipher", server_ciphers, ciphers))
+        common = [c for c in ciphers if c in server_ciphers]
+        if common and _needs_mac(common[0]):
+            checks.append(("MAC", offered[4 + direction], macs))
+        checks.append(("compression", offered[6 + direction], compressions))
+    for kind, theirs, mine in checks:
+        if theirs and mine and not set(theirs) & set(mine):
+            return NoCommonAlgorithmError(host_name, kind, theirs, mine, hints.get(kind, ""))
+    return None
+
+
+def private_key_problem(data: bytes) -> str | None:
+    """Why ``data`` is not a private key Pairbench can log in with; None when it is one.
+
+    An encrypted key is one (its passphrase is asked when connecting).
+    """
+    text = data.lstrip()
+    if text.startswith((b"ssh-", b"ecdsa-", b"sk-", b"---- BEGIN SSH2 PUBLIC KEY")):
+        return "it is a public key; give the private key (usually the same name without .pub)"
+    if text.startswith(b"-----BEGIN CERTIFICATE"):
+        return "it is a certificate, not a private key"
+    try:
+        asyncssh.import_private_key(data)
+    except asyncssh.KeyImportError as exc:
+        reason = str(exc)
+        if "passphrase" in reason.lower():
+            return None
+        if reason == "Invalid private key":
+            return "it is not a private key in OpenSSH or PEM format"
+        return f"it is not a private key Pairbench can read ({reason})"
+    except (ValueError, TypeError) as exc:
+        return f"it is not a private key Pairbench can read ({exc})"
+    return None
+
+
+def remote_command(
+    argv: Sequence[str],
+    env: Mapping[str, str] | None = None,
+    *,
+    tag: str = "",
+    cleanup: str = "",
+) -> str:
+    """The one place argv becomes a shell string: the watchdog's argv (``remote/launcher``)
+    with each element quoted once (``shlex.join``)."""
+    return shlex.join(watchdog_argv(argv, tag=tag or str(RunTag.new()), cleanup=cleanup, env=env))
 
 
 class _Client(asyncssh.SSHClient):
@@ -55,8 +191,12 @@ class _Client(asyncssh.SSHClient):
 
     def __init__(self, policy: HostKeyPolicy) -> None:
         self._policy = policy
+        self.conn: asyncssh.SSHClientConnection | None = None
         self.lost: Exception | None = None
         self.closed = False
+
+    def connection_made(self, conn: asyncssh.SSHClientConnection) -> None:
+        self.conn = conn  # kept to explain a failed key exchange (``negotiation_failure``)
 
     def validate_host_public_key(
         self, host: str, addr: str, port: int, key: asyncssh.SSHKey
@@ -88,21 +228,34 @@ class SSHProcess:
         self._stderr = stderr
         self._pid: int | None = None
         self._stopped = False
+        self._heartbeat: asyncio.Task[None] | None = None
 
     @property
     def pid(self) -> int | None:
         return self._pid
 
     async def read_pid(self, timeout_s: float) -> None:
-        """Wait for the launcher's pid line; fail if the command could not start."""
+        """Wait for the watchdog's pid line; fail if the command could not start. Then keep
+        telling the watchdog that we are alive (``remote/launcher.py``)."""
         line = await asyncio.wait_for(self._process.stdout.readline(), timeout_s)
-        marker, _, value = line.strip().partition(" ")
-        if marker != PID_MARKER or not value.isdigit():
+        pid = parse_pid_line(line)
+        if pid is None:
             raise TransportError(
                 f"host {self._transport.host_name}: the command did not start "
-                f"(got {line.strip()[:120]!r})"
+                f"(got {line.strip()[:120]!r}; Pairbench needs bash on the host)"
             )
-        self._pid = int(value)
+        self._pid = pid
+        self._heartbeat = asyncio.ensure_future(self._beat())
+
+    async def _beat(self) -> None:
+        with contextlib.suppress(asyncssh.Error, OSError, RuntimeError):
+            while self._process.exit_status is None and not self._transport.is_lost:
+                self._process.stdin.write(HEARTBEAT)
+                await asyncio.sleep(HEARTBEAT_PERIOD_S)
+
+    def _stop_heartbeat(self) -> None:
+        if self._heartbeat is not None:
+            self._heartbeat.cancel()
 
     async def lines(self) -> AsyncIterator[Line]:
         queue: asyncio.Queue[Line | None] = asyncio.Queue()
@@ -137,6 +290,8 @@ class SSHProcess:
             completed = await self._process.wait(check=False)
         except (asyncssh.Error, OSError) as exc:
             raise self._transport.lost_error(exc) from exc
+        finally:
+            self._stop_heartbeat()
         if completed.exit_status is None or self._transport.is_lost:
             if self._transport.is_lost:
                 raise self._transport.lost_error(None)
@@ -146,17 +301,18 @@ class SSHProcess:
     async def stop(self, grace_s: float = 2.0) -> None:
         """Interrupt the process group by pid over a second channel, then kill it."""
         if self._stopped or self._process.exit_status is not None:
+            self._stop_heartbeat()
             return
         self._stopped = True
         if self._transport.is_lost:
+            self._stop_heartbeat()
             return
-        with contextlib.suppress(asyncssh.Error, OSError):
-            self._process.send_signal("INT")  # works for non-root logins
         await self._kill("INT")
         try:
             await asyncio.wait_for(self._process.wait(check=False), grace_s)
         except (TimeoutError, asyncssh.Error, OSError):
             await self._kill("KILL")
+        self._stop_heartbeat()
         with contextlib.suppress(asyncssh.Error, OSError):
             self._process.close()
 
@@ -267,13 +423,32 @@ class SSHTransport:
                 f"{self._timeout:.0f} s; check the address, firewall and that the host is up"
             ) from exc
         except OSError as exc:
-            raise TransportError(
+            raise self._negotiation_error(client) or TransportError(
                 f"host {host.name}: cannot reach {host.address}:{host.port}: {exc.strerror or exc}"
             ) from exc
         except asyncssh.Error as exc:
-            raise TransportError(f"host {host.name}: SSH error: {exc.reason}") from exc
+            raise self._negotiation_error(client) or TransportError(
+                f"host {host.name}: SSH error: {exc.reason}"
+            ) from exc
         self._client = client
         return conn
+
+    def _negotiation_error(self, client: _Client) -> NoCommonAlgorithmError | None:
+        """A failed key exchange explained, with a hint when pinned keys narrowed our list."""
+        if client.conn is None:
+            return None
+        hints = {}
+        if self.policy.has_trusted:
+            name = self.host.name
+            remedy = changed_key_remedy(self.host.tags) or (
+                f"run `pairbench hosts forget-key {name}` (and `ssh-keygen -R` a stale "
+                "~/.ssh/known_hosts line) and connect again"
+            )
+            hints["host key type"] = (
+                f" (only the types of the host keys pinned for {name} or in ~/.ssh/known_hosts)"
+                f": the host's key has changed type. If that is legitimate, {remedy}"
+            )
+        return negotiation_failure(client.conn, self.host.name, hints)
 
     def _host_key_error(self, trusted: list[asyncssh.SSHKey]) -> TransportError:
         presented = self.policy.presented
@@ -282,7 +457,10 @@ class SSHTransport:
         fingerprint = presented.get_fingerprint()
         if trusted:
             return HostKeyChangedError(
-                self.host.name, [k.get_fingerprint() for k in trusted], fingerprint
+                self.host.name,
+                [k.get_fingerprint() for k in trusted],
+                fingerprint,
+                remedy=changed_key_remedy(self.host.tags),
             )
         return HostKeyUnknownError(self.host.name, fingerprint, key_line(presented))
 
@@ -336,11 +514,15 @@ class SSHTransport:
         stdout: LineSource,
         stderr: LineSource,
         env: Mapping[str, str] | None = None,
+        tag: str = "",
+        cleanup: str = "",
     ) -> SSHProcess:
         conn = await self.connect()
         try:
             process = await conn.create_process(
-                remote_command(argv, env), encoding="utf-8", errors="replace", stdin=None
+                remote_command(argv, env, tag=tag, cleanup=cleanup),
+                encoding="utf-8",
+                errors="replace",
             )
         except (asyncssh.Error, OSError) as exc:
             raise self.lost_error(exc) from exc
@@ -369,8 +551,8 @@ class SSHTransport:
             raise ToolMissingError(f"{argv[0]} is not installed on host {self.host.name}")
         return CommandResult(status, out, err)
 
-    async def make_workdir(self) -> str:
-        return await make_workdir_with(self)
+    async def make_workdir(self, tag: str = "", parent: str = "") -> str:
+        return await make_workdir_with(self, tag, parent)
 
     async def write_file(self, path: str, content: str) -> None:
         conn = await self.connect()

@@ -2,9 +2,10 @@
 
 from __future__ import annotations
 
+import reprlib
 from collections.abc import Callable, Mapping
 from dataclasses import dataclass, field
-from typing import TYPE_CHECKING, Literal, Protocol
+from typing import TYPE_CHECKING, Final, Literal, Protocol
 
 from pairbench.domain import LineSource, Record, Summary
 from pairbench.domain.validation import check_address
@@ -14,7 +15,30 @@ if TYPE_CHECKING:
 
 
 class ParseError(ValueError):
-    """Output that cannot be the tool's: the message says what and where."""
+    """Output that cannot be the tool's: the message says what and where.
+
+    The one exception a parser's ``feed`` and ``close`` raise, whatever they are given: any
+    other exception is a parser bug (``tests/unit/test_parser_robustness.py`` fuzzes for them).
+    """
+
+
+# A decoded JSON value shown in an error message: a few levels and items, never the whole of it.
+# ``str()`` of a value nested ~1000 deep (which ``json.loads`` accepts) raises RecursionError.
+_PREVIEW: Final = reprlib.Repr()
+_PREVIEW.maxlevel = 3
+_PREVIEW.maxdict = _PREVIEW.maxlist = 8
+_PREVIEW.maxstring = _PREVIEW.maxother = 80
+_PREVIEW.maxlong = 40
+
+
+def preview(value: object, limit: int = 200) -> str:
+    """A short text of ``value`` for a ``ParseError`` message: bounded in length and depth."""
+    if isinstance(value, str):
+        return value[:limit]
+    try:
+        return _PREVIEW.repr(value)[:limit]
+    except (ValueError, RecursionError):  # an int of more than 4300 digits, say
+        return f"<{type(value).__name__}>"
 
 
 class ParamError(ValueError):

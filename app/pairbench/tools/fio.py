@@ -230,10 +230,11 @@ def _fio_path(path: str) -> str:
 def commands(params: Mapping[str, str], caps: Capabilities, ctx: CommandContext) -> Commands:
     """argv of fio on the server host: json+ documents every second, then the final one.
 
-    Test files go to ``directory`` if given, else to the run's work directory (removed after
-    the run); a ``device`` is given as ``--filename`` (read workloads add ``--readonly``, fio's
-    own guard against writes). ``--eta=never`` keeps progress lines out of the output even on
-    a terminal.
+    Test files go to the run's work directory, which the engine makes inside ``directory``
+    when one is given, else in the temporary directory (removed after the run, or by the
+    tool's watchdog if Pairbench dies); a ``device`` is given as ``--filename`` (read
+    workloads add ``--readonly``, fio's own guard against writes). ``--eta=never`` keeps
+    progress lines out of the output even on a terminal.
     """
     rw = params["rw"]
     argv = [
@@ -261,7 +262,9 @@ def commands(params: Mapping[str, str], caps: Capabilities, ctx: CommandContext)
         if not writes(rw):
             argv.append("--readonly")
     else:
-        directory = params["directory"] or ctx.workdir or DEFAULT_DIRECTORY
+        # The engine makes the run's work directory inside ``directory`` when one is given
+        # (``pairbench.TAG.*``), so the test files are the run's own, removed with it.
+        directory = ctx.workdir or params["directory"] or DEFAULT_DIRECTORY
         argv.append(f"--directory={_fio_path(directory)}")
     if rw in MIXED_WORKLOADS:
         argv.append(f"--rwmixread={params['rwmixread'] or DEFAULT_RWMIXREAD}")

@@ -9,7 +9,7 @@ from collections.abc import Iterable, Mapping
 from typing import Final, NamedTuple
 
 from pairbench.domain import Record, Summary
-from pairbench.tools.base import ParseError
+from pairbench.tools.base import ParseError, preview
 from pairbench.tools.feed import feed_text
 
 __all__ = [
@@ -376,7 +376,7 @@ def _number(obj: Mapping[str, object], key: str, default: float | None = None) -
             number = math.inf
         if 0.0 <= number <= _MAX_NUMBER:
             return number
-    raise ParseError(f"fio: JSON field {key!r} is not a fio number: {str(value)[:60]!r}")
+    raise ParseError(f"fio: JSON field {key!r} is not a fio number: {preview(value, 60)!r}")
 
 
 def _mapping(obj: Mapping[str, object], key: str) -> Mapping[str, object] | None:
@@ -438,8 +438,10 @@ def _read_direction(entry: Mapping[str, object], name: str) -> _Dir | None:
     runtime = _number(obj, "runtime")
     ios = _number(obj, "total_ios")
     io_bytes = _number(obj, "io_bytes")
-    iops = _number(obj, "iops", ios * 1000.0 / runtime if runtime else 0.0)
-    bw = _number(obj, "bw_bytes", io_bytes * 1000.0 / runtime if runtime else 0.0)
+    # Defaults for documents without iops or bw_bytes (fio prints both; runtime is whole ms, so
+    # the quotients stay finite).
+    iops = _number(obj, "iops", ios * 1000.0 / runtime if runtime >= 1.0 else 0.0)
+    bw = _number(obj, "bw_bytes", io_bytes * 1000.0 / runtime if runtime >= 1.0 else 0.0)
     lat_mean = lat_n = 0.0
     lat = _mapping(obj, "lat_ns")
     if lat is not None:
@@ -458,7 +460,7 @@ def _read_direction(entry: Mapping[str, object], name: str) -> _Dir | None:
         if raw_bins is not None:
             bins = {}
             for key in raw_bins:
-                if not key.isdigit() or len(key) > 20:
+                if not (key.isascii() and key.isdigit()) or len(key) > 20:
                     raise ParseError(f"fio: clat_ns.bins key {key[:40]!r} is not a latency")
                 bins[int(key)] = _number(raw_bins, key)
     return _Dir(runtime, ios, io_bytes, iops, bw, lat_mean, lat_n, percentiles, bins)

@@ -16,53 +16,71 @@ __all__ = ["FioTextParser", "parse_text_output"]
 # fio prints lines of a few hundred characters at most; longer ones are not looked at.
 MAX_LINE: Final = 4096
 
-_NUM: Final = r"(\d+(?:\.\d+)?)"
+# Numbers are at most 20 digits before and after the point (fio prints a few significant
+# digits and a unit prefix), so that every value stays finite: a line with a longer one is not
+# fio's and is skipped, as any other line that does not match.
+_NUM: Final = r"(\d{1,20}+(?:\.\d{1,20}+)?)"
+# A byte or bit unit as fio's num2str prints it: an SI prefix (k M G T P E) for --kb_base=1000,
+# an IEC one (Ki Mi Gi Ti Pi Ei) for 1024, then "B", or "bit" with --unit_base=1. "K" and "ki"
+# (not fio's own spellings) are read as "k" and "Ki".
+_UNIT: Final = r"((?:[kKMGTPE]i?)?(?:B|bit))"
+# The count prefix of IOPS and latencies (num2str without a unit): SI only.
+_SI: Final = r"([kKMGTPE]?)"
 _JOB_RE: Final = re.compile(
     r"(\S[^\n]*?): \(groupid=\d+, jobs=\d+\): err=\s*(\d+)(?: \(([^\n]*)\))?: pid="
 )
 _DIR_RE: Final = re.compile(
-    r"\s+(read|write|trim): IOPS=" + _NUM + r"([kMGT]?), BW=" + _NUM + r"([kKMGTP]?i?B)/s"
-    r" \(" + _NUM + r"([kKMGTP]?i?B)/s\)"
+    r"\s+(read|write|trim): IOPS=" + _NUM + _SI + r", BW=" + _NUM + _UNIT + r"/s"
+    r" \(" + _NUM + _UNIT + r"/s\)"
 )
 _LAT_RE: Final = re.compile(
-    r"\s+lat \((nsec|usec|msec|sec)\): min=\s*[\d.]+[kMG]?, max=\s*[\d.]+[kMG]?, avg=\s*"
-    + _NUM
-    + r"([kMG]?),"
+    r"\s+lat \((nsec|usec|msec|sec)\): min=\s*[\d.]+[kKMGTPE]?, max=\s*[\d.]+[kKMGTPE]?,"
+    r" avg=\s*" + _NUM + _SI + ","
 )
 _PCT_HEAD_RE: Final = re.compile(r"\s+(clat|lat|slat) percentiles \((nsec|usec|msec|sec)\):")
-_PCT_RE: Final = re.compile(r"(\d+\.\d+)th=\[\s*" + _NUM + r"([kMG]?)\]")
-_ISSUED_RE: Final = re.compile(r"\s+issued rwts: total=(\d+),(\d+),(\d+)")
+_PCT_RE: Final = re.compile(r"(\d+\.\d+)th=\[\s*" + _NUM + _SI + r"\]")
+_ISSUED_RE: Final = re.compile(r"\s+issued rwts: total=(\d{1,20}),(\d{1,20}),(\d{1,20})")
 _GROUP_RE: Final = re.compile(r"Run status group \d+ ")
 _GROUP_BW_RE: Final = re.compile(
-    r"\s+(READ|WRITE|TRIM): bw=" + _NUM + r"([kKMGTP]?i?B)/s \(" + _NUM + r"([kKMGTP]?i?B)/s\)"
+    r"\s+(READ|WRITE|TRIM): bw=" + _NUM + _UNIT + r"/s \(" + _NUM + _UNIT + r"/s\)"
 )
 
-# Decimal suffixes as exponents appended to the printed digits, so that "36.4k" is the float
-# nearest 36400 exactly as printed; binary ones are powers of two (multiplying is exact).
-_DEC_EXP: Final = {"": "", "k": "e3", "K": "e3", "M": "e6", "G": "e9", "T": "e12", "P": "e15"}
-_BIN: Final = {"": 1.0, "K": 2.0**10, "M": 2.0**20, "G": 2.0**30, "T": 2.0**40, "P": 2.0**50}
+# Prefixes as powers of 1000 (SI) or 1024 (IEC); "K" is not fio's but was once common.
+_POWER: Final = {"": 0, "k": 1, "K": 1, "M": 2, "G": 3, "T": 4, "P": 5, "E": 6}
+_TIME_EXP: Final = {"nsec": 0, "usec": 3, "msec": 6, "sec": 9}
 _PERCENTILES: Final = {"50.00": "p50", "99.00": "p99", "99.90": "p999"}
 _DIRECTIONS: Final = ("read", "write")
 
 
-def _decimal(number: str, suffix: str) -> float:
-    return float(number + _DEC_EXP[suffix])
+def _decimal(number: str, prefix: str, exp: int = 0) -> float:
+    """A number with an SI prefix ("36.4k") times 10**exp: the exponent is appended to the
+    printed digits, so that "36.4k" is the float nearest 36400 exactly as printed."""
+    return float(f"{number}e{3 * _POWER[prefix] + exp}")
+
+
+def _rate(number: str, unit: str) -> tuple[float, bool]:
+    """A bandwidth as printed ("142MiB", "149MB", "1136Mibit") in B/s, and whether its prefix
+    was binary (a power of two: multiplying and dividing by 8 are exact)."""
+    bits = unit.endswith("bit")
+    prefix = unit[: -3 if bits else -1]
+    binary = prefix.endswith("i")
+    value = float(number) * 1024.0 ** _POWER[prefix[:-1]] if binary else _decimal(number, prefix)
+    return (value / 8.0 if bits else value), binary
 
 
 def _bytes_per_s(n1: str, u1: str, n2: str, u2: str) -> float:
     """Bandwidth from fio's "142MiB/s (149MB/s)" pair: the binary figure (more digits of the
-    two, and exact as B/s), else the decimal one."""
-    for number, unit in ((n1, u1), (n2, u2)):
-        if "i" in unit:
-            return float(number) * _BIN[unit[0]]
-    return _decimal(n1, u1[:-1])
+    two, and exact as B/s), else the first one."""
+    first, binary = _rate(n1, u1)
+    if binary:
+        return first
+    second, binary = _rate(n2, u2)
+    return second if binary else first
 
 
-def _ns(number: str, suffix: str, unit: str) -> float:
+def _ns(number: str, prefix: str, unit: str) -> float:
     """A latency as printed ("873.63" usec, "4364.8k" nsec) in ns."""
-    exp = 3 * ("kMG".index(suffix) + 1) if suffix else 0
-    unit_exp = {"nsec": 0, "usec": 3, "msec": 6, "sec": 9}[unit]
-    return float(f"{number}e{exp + unit_exp}")
+    return _decimal(number, prefix, _TIME_EXP[unit])
 
 
 @dataclass

@@ -2,13 +2,14 @@
 
 from __future__ import annotations
 
+import contextlib
 import json
 import re
 from collections.abc import Callable
 from typing import Any, Final
 
 from pairbench.domain import Record, Summary
-from pairbench.tools.base import ParseError
+from pairbench.tools.base import ParseError, preview
 from pairbench.tools.feed import feed_text
 from pairbench.tools.iperf3_metrics import (
     JITTER,
@@ -98,17 +99,25 @@ class _Skip(Exception):
     """An interval entry without a usable figure (JSON ``null``, iperf3's NaN): no record."""
 
 
+# iperf3's counters are 64-bit; a figure beyond ±2^64 (or not finite) is not iperf3's, and
+# keeping to this range keeps every sum and product of figures finite.
+_MAX_NUMBER: Final = float(2**64)
+_MAX_INT: Final = 2**64
+
+
 def _num(value: object) -> float:
     """A JSON number as a float; ``null`` skips the entry; anything else is not iperf3's."""
     if type(value) is float:
-        if value - value == 0.0:  # finite (cJSON prints NaN and infinities as null)
+        if -_MAX_NUMBER <= value <= _MAX_NUMBER:  # so finite (cJSON prints NaN as null)
             return value
         raise ParseError(f"iperf3 JSON: a finite number was expected, not {value!r}")
     if type(value) is int:
-        return float(value)  # OverflowError for an absurd int: see the callers
+        if -_MAX_INT <= value <= _MAX_INT:
+            return float(value)
+        raise ParseError(f"iperf3 JSON: number out of range: {preview(value, 80)!r}")
     if value is None:
         raise _Skip
-    raise ParseError(f"iperf3 JSON: a number was expected, not {str(value)[:80]!r}")
+    raise ParseError(f"iperf3 JSON: a number was expected, not {preview(value, 80)!r}")
 
 
 def _brace_delta(line: str) -> int:
@@ -121,7 +130,7 @@ def _brace_delta(line: str) -> int:
 def _socket_name(entry: dict[str, object]) -> str:
     sock = entry.get("socket")
     if type(sock) is not int:
-        raise ParseError(f"iperf3 JSON: stream without a socket number: {str(entry)[:200]!r}")
+        raise ParseError(f"iperf3 JSON: stream without a socket number: {preview(entry)!r}")
     name = _SOCKET_NAMES.get(sock)
     if name is None:
         name = str(sock)
@@ -138,7 +147,7 @@ def _entry(entry: object, key: str) -> tuple[Record, float] | None:
     text parser chooses by the columns printed.
     """
     if type(entry) is not dict:
-        raise ParseError(f"iperf3 JSON: an interval entry is not an object: {str(entry)[:200]!r}")
+        raise ParseError(f"iperf3 JSON: an interval entry is not an object: {preview(entry)!r}")
     try:
         if entry.get("omitted") is True:
             return None
@@ -172,10 +181,8 @@ def _entry(entry: object, key: str) -> tuple[Record, float] | None:
         return None
     except KeyError as exc:
         raise ParseError(
-            f"iperf3 JSON: interval entry without {exc.args[0]!r}: {str(entry)[:200]!r}"
+            f"iperf3 JSON: interval entry without {exc.args[0]!r}: {preview(entry)!r}"
         ) from None
-    except OverflowError:
-        raise ParseError(f"iperf3 JSON: number out of range in {str(entry)[:200]!r}") from None
     return _new_record(Record, (key, t, metrics, values)), t - start
 
 
@@ -390,7 +397,7 @@ class Iperf3JsonParser:
                 self._end = self._end_figures(end)
             error = obj.get("error")
             if error is not None:
-                self._note_error(str(error))
+                self._note_error(preview(error, 1000))
         except ParseError:
             self._reset()  # none of this document's records was given: forget all of it
             raise
@@ -420,7 +427,7 @@ class Iperf3JsonParser:
         if start is None:
             return
         if type(start) is not dict:
-            raise ParseError(f"iperf3 JSON: 'start' is not an object: {str(start)[:200]!r}")
+            raise ParseError(f"iperf3 JSON: 'start' is not an object: {preview(start)!r}")
         if "accepted_connection" in start:
             self._server = True
 
@@ -430,10 +437,10 @@ class Iperf3JsonParser:
         Per direction: its streams, then its aggregate ("sum" first, then "sum-reverse").
         """
         if type(interval) is not dict:
-            raise ParseError(f"iperf3 JSON: an interval is not an object: {str(interval)[:200]!r}")
+            raise ParseError(f"iperf3 JSON: an interval is not an object: {preview(interval)!r}")
         streams = interval.get("streams", [])
         if type(streams) is not list:
-            raise ParseError(f"iperf3 JSON: 'streams' is not a list: {str(interval)[:200]!r}")
+            raise ParseError(f"iperf3 JSON: 'streams' is not a list: {preview(interval)!r}")
         omitted = False
         found: list[tuple[Record, float, bool]] = []  # record, its length, is an aggregate
         if len(streams) == 1 and "sum_bidir_reverse" not in interval:
@@ -482,7 +489,7 @@ class Iperf3JsonParser:
         entries: list[tuple[object, tuple[Record, float] | None]] = []
         for entry in streams:
             if type(entry) is not dict:
-                raise ParseError(f"iperf3 JSON: a stream is not an object: {str(entry)[:200]!r}")
+                raise ParseError(f"iperf3 JSON: a stream is not an object: {preview(entry)!r}")
             got = _entry(entry, _socket_name(entry))
             omitted = omitted or entry.get("omitted") is True
             entries.append((entry.get("sender"), got))
@@ -523,23 +530,19 @@ class Iperf3JsonParser:
     def _end_figures(end: object) -> dict[str, dict[str, float]]:
         """The summary figures of ``end``: key -> {field: value} for the fields present."""
         if type(end) is not dict:
-            raise ParseError(f"iperf3 JSON: 'end' is not an object: {str(end)[:200]!r}")
+            raise ParseError(f"iperf3 JSON: 'end' is not an object: {preview(end)!r}")
         out: dict[str, dict[str, float]] = {}
         for key in _END_KEYS:
             part = end.get(key)
             if part is None:
                 continue
             if type(part) is not dict:
-                raise ParseError(f"iperf3 JSON: end.{key} is not an object: {str(part)[:200]!r}")
+                raise ParseError(f"iperf3 JSON: end.{key} is not an object: {preview(part)!r}")
             figures: dict[str, float] = {}
             for field in _END_FIELDS:
                 if field in part:
-                    try:
+                    with contextlib.suppress(_Skip):
                         figures[field] = _num(part[field])
-                    except _Skip:
-                        pass
-                    except OverflowError:
-                        raise ParseError(f"iperf3 JSON: end.{key}.{field} out of range") from None
             out[key] = figures
         return out
 

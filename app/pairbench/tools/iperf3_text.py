@@ -35,17 +35,20 @@ MAX_LINE: Final = 4096
 # One interval or summary line, everything in one pass. Every whitespace run sits between tokens
 # of disjoint character classes and is possessive (``\s++``/``\s*+``, Python >= 3.11), so a
 # failing match costs linear time even on a line full of spaces: no catastrophic backtracking.
-# Numbers are matched loosely as ``[\d.]+`` (faster); a float() that then fails is a ParseError.
+# Numbers are matched loosely as ``[\d.]`` runs (faster); a float() that then fails is a
+# ParseError. They are at most 32 characters (exponents 2 digits), so that every value is
+# finite: a line with a longer one does not match, and its "[ id] a-b sec" prefix makes it a
+# ParseError.
 _INTERVAL_RE: Final = re.compile(
     r"\[\s*+(\d+|SUM)\](?:\[([TR]X-[CS])\])?\s++"  # 1 id, 2 role (--bidir)
-    r"([\d.]+)-([\d.]+)\s++sec\s++"  # 3 start, 4 end
+    r"([\d.]{1,32}+)-([\d.]{1,32}+)\s++sec\s++"  # 3 start, 4 end
     r"[\d.]+\s[KMGT]?Bytes\s++"  # transfer (unused)
-    r"([\d.]+)\s([KMGT]?(?:bits|Bytes))/sec"  # 5, 6 rate (bits; Bytes with -f K|M|G|T)
+    r"([\d.]{1,32}+)\s([KMGT]?(?:bits|Bytes))/sec"  # 5, 6 rate (bits; Bytes with -f K|M|G|T)
     r"(?:\s++(?:"
-    r"(\d+)\s++([\d.]+)\s([KMGT]?Bytes)"  # 7 retr, 8-9 cwnd (TCP sender stream)
-    r"|([\d.]+)\sms\s++(\d+)/(\d+)\s++"  # 10 jitter, 11 lost, 12 total (UDP receiver)
-    r"\(([-+]?(?:[\d.]+(?:e[-+]?\d+)?|nan|inf))%\)"  # 13 loss % (printed with %.2g)
-    r"|(\d+)"  # 14 retr (TCP [SUM] sender / summary) or datagrams (UDP sender)
+    r"(\d{1,32}+)\s++([\d.]{1,32}+)\s([KMGT]?Bytes)"  # 7 retr, 8-9 cwnd (TCP sender stream)
+    r"|([\d.]{1,32}+)\sms\s++(\d{1,32}+)/(\d{1,32}+)\s++"  # 10 jitter, 11-12 lost/total (UDP)
+    r"\(([-+]?(?:[\d.]{1,32}+(?:e[-+]?\d{1,2}+)?|nan|inf))%\)"  # 13 loss % (printed with %.2g)
+    r"|(\d{1,32}+)"  # 14 retr (TCP [SUM] sender / summary) or datagrams (UDP sender)
     r"))?"
     r"\s*+(\(omitted\))?\s*+(sender|receiver)?\s*+\Z"  # 15 omitted (-O), 16 summary side
 )
@@ -57,8 +60,8 @@ _MATCH: Final = _INTERVAL_RE.match
 # 7 or 14) and cwnd, no role, no (omitted) and no summary side; [0-9] rather than Unicode \d
 # and possessive quantifiers make it about twice as fast.
 _FAST_RE: Final = re.compile(
-    r"\[ *+([0-9]++|SUM)\] ++([0-9.]++)-([0-9.]++) ++sec ++[0-9.]++ [KMGT]?Bytes ++"
-    r"([0-9.]++ [KMGT]?bits)/sec ++([0-9]++)(?: ++([0-9.]++ [KMGT]?Bytes))? *+\Z"
+    r"\[ *+([0-9]++|SUM)\] ++([0-9.]{1,32}+)-([0-9.]{1,32}+) ++sec ++[0-9.]++ [KMGT]?Bytes ++"
+    r"([0-9.]{1,32}+ [KMGT]?bits)/sec ++([0-9]{1,32}+)(?: ++([0-9.]{1,32}+ [KMGT]?Bytes))? *+\Z"
 )
 _FAST_MATCH: Final = _FAST_RE.match
 

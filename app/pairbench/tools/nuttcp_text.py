@@ -68,6 +68,9 @@ _VERBOSE_CPU_RE: Final = re.compile(
 )
 _FPARSE_TOKEN_RE: Final = re.compile(r"[A-Za-z_]{1,32}+=[^ =]{1,40}+")
 _SECONDS_RE: Final = re.compile(r"[0-9]{1,9}\.[0-9]{1,9}")
+# A -fparse number: a plain decimal as in the brief reports, so that every value (and every sum
+# or ratio of them) is finite; "1e308", "inf" or "nan" is not nuttcp's (ParseError).
+_FPARSE_NUMBER_RE: Final = re.compile(r"[-+]?[0-9]{1,15}+(?:\.[0-9]{1,9}+)?")
 
 # -fparse keys whose value is a count (int) or a decimal (float); others are left as text.
 _FPARSE_NUMBERS: Final = frozenset(
@@ -222,7 +225,7 @@ class NuttcpTextParser:
             key, _, value = token.partition("=")
             kv.setdefault(key, value)  # -frunningtotal repeats drop= and pkt=: keep the first
         try:
-            nums = {k: float(v) for k, v in kv.items() if k in _FPARSE_NUMBERS}
+            nums = {k: _fparse_number(v) for k, v in kv.items() if k in _FPARSE_NUMBERS}
             rate = float(kv["rate_Mbps"] + "e6")
             if "real_seconds" in kv:  # the final report
                 final: _Final = {_THR: rate}
@@ -302,6 +305,13 @@ class NuttcpTextParser:
             values[_PKTS] = self._pkts
             values[_LOSTPCT] = 100.0 * lost / self._pkts if self._pkts else 0.0
         return Summary(values=values, complete=complete, error=self._error)
+
+
+def _fparse_number(text: str) -> float:
+    """A ``-fparse`` value as a float; ``ValueError`` unless it is a plain decimal."""
+    if _FPARSE_NUMBER_RE.fullmatch(text) is None:
+        raise ValueError(f"not a nuttcp number: {text!r}")
+    return float(text)
 
 
 def parse_text_output(text: str) -> tuple[list[Record], Summary]:

@@ -27,7 +27,7 @@ RTT: Final[tuple[str, ...]] = (_RTT,)
 # match linear.
 _FAST_RE: Final = re.compile(
     r"\[([0-9]{1,12}+)\.([0-9]{6})\] [0-9]++ bytes from [^ ]++ "
-    r"icmp_seq=([0-9]{1,9}+) ttl=[0-9]++ time=([0-9]++(?:\.[0-9]++)?) ms[\r\n]*+\Z"
+    r"icmp_seq=([0-9]{1,9}+) ttl=[0-9]++ time=([0-9]{1,15}+(?:\.[0-9]{1,15}+)?) ms[\r\n]*+\Z"
 )
 _FAST_MATCH: Final = _FAST_RE.match
 
@@ -39,7 +39,7 @@ _REPLY_RE: Final = re.compile(
     r"[0-9]++ bytes from [^ ]++(?: \([^)]*+\))?:? "
     r"icmp_[rs]eq=([0-9]{1,9}+)"  # 3: sequence number
     r"(?: ident=[0-9]++)?(?: ttl=[0-9]++)?"
-    r"(?: time=([0-9]++(?:\.[0-9]++)?) ms)?"  # 4: rtt in ms
+    r"(?: time=([0-9]{1,15}+(?:\.[0-9]{1,15}+)?) ms)?"  # 4: rtt in ms (bounded: finite)
     r"((?: *+\([^()]{1,40}+\))*+) *+\Z"  # 5: flags
 )
 # What makes a line claim to be a reply; one that then does not match _REPLY_RE is ParseError.
@@ -247,7 +247,7 @@ class PingTextParser:
         m = _RTT_RE.match(line)
         if m is not None:
             try:
-                a, b, c, d = (float(x) for x in m.groups())
+                a, b, c, d = (_finite(x) for x in m.groups())
             except ValueError as exc:
                 raise ParseError(f"ping: malformed rtt line: {line[:200]!r}") from exc
             self._rtt = (a, b, c, d)
@@ -275,7 +275,7 @@ class PingTextParser:
             if loss is not None:
                 loss_text = loss.group(1)
                 try:
-                    stats["lost_percent"] = float(loss_text)
+                    stats["lost_percent"] = _finite(loss_text)
                 except ValueError as exc:
                     raise ParseError(f"ping: malformed statistics line: {line[:200]!r}") from exc
         stats["_received"] = float(received)
@@ -312,6 +312,14 @@ class PingTextParser:
         if stats is not None and stats["packets"] > 0:
             return self._icmp_error or f"{self._loss_text or '100'}% packet loss"
         return self._icmp_error
+
+
+def _finite(text: str) -> float:
+    """A printed number as a float; ``ValueError`` for one too large for a float (``1e999``)."""
+    value = float(text)
+    if not math.isfinite(value):
+        raise ValueError(f"not a finite number: {text[:40]!r}")
+    return value
 
 
 def parse_text_output(text: str, interval_s: float = 1.0) -> tuple[list[Record], Summary]:

@@ -57,8 +57,11 @@ _RUNSTAT_RE: Final = re.compile(
 )
 # "Difference(%)     -0.00%      8.79%        8.79%        8.79%       0.00%"
 _DIFF_RE: Final = re.compile(r"Difference\(%\)((?:\s++[-+]?[0-9.a-z]{1,32}+%){5})\s*+\Z")
+# Thread counts are C ints: at most 10 digits (a longer one is not uperf's: the line is chatter),
+# so that the count converts to a float in the latency arithmetic.
 _STARTING_RE: Final = re.compile(
-    r"Starting ([0-9]++) (threads|processes)(?:, ([0-9]++) processes)? running profile:"
+    r"Starting ([0-9]{1,10}+) (threads|processes)(?:, ([0-9]{1,10}+) processes)?"
+    r" running profile:"
 )
 # The lines that mean the run failed, in uperf's own words (never trust its exit status).
 _ERROR_RE: Final = re.compile(

@@ -54,6 +54,7 @@ class RunSignals(QObject):
     records = Signal(object)  # list[Record]
     finished = Signal(object)  # Run
     failed = Signal(str)  # the run could not start (nothing stored)
+    notice = Signal(str)  # said while the run goes on (e.g. the tool went quiet)
 
 
 class _SignalObserver:
@@ -73,6 +74,9 @@ class _SignalObserver:
 
     def on_finished(self, run: Run) -> None:
         self._signals.finished.emit(run)
+
+    def on_notice(self, text: str) -> None:
+        self._signals.notice.emit(text)
 
 
 class RunHandle:

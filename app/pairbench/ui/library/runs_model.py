@@ -24,6 +24,7 @@ STATUS_COLORS = {
     RunStatus.FAILED: QColor("#b3261e"),
     RunStatus.CANCELLED: QColor("#9a6700"),
     RunStatus.INTERRUPTED: QColor("#9a6700"),
+    RunStatus.STALLED: QColor("#b3261e"),
 }
 
 _Index = QModelIndex | QPersistentModelIndex

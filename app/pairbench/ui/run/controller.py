@@ -68,12 +68,14 @@ class RunController(QObject):
         self.run: Run | None = None
         self.error: str | None = None
         self.records_received = 0
+        self.notice: str | None = None  # the engine's latest word while running
         self.signals = signals
         signals.started.connect(self._on_started)
         signals.records.connect(self._on_records)
         signals.line.connect(self._on_line)
         signals.finished.connect(self._on_finished)
         signals.failed.connect(self._on_failed)
+        signals.notice.connect(self._on_notice)
 
     # -- what views ask --------------------------------------------------------------------
 
@@ -113,10 +115,11 @@ class RunController(QObject):
             return f"{status.capitalize()} after {elapsed}"
         if self.phase is RunPhase.CANCELLING:
             return f"Cancelling… (ran {elapsed})"
+        notice = f" — {self.notice}" if self.notice else ""
         if self.expected_s > 0:
             remaining = _duration_text(max(0.0, self.expected_s - self.elapsed_s()))
-            return f"Running: {elapsed} elapsed, {remaining} remaining"
-        return f"Running: {elapsed} elapsed"
+            return f"Running: {elapsed} elapsed, {remaining} remaining{notice}"
+        return f"Running: {elapsed} elapsed{notice}"
 
     # -- actions ---------------------------------------------------------------------------
 
@@ -156,6 +159,11 @@ class RunController(QObject):
         self.error = run.error if run.status is not RunStatus.COMPLETED else None
         self.phase = RunPhase.FINISHED
         self.finished.emit(run)
+        self.changed.emit()
+
+    @Slot(str)
+    def _on_notice(self, text: str) -> None:
+        self.notice = text
         self.changed.emit()
 
     @Slot(str)

@@ -36,6 +36,7 @@ STATUS_MARKS = {
     RunStatus.CANCELLED: "■",
     RunStatus.FAILED: "✗",
     RunStatus.INTERRUPTED: "✗",
+    RunStatus.STALLED: "⚠",
     RunStatus.RUNNING: "●",
 }
 

@@ -1,4 +1,5 @@
-"""The network lab as a session fixture: brought up through the real CLI, always taken down."""
+"""The network lab as a session fixture (for tests/integration and tests/faults): brought up
+through the real CLI, always taken down."""
 
 from __future__ import annotations
 

@@ -1,0 +1,164 @@
+"""Hosts held by a run, across every Pairbench process of this computer (CLI, windows).
+
+Each host a run uses gets an exclusive ``flock`` on a small file in the lock directory for
+the run's whole duration. ``flock`` locks belong to the open file, so two runs in one
+process exclude each other too, and the kernel drops a lock when its holder dies: a killed
+Pairbench never leaves a host locked. The file holds who took it, for the refusal message.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import fcntl
+import hashlib
+import json
+import os
+import time
+from collections.abc import Mapping, Sequence
+from pathlib import Path
+from types import TracebackType
+
+from pairbench.domain import AuthMethod, Host
+
+LOCK_DIR_ENV = "PAIRBENCH_LOCK_DIR"
+
+
+class HostBusyError(Exception):
+    """A host is in use by another Pairbench run; the message says which and by whom."""
+
+    def __init__(self, host: str, holder: Mapping[str, object]) -> None:
+        self.host = host
+        self.holder = dict(holder)
+        super().__init__(f"host {host} is busy: {describe_holder(holder)}")
+
+
+def describe_holder(holder: Mapping[str, object]) -> str:
+    """ "in use by a Pairbench run (iperf3 on pair lab, pid 4242, started 14:02:11)"."""
+    parts = []
+    if holder.get("tool") and holder.get("pair"):
+        parts.append(f"{holder['tool']} on pair {holder['pair']}")
+    if holder.get("run_id"):
+        parts.append(f"run {holder['run_id']}")
+    if holder.get("program"):
+        parts.append(str(holder["program"]))
+    if holder.get("pid"):
+        parts.append(f"pid {holder['pid']}")
+    started = holder.get("started_at")
+    if isinstance(started, int | float):
+        parts.append(f"started {time.strftime('%H:%M:%S', time.localtime(started))}")
+    detail = f" ({', '.join(parts)})" if parts else ""
+    return (
+        f"in use by another Pairbench run{detail}; wait for it to end or cancel it where it "
+        "was started"
+    )
+
+
+def host_key(host: Host) -> str:
+    """What identifies a host for locking: this computer, or user@address:port."""
+    if host.auth is AuthMethod.LOCAL or host.is_local:
+        return "this-computer"
+    return f"{host.user or 'root'}@{host.address}:{host.port}"
+
+
+def lock_dir(environ: Mapping[str, str] | None = None) -> Path:
+    """``$PAIRBENCH_LOCK_DIR``, else ``$XDG_RUNTIME_DIR/pairbench``, else a private folder
+    in /tmp for this user."""
+    env = os.environ if environ is None else environ
+    if env.get(LOCK_DIR_ENV):
+        return Path(env[LOCK_DIR_ENV])
+    runtime = env.get("XDG_RUNTIME_DIR")
+    if runtime and Path(runtime).is_dir():
+        return Path(runtime) / "pairbench"
+    return Path(f"/tmp/pairbench-locks-{os.getuid()}")
+
+
+class HostLocks:
+    """Exclusive locks on the hosts of one run; refuse at once if any is held."""
+
+    def __init__(
+        self,
+        hosts: Sequence[Host],
+        holder: Mapping[str, object],
+        directory: Path | None = None,
+    ) -> None:
+        self._hosts = {host_key(h): h for h in hosts}
+        self._holder = dict(holder)
+        self._directory = directory or lock_dir()
+        self._fds: list[int] = []
+
+    def acquire(self) -> None:
+        """Take every lock or none; ``HostBusyError`` names the holder of a held one."""
+        self._ensure_directory()
+        try:
+            for key in sorted(self._hosts):
+                self._fds.append(self._take(key))
+        except BaseException:
+            self.release()
+            raise
+
+    def note(self, **fields: object) -> None:
+        """Add to what the lock files say about the holder (e.g. the run id once known)."""
+        self._holder.update(fields)
+        for fd in self._fds:
+            self._write_holder(fd)
+
+    def release(self) -> None:
+        """Drop every lock (idempotent)."""
+        for fd in self._fds:
+            with contextlib.suppress(OSError):
+                os.ftruncate(fd, 0)
+            os.close(fd)  # closing the only descriptor of the open file drops its flock
+        self._fds = []
+
+    def __enter__(self) -> HostLocks:
+        self.acquire()
+        return self
+
+    def __exit__(
+        self,
+        exc_type: type[BaseException] | None,
+        exc: BaseException | None,
+        tb: TracebackType | None,
+    ) -> None:
+        self.release()
+
+    def _ensure_directory(self) -> None:
+        self._directory.mkdir(mode=0o700, parents=True, exist_ok=True)
+        st = self._directory.stat()
+        if st.st_uid != os.getuid():
+            raise PermissionError(
+                f"the lock folder {self._directory} belongs to another user; "
+                f"set {LOCK_DIR_ENV} to a folder of your own"
+            )
+
+    def _take(self, key: str) -> int:
+        digest = hashlib.sha256(key.encode()).hexdigest()[:16]
+        path = self._directory / f"host-{digest}.lock"
+        fd = os.open(path, os.O_RDWR | os.O_CREAT, 0o600)
+        try:
+            fcntl.flock(fd, fcntl.LOCK_EX | fcntl.LOCK_NB)
+        except BlockingIOError:
+            holder = _read_holder(fd)
+            os.close(fd)
+            name = self._hosts[key].name
+            raise HostBusyError(name, holder) from None
+        except BaseException:
+            os.close(fd)
+            raise
+        self._write_holder(fd)
+        return fd
+
+    def _write_holder(self, fd: int) -> None:
+        data = json.dumps(self._holder).encode()
+        with contextlib.suppress(OSError):
+            os.ftruncate(fd, 0)
+            os.pwrite(fd, data, 0)
+
+
+def _read_holder(fd: int) -> dict[str, object]:
+    try:
+        data = os.pread(fd, 65536, 0)
+        holder = json.loads(data.decode()) if data else {}
+    except (OSError, ValueError):
+        return {}
+    return holder if isinstance(holder, dict) else {}

@@ -1,0 +1,86 @@
+"""Helpers for fault trials: start ``pairbench`` as a user would, find what runs left behind."""
+
+from __future__ import annotations
+
+import glob
+import json
+import re
+import subprocess
+import sys
+import time
+from pathlib import Path
+from typing import Any
+
+from pairbench.remote.launcher import TAG_VARIABLE
+
+PAIRBENCH = [sys.executable, "-m", "pairbench"]
+# A live interval line of ``pairbench run``: "    2.0 s     200 Mbit/s ..."
+INTERVAL_LINE = re.compile(r"^\s*\d+\.\d s\s")
+
+
+def tagged_processes() -> dict[int, str]:
+    """Every process on this machine started by a Pairbench run (the lab's hosts share its
+    process table): pid → command line."""
+    found: dict[int, str] = {}
+    needle = f"{TAG_VARIABLE}=".encode()
+    for environ in glob.glob("/proc/[0-9]*/environ"):
+        try:
+            data = Path(environ).read_bytes()
+        except OSError:
+            continue
+        if any(entry.startswith(needle) for entry in data.split(b"\0")):
+            pid = int(environ.split("/")[2])
+            try:
+                cmdline = Path(f"/proc/{pid}/cmdline").read_bytes().replace(b"\0", b" ")
+                state = Path(f"/proc/{pid}/stat").read_text().rsplit(")", 1)[-1].split()[0]
+            except OSError:
+                continue
+            if state != "Z":
+                found[pid] = cmdline.decode(errors="replace").strip()
+    return found
+
+
+def tagged_workdirs() -> list[str]:
+    """Work directories of runs (``pairbench.pb.*``) in /tmp."""
+    return sorted(glob.glob("/tmp/pairbench.pb.*"))
+
+
+def start_run(
+    library: Path, tool: str, *settings: str, json_out: bool = False
+) -> subprocess.Popen[str]:
+    """``pairbench run --pair lab --tool TOOL --set ...`` as a child process."""
+    args = [*PAIRBENCH, "--library", str(library), "run", "--pair", "lab", "--tool", tool]
+    for setting in settings:
+        args += ["--set", setting]
+    if json_out:
+        args.append("--json")
+    return subprocess.Popen(args, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
+
+
+def wait_for_interval(proc: subprocess.Popen[str], timeout_s: float = 30.0) -> str:
+    """Read the run's output up to its first live interval line (the tools are measuring)."""
+    assert proc.stdout is not None
+    deadline = time.monotonic() + timeout_s
+    seen: list[str] = []
+    while time.monotonic() < deadline:
+        line = proc.stdout.readline()
+        if not line:
+            err = proc.stderr.read() if proc.stderr else ""
+            raise AssertionError(f"the run ended before its first interval: {seen} {err}")
+        seen.append(line.rstrip())
+        if INTERVAL_LINE.match(line):
+            return line
+    raise AssertionError(f"no interval line within {timeout_s} s: {seen}")
+
+
+def finish(proc: subprocess.Popen[str], timeout_s: float = 60.0) -> tuple[int, str, str]:
+    """Wait for a run started with ``start_run``; (exit status, stdout, stderr)."""
+    out, err = proc.communicate(timeout=timeout_s)
+    return proc.returncode, out, err
+
+
+def run_json(library: Path, tool: str, *settings: str) -> tuple[int, dict[str, Any], str]:
+    """A whole run with ``--json``: (exit status, the final object, stderr)."""
+    status, out, err = finish(start_run(library, tool, *settings, json_out=True), 120)
+    lines = [line for line in out.splitlines() if line.startswith("{")]
+    return status, (json.loads(lines[-1]) if lines else {}), err

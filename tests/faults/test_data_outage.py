@@ -1,0 +1,46 @@
+"""A data-path outage during a run (SSH fine, the data link down): said live, stored as
+``stalled`` with the outage's start and length, summary incomplete."""
+
+from __future__ import annotations
+
+import re
+import subprocess
+import time
+from typing import Any
+
+from faultkit import finish, start_run, wait_for_interval
+from pairbench.library import Library
+from pairbench.library.runs import get_run, list_runs
+
+OUTAGE_S = 5.0
+
+
+def _data_link(state: str) -> None:
+    subprocess.run(["ip", "-n", "pbl-server", "link", "set", "data", state], check=True)
+
+
+def test_data_link_outage_is_stored_as_stalled(lab: Any, shaped: Any) -> None:
+    shaped("--rate", "100mbit")
+    proc = start_run(lab.library, "iperf3", "duration=14")
+    try:
+        wait_for_interval(proc)
+        _data_link("down")
+        down_at = time.monotonic()
+        time.sleep(OUTAGE_S)
+    finally:
+        _data_link("up")
+    up_after = time.monotonic() - down_at
+    status, out, err = finish(proc, 90)
+    assert status == 5, (status, out, err)  # stalled
+    assert "! no report for" in out, out  # said live
+    assert "reports again" in out, out
+    with Library.open(lab.library) as lib:
+        run = get_run(lib, list_runs(lib)[0].id)
+    assert run.status.value == "stalled"
+    assert not run.summary_complete
+    match = re.search(r"from (\d+\.\d) s for (\d+\.\d) s", run.error or "")
+    assert match, run.error
+    start, length = float(match.group(1)), float(match.group(2))
+    assert 0.5 <= start <= 4.0, run.error
+    # TCP resumes at its next retransmission after the link is back: a few seconds more.
+    assert up_after - 1.5 <= length <= up_after + 8.0, (length, up_after, run.error)

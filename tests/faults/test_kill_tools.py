@@ -1,0 +1,106 @@
+"""Fault trials on the lab: Pairbench SIGKILLed mid-run leaves no tool and no file behind on
+either host, the next run measures the shaped rate, and two runs on one pair never overlap."""
+
+from __future__ import annotations
+
+import os
+import signal
+import statistics
+import time
+from typing import Any
+
+from faultkit import (
+    finish,
+    run_json,
+    start_run,
+    tagged_processes,
+    tagged_workdirs,
+    wait_for_interval,
+)
+
+TRIALS = 20
+GONE_WITHIN_S = 2.0
+RATE_MBIT = 200
+# Each tool with settings that keep it measuring well past the kill.
+TOOLS: list[tuple[str, tuple[str, ...]]] = [
+    ("iperf3", ("duration=30",)),
+    ("nuttcp", ("duration=30",)),
+    ("iperf2", ("duration=30",)),
+    ("ping", ("count=300", "interval=0.2")),
+    ("fio", ("runtime=30", "time_based=true", "size=16M", "rw=randrw")),
+]
+
+
+def _kill_trial(lab: Any, tool: str, settings: tuple[str, ...]) -> float:
+    """SIGKILL ``pairbench run`` once the tool reports; seconds until no tool of it is left."""
+    assert tagged_processes() == {}, "a tool of an earlier trial is still running"
+    proc = start_run(lab.library, tool, *settings)
+    try:
+        wait_for_interval(proc)
+        running = tagged_processes()
+        assert running, f"{tool}: no tagged process while the run measured"
+        os.kill(proc.pid, signal.SIGKILL)
+        killed_at = time.monotonic()
+        proc.wait(10)
+    finally:
+        if proc.poll() is None:
+            proc.kill()
+            proc.wait(10)
+        for stream in (proc.stdout, proc.stderr):
+            if stream is not None:
+                stream.close()
+    while tagged_processes() or tagged_workdirs():
+        elapsed = time.monotonic() - killed_at
+        assert elapsed < GONE_WITHIN_S, (
+            f"{tool}: {elapsed:.1f} s after SIGKILL still running: {tagged_processes()}, "
+            f"files: {tagged_workdirs()}"
+        )
+        time.sleep(0.02)
+    return time.monotonic() - killed_at
+
+
+def test_sigkill_mid_run_leaves_no_tool_and_no_file_and_the_next_run_is_clean(
+    lab: Any, shaped: Any
+) -> None:
+    """20 SIGKILLs, every tool in turn, mid-run; after each, within 2 s no process of the run
+    is left on either host (the lab's hosts share this machine's process table) and no work
+    directory (fio's test files) remains. After every iperf3 kill the next run starts at once
+    and measures the shaped rate within 3 %."""
+    shaped("--rate", f"{RATE_MBIT}mbit")
+    gone: list[float] = []
+    rates: list[float] = []
+    for trial in range(TRIALS):
+        tool, settings = TOOLS[trial % len(TOOLS)]
+        gone.append(_kill_trial(lab, tool, settings))
+        if tool == "iperf3":
+            status, final, err = run_json(lab.library, "iperf3", "duration=3")
+            assert status == 0, err
+            rates.append(final["summary"]["throughput_bps"] / 1e6)
+    print(
+        f"SIGKILL mid-run: {len(gone)}/{TRIALS} trials with no tool and no file left within "
+        f"{GONE_WITHIN_S:g} s (median {statistics.median(gone):.2f} s, max {max(gone):.2f} s); "
+        f"next runs after a kill: {', '.join(f'{r:.1f}' for r in rates)} Mbit/s"
+    )
+    assert len(gone) == TRIALS
+    for rate in rates:
+        assert abs(rate - RATE_MBIT) / RATE_MBIT <= 0.03, rates
+
+
+def test_a_second_run_on_a_busy_pair_is_refused(lab: Any) -> None:
+    """While one run measures, 20 more on the same pair are each refused at once, naming the
+    run that holds it; the first run is undisturbed."""
+    first = start_run(lab.library, "iperf3", "duration=40")
+    refused = 0
+    try:
+        wait_for_interval(first)
+        for _ in range(TRIALS):
+            status, out, err = finish(start_run(lab.library, "iperf3", "duration=3"), 60)
+            if status != 0 and "busy" in err and "iperf3 on pair lab" in err:
+                refused += 1
+            assert "completed" not in out, out
+        print(f"second run on a busy pair: {refused}/{TRIALS} refused")
+        assert refused == TRIALS
+    finally:
+        first.send_signal(signal.SIGINT)
+        status, out, err = finish(first, 60)
+    assert status == 130, err  # cancelled by us, not disturbed
