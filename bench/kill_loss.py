@@ -31,21 +31,15 @@ INTERVAL_PREFIX = " s "
 
 
 def _trial(library: Path, rng: random.Random) -> tuple[int, int, float]:
-    """(intervals printed, intervals stored, age of the oldest lost one in seconds)."""
+    """(intervals printed, intervals stored, age of the oldest lost one in seconds).
+
+    The kill lands ``offset`` (uniform in [0, 1) s, an interval's length) after the arrival
+    of the 2nd, 3rd or 4th printed interval, so every moment of the flush cycle is tried.
+    """
     proc = subprocess.Popen(
         [
-            sys.executable,
-            "-m",
-            "pairbench",
-            "--library",
-            str(library),
-            "run",
-            "--pair",
-            "local",
-            "--tool",
-            "iperf3",
-            "--set",
-            "duration=30",
+            *(sys.executable, "-m", "pairbench", "--library", str(library)),
+            *("run", "--pair", "local", "--tool", "iperf3", "--set", "duration=30"),
         ],
         stdout=subprocess.PIPE,
         stderr=subprocess.DEVNULL,
@@ -53,26 +47,19 @@ def _trial(library: Path, rng: random.Random) -> tuple[int, int, float]:
     )
     assert proc.stdout is not None
     printed: list[float] = []  # arrival time of each printed interval line
-    kill_after: float | None = None
-    started: float | None = None
+    target, offset = rng.choice((2, 3, 4)), rng.uniform(0.0, 1.0)
     killed_at = time.monotonic()
-    os.set_blocking(proc.stdout.fileno(), True)
     while True:
         line = proc.stdout.readline()
         if not line:
             break
-        now = time.monotonic()
         if line.lstrip()[:1].isdigit() and INTERVAL_PREFIX in line:
-            printed.append(now)
-            if started is None:
-                started = now
-                kill_after = rng.uniform(1.5, 4.5)
-        if started is not None and kill_after is not None and now - started >= kill_after - 1:
-            # Sleep to the kill moment between two lines, then kill.
-            time.sleep(max(0.0, started + kill_after - time.monotonic()))
-            killed_at = time.monotonic()
-            os.kill(proc.pid, signal.SIGKILL)
-            break
+            printed.append(time.monotonic())
+            if len(printed) == target:
+                time.sleep(offset)
+                killed_at = time.monotonic()
+                os.kill(proc.pid, signal.SIGKILL)
+                break
     proc.wait(10)
     proc.stdout.close()
     with Library.open(library) as lib:

@@ -9,6 +9,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import TYPE_CHECKING, TextIO
 
+from pairbench.export.escaping import terminal_text
 from pairbench.library import Library, default_library_path
 
 if TYPE_CHECKING:  # not at run time: every command would pay for numpy's import
@@ -37,7 +38,7 @@ class Environment:
         """Open the library this environment points at; say what its opening repaired."""
         library = Library.open(self.resolve_library_path())
         for warning in library.warnings:
-            self.err(f"pairbench: warning: {warning}")
+            self.err(terminal_text(f"pairbench: warning: {warning}"))
         return library
 
     def out(self, text: str = "") -> None:

@@ -25,6 +25,7 @@ from pairbench.cli import (
 )
 from pairbench.cli.environment import Environment
 from pairbench.cli.exit_status import ExitStatus
+from pairbench.export.escaping import terminal_text
 from pairbench.library import LibraryError
 from pairbench.tools.base import ParamError, ParseError
 
@@ -78,7 +79,7 @@ def run_cli(argv: Sequence[str], env: Environment | None = None) -> int:
     try:
         return int(handler(args, env))
     except (LibraryError, ParamError, ParseError) as exc:
-        env.err(f"pairbench: {exc}")
+        env.err(terminal_text(f"pairbench: {exc}"))
         return ExitStatus.ERROR
     except BrokenPipeError:
         return ExitStatus.ERROR

@@ -25,18 +25,17 @@ WATCHDOG_STOPPED = 125
 
 WATCHDOG = f"""
 tag=$1 cleanup=$2; shift 2
-# The tag goes to the tool alone (and what it starts), not to the watchdog's own helpers.
-if command -v setsid >/dev/null 2>&1; then {TAG_VARIABLE}="$tag" setsid "$@" </dev/null &
-else set -m; {TAG_VARIABLE}="$tag" "$@" </dev/null & set +m; fi
+# The tool's own process says its pid, then becomes the tool (exec): the pid line is the
+# first line on stdout, before anything the tool prints, and setsid has already made the
+# tool the leader of its own group. The tag goes to the tool alone (and what it starts),
+# not to the watchdog's own helpers.
+say='echo "{PID_MARKER} $$"; exec "$@"'
+if command -v setsid >/dev/null 2>&1; then
+  {TAG_VARIABLE}="$tag" setsid bash -c "$say" pairbench-tool "$@" </dev/null &
+else
+  set -m; {TAG_VARIABLE}="$tag" bash -c "$say" pairbench-tool "$@" </dev/null & set +m
+fi
 tool=$!
-# Say the pid only once the tool leads its own group (setsid runs just after the fork), so
-# that a stop right after the start reaches it. /proc/PID/stat field 5 is the group.
-i=0
-while [ $i -lt 2000 ] && read -r _ _ _ _ group _ < "/proc/$tool/stat" 2>/dev/null; do
-  [ "$group" = "$tool" ] && break
-  i=$((i+1))
-done
-echo "{PID_MARKER} $tool"
 heard=$SECONDS lost=
 while kill -0 "$tool" 2>/dev/null; do
   if read -r -n 1 -t 0.2 _; then heard=$SECONDS
