@@ -16,7 +16,10 @@ from bench.bundle_build import get_bundle
 from bench.common import Out, Verdict, fmt
 
 NAME = "bundle_size"
-TARGET_MB = 250.0
+# The unpacked bundle may be this fraction of the same packages as installed in the venv (the
+# baseline, measured in the same run; what the app does not use is left out): about 250 MB
+# where the venv holds 340 MB.
+TARGET_RATIO = 0.75
 MB = 1e6
 # Top-level import names of what the bundle carries (the app's dependencies).
 DEPENDENCIES = (
@@ -84,4 +87,10 @@ def run(quick: bool, out: Out = print) -> Verdict:
     for part, nbytes in _largest_parts(bundle.directory / "_internal"):
         out(f"  info: {part:<36} {fmt(nbytes / MB):>6} MB")
     out(f"  ratio bundle / installed packages: {fmt(size / baseline)}x")
-    return Verdict(NAME, size / MB, "MB", TARGET_MB, higher_is_better=False)
+    return Verdict(
+        NAME,
+        size / baseline,
+        TARGET_RATIO,
+        "the same packages installed in the venv",
+        info=f"unpacked {fmt(size / MB)} MB",
+    )

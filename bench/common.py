@@ -17,31 +17,47 @@ Out = Callable[[str], None]
 
 @dataclass(frozen=True, slots=True)
 class Verdict:
-    """A benchmark's headline figure against its target (reported, never gated on)."""
+    """A benchmark's headline (reported, never gated on): a ratio of the measured figure to a
+    baseline measured in the same run, on the same machine, against a target on that ratio.
+    Absolute figures depend on the machine; they are printed, in ``info``, for information only.
+
+    ``ratio`` is ``measured / baseline``; ``per`` says what the baseline is (for the line);
+    ``higher_is_better`` says which way the target goes.
+    """
 
     name: str
-    value: float
-    unit: str
+    ratio: float
     target: float
-    higher_is_better: bool = True
+    per: str
+    higher_is_better: bool = False
+    info: str = ""
     note: str = ""
 
     @property
     def passed(self) -> bool:
-        """True when the median meets the target (NaN, i.e. no measurement, never passes)."""
-        if math.isnan(self.value):
+        """True when the ratio meets the target (NaN, i.e. no measurement, never passes)."""
+        if math.isnan(self.ratio):
             return False
-        return self.value >= self.target if self.higher_is_better else self.value <= self.target
+        return self.ratio >= self.target if self.higher_is_better else self.ratio <= self.target
 
     def line(self) -> str:
-        """E.g. ``ingest: median 1.23e6 samples/s (target >= 1e6) PASS``."""
+        """E.g. ``load: 3.1x np.frombuffer (target <= 8x) PASS [info: 4.2 ms] [...]``."""
         op = ">=" if self.higher_is_better else "<="
-        unit = f" {self.unit}" if self.unit else ""
+        info = f" [info: {self.info}]" if self.info else ""
         note = f" [{self.note}]" if self.note else ""
         return (
-            f"{self.name}: median {fmt(self.value)}{unit} (target {op} {fmt(self.target)})"
-            f" {'PASS' if self.passed else 'MISS'}{note}"
+            f"{self.name}: {fmt(self.ratio)}x {self.per} (target {op} {fmt(self.target)}x)"
+            f" {'PASS' if self.passed else 'MISS'}{info}{note}"
         )
+
+
+def ratio(measured: Sequence[float] | float, baseline: Sequence[float] | float) -> float:
+    """median(measured) / median(baseline) (NaN when either is missing or the baseline is 0)."""
+    m = measured if isinstance(measured, float | int) else median(measured)
+    b = baseline if isinstance(baseline, float | int) else median(baseline)
+    if math.isnan(m) or math.isnan(b) or b == 0:
+        return math.nan
+    return float(m) / float(b)
 
 
 def fmt(value: float) -> str:

@@ -10,7 +10,7 @@ from __future__ import annotations
 import tempfile
 from pathlib import Path
 
-from bench.common import Out, Verdict, fmt, median, spread, timed
+from bench.common import Out, Verdict, fmt, median, ratio, spread, timed
 from bench.compare_data import POINTS, RUNS, make_library
 from pairbench.analysis.compare import GroupBy, compare
 from pairbench.export.charts import ChartKind, chart_spec
@@ -18,7 +18,10 @@ from pairbench.export.selection import load_inputs
 from pairbench.library import Library
 
 NAME = "compare_draw"
-TARGET_MS = 300.0
+# Opening the comparison and painting its first frame may take this many times as long as
+# loading its arrays (the baseline, measured in the same run): about 300 ms where loading takes
+# 25 ms.
+TARGET_RATIO = 12.0
 
 
 def open_and_draw(lib: Library, ids: list[int]) -> tuple[float, float]:
@@ -56,7 +59,7 @@ def run(quick: bool, out: Out = print) -> Verdict:
     from pairbench.ui.compare.render import ensure_app
 
     ensure_app()
-    reps = 3 if quick else 7
+    reps = 5 if quick else 7
     ms = 1e3
     with tempfile.TemporaryDirectory(prefix="pairbench-bench-") as tmp:
         path, ids, made_s = make_library(Path(tmp))
@@ -74,4 +77,10 @@ def run(quick: bool, out: Out = print) -> Verdict:
     out(f"  info: build + first paint only  {spread(drawing, ms, 'ms')}")
     out(f"  open + first frame              {spread(total, ms, 'ms')}")
     out(f"  ratio open / load: {fmt(median(total) / median(base))}x")
-    return Verdict(NAME, median(total) * ms, "ms", TARGET_MS, higher_is_better=False)
+    return Verdict(
+        NAME,
+        ratio(total, base),
+        TARGET_RATIO,
+        "loading the arrays",
+        info=f"open + first frame {fmt(median(total) * ms)} ms",
+    )

@@ -11,7 +11,7 @@ from __future__ import annotations
 import tempfile
 from pathlib import Path
 
-from bench.common import Out, Verdict, fmt, median, spread, timed
+from bench.common import Out, Verdict, fmt, median, ratio, spread, timed
 from bench.compare_data import POINTS, RUNS, make_library
 from pairbench.analysis.compare import GroupBy, compare
 from pairbench.export.charts import ChartKind, chart_spec
@@ -19,7 +19,9 @@ from pairbench.export.selection import load_inputs
 from pairbench.library import Library
 
 NAME = "compare_export"
-TARGET_MS = 1000.0
+# Writing the chart as PNG may take this many times as long as encoding a blank PNG of the same
+# size (the baseline, measured in the same run): about 1 s where the blank one takes 40 ms.
+TARGET_RATIO = 25.0
 
 
 def run(quick: bool, out: Out = print) -> Verdict:
@@ -29,7 +31,7 @@ def run(quick: bool, out: Out = print) -> Verdict:
     from pairbench.ui.compare.render import build_chart, chart_image, ensure_app, save_widget
 
     ensure_app()
-    reps = 3 if quick else 7
+    reps = 5 if quick else 7
     ms = 1e3
     with tempfile.TemporaryDirectory(prefix="pairbench-bench-") as tmp:
         directory = Path(tmp)
@@ -63,4 +65,10 @@ def run(quick: bool, out: Out = print) -> Verdict:
     out(f"  info: PDF ({fmt(pdf_kb)} KiB)          {spread(pdf, ms, 'ms')}")
     out(f"  PNG export ({fmt(size_kb)} KiB)       {spread(png, ms, 'ms')}")
     out(f"  ratio PNG export / blank encode: {fmt(median(png) / median(base))}x")
-    return Verdict(NAME, median(png) * ms, "ms", TARGET_MS, higher_is_better=False)
+    return Verdict(
+        NAME,
+        ratio(png, base),
+        TARGET_RATIO,
+        "encoding a blank PNG of the same size",
+        info=f"PNG export {fmt(median(png) * ms)} ms",
+    )

@@ -19,7 +19,9 @@ from pairbench.library.series import SMALL_CHUNK_SAMPLES, compact_series, load_s
 from pairbench.tools.iperf3_text import Iperf3TextParser, parse_text_output
 
 NAME = "ingest"
-TARGET_SAMPLES_PER_S = 1e6
+# parse + store may take this many times as long as str.split() of the same lines (the
+# baseline, measured in the same run): about 10^6 samples/s where split runs at 7·10^6.
+TARGET_RATIO = 7.0
 FLUSH_EVERY_SAMPLES = 20_000
 T = TypeVar("T")
 _SPEC = RunSpec(pair="local", tool="iperf3", params={"duration": "50000", "streams": "4"})
@@ -168,7 +170,7 @@ def _check(stored: _Stored, synth: SynthRun, expected: list[Series]) -> str:
 
 def run(quick: bool, out: Out = print) -> Verdict:
     """Measure and print; return the headline verdict (parse + store)."""
-    intervals, reps = (5_000, 3) if quick else (50_000, 5)
+    intervals, reps = (5_000, 5) if quick else (50_000, 7)
     synth = tcp_client_output(intervals, streams=4)
     lines = synth.lines
     n = synth.expected_samples
@@ -226,7 +228,7 @@ def run(quick: bool, out: Out = print) -> Verdict:
         f"{fmt(ns['store'])} (Recorder.add ~{fmt(ns['store'] - flush_ns - compact_ns)}, "
         f"flushes + finish_run {fmt(flush_ns)}, compact_series {fmt(compact_ns)}), "
         f"parse+store {fmt(ns['both'])}; "
-        f"budget at target {fmt(1e9 / TARGET_SAMPLES_PER_S)}"
+        f"budget at target {fmt(ns['split'] * TARGET_RATIO)}"
     )
     out(
         f"  ratio parse+store / baseline: {fmt(ns['split'] / ns['both'])} "
@@ -236,9 +238,10 @@ def run(quick: bool, out: Out = print) -> Verdict:
         out(f"  CHECK FAILED: {problem}")
     return Verdict(
         NAME,
-        median(rates["both"]),
-        unit,
-        TARGET_SAMPLES_PER_S,
+        ns["both"] / ns["split"],
+        TARGET_RATIO,
+        "the time of str.split() of the same lines",
+        info=f"parse + store {fmt(median(rates['both']))} {unit}",
         note=problems[0] if problems else "",
     )
 

@@ -16,7 +16,9 @@ from pairbench.library.integrity import fast_check
 
 NAME = "library_check"
 RUNS = 10_000
-TARGET_MS = 50.0
+# The fast check on open may take this many times as long as the open itself (the baseline,
+# measured in the same run).
+TARGET_RATIO = 2.0
 SERIES_PER_RUN = 8
 SAMPLES_PER_SERIES = 120  # a two-minute run, one sample a second
 
@@ -81,14 +83,13 @@ def run(quick: bool, out: Out) -> Verdict:
     ratio = median(checks) / median(opens)
     out(f"  library of {runs} runs, {size_mb:.0f} MB")
     out(f"  open without the check (baseline): {spread(opens, 1e3, 'ms')}")
-    out(f"  fast check on open: {spread(checks, 1e3, 'ms')} (target <= {TARGET_MS:g} ms)")
+    out(f"  fast check on open: {spread(checks, 1e3, 'ms')}")
     out(f"  fast check / open: {fmt(ratio)}")
     out(f"  full check (`library check`): {spread(fulls, 1e3, 'ms')}")
     return Verdict(
         NAME,
-        median(checks) * 1e3,
-        "ms",
-        TARGET_MS,
-        higher_is_better=False,
-        note=f"fast check / open {fmt(ratio)}; full check {fmt(median(fulls) * 1e3)} ms",
+        ratio,
+        TARGET_RATIO,
+        "the open without the check",
+        info=f"fast check {fmt(median(checks) * 1e3)} ms, full check {fmt(median(fulls) * 1e3)} ms",
     )

@@ -153,7 +153,7 @@ def bootstrap_median_ci(values: list[float], rounds: int = 2000) -> tuple[float,
 
 def run(quick: bool, out: Out = print) -> Verdict:
     """Measure and print; return the headline verdict (median of per-pair ratios)."""
-    duration, pairs = (2, 3) if quick else (5, 7)
+    duration, pairs = (2, 5) if quick else (5, 7)
     out(
         f"{NAME}: loopback, {pairs} pairs of bare iperf3 (-J) and pairbench run "
         f"(duration={duration}), alternating which goes first"
@@ -200,4 +200,12 @@ def run(quick: bool, out: Out = print) -> Verdict:
         "±0.5% rounding); loopback throughput varies by several % from run to run"
     )
     note = "; ".join(notes)
-    return Verdict(NAME, median(ratios), "ratio", TARGET_RATIO, note=note)
+    return Verdict(
+        NAME,
+        median(ratios),
+        TARGET_RATIO,
+        "a bare iperf3 -c (throughput, each pair run back to back)",
+        higher_is_better=True,
+        info=f"pairbench {fmt(median(pb_rates))} bit/s" if pb_rates else "",
+        note=note,
+    )

@@ -16,10 +16,13 @@ import time
 
 import numpy as np
 
-from bench.common import Out, Verdict, fmt
+from bench.common import Out, Verdict, fmt, ratio
 
 NAME = "ui_lag"
-TARGET_MS = 20.0
+# The 10 ms timer's period at the 99th percentile of lag (period + p99 lag) under load may be
+# this many times its period with the window idle (the baseline, measured first in the same
+# run): about 20 ms of p99 lag where the idle one is small.
+TARGET_RATIO = 3.0
 TICK_MS = 10
 LIVE_RUNS = 4
 LIVE_STREAMS = 4
@@ -221,11 +224,13 @@ def run(quick: bool, out: Out = print) -> Verdict:
         f"  delivered {delivered['samples']} samples and {delivered['lines']} lines; "
         f"{replayed} samples in the replay's plots; {redraws} redraws"
     )
+    base_p99 = float(np.percentile(base_lags, 99)) if base_lags.size else float("nan")
+    period_ms = float(TICK_MS)
     return Verdict(
         NAME,
-        p99,
-        "ms p99 lag",
-        TARGET_MS,
-        higher_is_better=False,
+        ratio(period_ms + p99, period_ms + base_p99),
+        TARGET_RATIO,
+        "the idle window's (timer period + p99 lag)",
+        info=f"p99 lag {fmt(p99)} ms (idle {fmt(base_p99)} ms)",
         note=f"GUI thread CPU {fmt(share * 100)} % (idle {fmt(base_share * 100)} %)",
     )

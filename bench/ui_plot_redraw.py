@@ -17,7 +17,9 @@ import numpy as np
 from bench.common import Out, Verdict, fmt, median, spread
 
 NAME = "plot_redraw"
-TARGET_MS = 16.0
+# A redraw of a day of samples may take this many times as long as one of an empty plot (the
+# baseline, measured in the same run): about 16 ms where an empty plot takes 6 ms.
+TARGET_RATIO = 2.5
 STREAMS = 8
 DAY_S = 24 * 3600
 
@@ -109,9 +111,9 @@ def run(quick: bool, out: Out = print) -> Verdict:
     out(f"  whole day ÷ empty: {fmt(whole_ms / base_ms)}×")
     return Verdict(
         NAME,
-        whole_ms,
-        "ms/frame",
-        TARGET_MS,
-        higher_is_better=False,
-        note=f"follow {fmt(median(follow) * ms)} ms, empty {fmt(base_ms)} ms",
+        whole_ms / base_ms,
+        TARGET_RATIO,
+        "a redraw of an empty plot",
+        info=f"{fmt(whole_ms)} ms/frame, follow {fmt(median(follow) * ms)} ms, "
+        f"empty {fmt(base_ms)} ms",
     )

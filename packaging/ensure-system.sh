@@ -11,6 +11,8 @@ PKGS=(
   # The bundle: PyInstaller needs binutils (objdump, strip); its smoke test looks at the X11
   # window (x11-utils: xwininfo, xprop) and validates the .desktop file (desktop-file-utils).
   binutils x11-utils desktop-file-utils
+  # The lab's uperf and iperf3 3.21 are built from source (packaging/vendor_tools.py).
+  autoconf automake libtool gcc make pkg-config libssl-dev
 )
 # Debian's own python3 needs python3-venv for `python3 -m venv`.
 PYTHON=${PYTHON:-python3}

@@ -37,7 +37,7 @@ def library(library_path: Path) -> Iterator[Library]:
 
 @pytest.fixture
 def fixtures_dir() -> Path:
-    """``../shared/fixtures`` (real tool outputs)."""
+    """``tests/data/fixtures`` (real tool outputs, copied from the team's shared captures)."""
     require(FIXTURES.is_dir(), f"fixtures not found at {FIXTURES}")
     return FIXTURES
 

@@ -1,10 +1,12 @@
-"""Checks every tool parser's tests share: streaming reassembly, random chunkings, records."""
+"""Checks every tool parser's tests share: fixtures, splitting saved output, records, robustness.
+
+Parsers take lines; how bytes from a pipe or an SSH channel become lines is our transports'
+job and is tested there, with real processes (``tests/unit/test_line_reassembly.py``).
+"""
 
 from __future__ import annotations
 
-import itertools
 import math
-import random
 import re
 from collections import defaultdict
 from collections.abc import Callable, Iterable, Sequence
@@ -33,31 +35,15 @@ def fixture_path(tool: str, name: str) -> Path:
     return FIXTURES / tool / name
 
 
-def lines_from_chunks(chunks: Iterable[bytes]) -> tuple[list[str], str | None]:
-    """Reassemble byte chunks as a streaming reader does: buffer until "\\n", decode each line.
-
-    Returns the complete lines and the unterminated rest (None when the data ended in "\\n").
-    """
-    buf = b""
-    lines: list[str] = []
-    for chunk in chunks:
-        buf += chunk
-        while True:
-            nl = buf.find(b"\n")
-            if nl < 0:
-                break
-            lines.append(buf[:nl].decode("utf-8", "replace"))
-            buf = buf[nl + 1 :]
-    return lines, (buf.decode("utf-8", "replace") if buf else None)
-
-
-def random_chunks(data: bytes, rng: random.Random) -> list[bytes]:
-    """``data`` cut at up to 40 random places."""
-    if len(data) < 2:
-        return [data]
-    cuts = sorted(rng.sample(range(1, len(data)), min(len(data) - 1, rng.randint(0, 40))))
-    bounds = [0, *cuts, len(data)]
-    return [data[a:b] for a, b in itertools.pairwise(bounds)]
+def split_lines(data: bytes) -> tuple[list[str], str | None]:
+    """``data`` (e.g. output cut short) split at "\\n", each line decoded with
+    ``errors="replace"``: the complete lines and the unterminated rest (None when the data
+    ended in "\\n")."""
+    *lines, rest = data.split(b"\n")
+    return (
+        [line.decode("utf-8", "replace") for line in lines],
+        rest.decode("utf-8", "replace") if rest else None,
+    )
 
 
 def feed_all(parser: Parser, lines: Iterable[str]) -> tuple[list[Record], Summary]:
@@ -66,19 +52,6 @@ def feed_all(parser: Parser, lines: Iterable[str]) -> tuple[list[Record], Summar
     for line in lines:
         records.extend(parser.feed(line))
     return records, parser.close()
-
-
-def assert_chunking_invariant(
-    make_parser: Callable[[], Parser], data: bytes, *, rounds: int = 20, seed: int = 7
-) -> None:
-    """Any chunking of ``data`` into a stream gives the same records and summary."""
-    expected_lines, rest = lines_from_chunks([data])
-    expected = feed_all(make_parser(), [*expected_lines, *([rest] if rest else [])])
-    rng = random.Random(seed)
-    for _ in range(rounds):
-        lines, rest = lines_from_chunks(random_chunks(data, rng))
-        got = feed_all(make_parser(), [*lines, *([rest] if rest else [])])
-        assert got == expected
 
 
 def assert_records_well_formed(records: Iterable[Record]) -> None:

@@ -28,6 +28,7 @@ TOOLS: list[tuple[str, tuple[str, ...]]] = [
     ("iperf2", ("duration=30",)),
     ("ping", ("count=300", "interval=0.2")),
     ("fio", ("runtime=30", "time_based=true", "size=16M", "rw=randrw")),
+    ("uperf", ("profile=throughput", "duration=30")),
 ]
 
 
@@ -62,10 +63,11 @@ def _kill_trial(lab: Any, tool: str, settings: tuple[str, ...]) -> float:
 def test_sigkill_mid_run_leaves_no_tool_and_no_file_and_the_next_run_is_clean(
     lab: Any, shaped: Any
 ) -> None:
-    """20 SIGKILLs, every tool in turn, mid-run; after each, within 2 s no process of the run
-    is left on either host (the lab's hosts share this machine's process table) and no work
-    directory (fio's test files) remains. After every iperf3 kill the next run starts at once
-    and measures the shaped rate within 3 %."""
+    """20 SIGKILLs mid-run, every tool in turn (iperf3, nuttcp, iperf 2, ping, fio, uperf);
+    after each, within 2 s no process of the run is left on either host (the lab's hosts share
+    this machine's process table) and no work directory (fio's test files, uperf's profile)
+    remains. After every iperf3 kill the next run starts at once and measures the shaped rate
+    within 3 %."""
     shaped("--rate", f"{RATE_MBIT}mbit")
     gone: list[float] = []
     rates: list[float] = []

@@ -19,8 +19,9 @@ from pairbench.ui.bridge import EngineBridge, RunSignals
 from pairbench.ui.run.baseline_pin import BaselineChoice, BaselinePin, make_baseline
 from pairbench.ui.run.controller import RunController
 from pairbench.ui.run.run_tab import RunTab
+from testkit import FIXTURES
 
-FIXTURE = Path("/work/shared/fixtures/iperf3/tcp_t5.out")
+FIXTURE = FIXTURES / "iperf3" / "tcp_t5.out"
 REPEATS = {  # label "rep": three runs with known throughput per second
     "r1": [1e9, 2e9, 3e9, 4e9],
     "r2": [2e9, 2e9, 5e9, 1e9],

@@ -1,4 +1,4 @@
-"""Tests of the fio JSON / json+ parser against the real captures in /work/shared/fixtures."""
+"""Tests of the fio JSON / json+ parser against the real captures in tests/data/fixtures."""
 
 from __future__ import annotations
 
@@ -6,7 +6,6 @@ import copy
 import functools
 import json
 import math
-import time
 from collections.abc import Iterator
 from typing import Any
 
@@ -23,15 +22,14 @@ from pairbench.tools.fio_json import (
     parse_json_output,
 )
 from parser_checks import (
-    assert_chunking_invariant,
     assert_records_well_formed,
     feed_all,
     feed_garbage,
     fixture_names,
     fixture_path,
     fixture_text,
-    lines_from_chunks,
     series_of,
+    split_lines,
 )
 
 FUZZ = settings(
@@ -689,14 +687,6 @@ def test_every_fixture_parses_without_exceptions(name: str) -> None:
         assert all(math.isfinite(v) and v >= 0 for _, v in points)
 
 
-# --------------------------------------------------------------------------- chunking
-
-
-@pytest.mark.parametrize("name", JSON_FIXTURES)
-def test_any_byte_chunking_gives_the_same_result(name: str) -> None:
-    assert_chunking_invariant(FioJsonParser, fixture_path("fio", name).read_bytes(), rounds=10)
-
-
 def test_crlf_and_a_missing_final_newline() -> None:
     text = fixture_text("fio", GROUP)
     expected = parse(GROUP)
@@ -739,9 +729,8 @@ def test_fuzz_brace_soup(lines: list[str]) -> None:
     st.lists(st.sampled_from(["{", "}", "  " + "x" * 100_000, "x" * 100_000, "  ["]), max_size=8)
 )
 def test_fuzz_very_long_lines(lines: list[str]) -> None:
-    start = time.perf_counter()
+    # Only records or ParseError here; the time they take is bench/parser_worst.py's.
     feed_garbage(lambda: FioJsonParser(max_document_chars=150_000), lines)
-    assert time.perf_counter() - start < 2.0
 
 
 def _number_edits() -> st.SearchStrategy[object]:
@@ -804,7 +793,7 @@ def _full_stream() -> list[Record]:
 def test_fuzz_truncated_prefixes(cut: int) -> None:
     data = fixture_path("fio", STREAM).read_bytes()
     cut = cut % (len(data) + 1)
-    lines, rest = lines_from_chunks([data[:cut]])
+    lines, rest = split_lines(data[:cut])
     full = _full_stream()
     records, summary = feed_all(FioJsonParser(), lines)
     assert records == full[: len(records)]
@@ -838,17 +827,12 @@ def synthetic_stream(template: Doc, count: int) -> list[str]:
     return lines
 
 
-@pytest.mark.parametrize(("name", "floor"), [(STREAM, 200.0), (JSONPLUS, 50.0)])
-def test_parse_rate_on_a_long_stream(name: str, floor: float, capsys: Any) -> None:
+@pytest.mark.parametrize("name", [STREAM, JSONPLUS])
+def test_a_long_stream(name: str) -> None:
+    # Its rate (documents/s) is measured by bench/parsers.py, against a baseline.
     template = documents(fixture_text("fio", name))[0]
     lines = synthetic_stream(template, 300)
     parser = FioJsonParser()
-    start = time.perf_counter()
     records = [r for line in lines for r in parser.feed(line)]
-    elapsed = time.perf_counter() - start
     assert parser.documents == 300 and len(of_stream(records, "sum")) == 300
-    rate = 300 / elapsed
-    samples = len(expand(records))
-    with capsys.disabled():
-        print(f"\n{name}: {rate:.0f} documents/s, {samples / elapsed:.0f} samples/s")
-    assert rate > floor
+    assert expand(records)

@@ -11,7 +11,6 @@ from pairbench.tools.fio import FioFileParser, file_parser
 from pairbench.tools.fio_json import parse_json_output
 from pairbench.tools.fio_text import FioTextParser, parse_text_output
 from parser_checks import (
-    assert_chunking_invariant,
     feed_all,
     feed_garbage,
     fixture_names,
@@ -181,11 +180,6 @@ def test_warnings_are_not_errors() -> None:
     assert feed_all(FioTextParser(), lines)[1] == parse(NORMAL)
 
 
-@pytest.mark.parametrize("name", TEXT_FIXTURES)
-def test_any_byte_chunking_gives_the_same_result(name: str) -> None:
-    assert_chunking_invariant(FioTextParser, fixture_path("fio", name).read_bytes(), rounds=10)
-
-
 # --------------------------------------------------------------------------- any-format parser
 
 
@@ -206,11 +200,6 @@ def test_the_file_parser_on_a_truncated_json_file() -> None:
     lines = fixture_text("fio", "randrw70_4k_qd32_j2_group_json.out").split("\n")[:100]
     records, summary = feed_all(FioFileParser(), lines)
     assert records == [] and summary.complete is False and dict(summary.values) == {}
-
-
-@pytest.mark.parametrize("name", fixture_names("fio", "*.out"))
-def test_file_parser_chunking(name: str) -> None:
-    assert_chunking_invariant(FioFileParser, fixture_path("fio", name).read_bytes(), rounds=5)
 
 
 # --------------------------------------------------------------------------- fuzzing

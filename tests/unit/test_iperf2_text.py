@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-import time
 from pathlib import Path
 
 import pytest
@@ -14,12 +13,11 @@ from pairbench.tools import iperf2, iperf2_text
 from pairbench.tools.base import Capabilities, CommandContext, ParamError, ParseError, Parser
 from pairbench.tools.iperf2_text import THROUGHPUT, Iperf2TextParser, parse_text_output
 from parser_checks import (
-    assert_chunking_invariant,
     assert_records_well_formed,
     feed_all,
     feed_garbage,
-    lines_from_chunks,
     series_of,
+    split_lines,
 )
 
 # Captured on this machine over loopback with Debian's iperf 2.1.8 (each .cmd says how).
@@ -180,11 +178,6 @@ def test_server_session_has_the_ready_text() -> None:
     assert iperf2.SERVER_READY_TEXT in text.splitlines()[1]
     assert "in use" in text_of("err_server_port_in_use.out")  # what the engine retries on
     feed_garbage(Iperf2TextParser, text.split("\n"))  # not the parser's input, but no crash
-
-
-@pytest.mark.parametrize("name", FIXTURES)
-def test_chunking_invariant(name: str) -> None:
-    assert_chunking_invariant(Iperf2TextParser, (DATA / name).read_bytes())
 
 
 @pytest.mark.parametrize("name", FIXTURES)
@@ -365,10 +358,9 @@ def test_long_lines_do_not_backtrack() -> None:
         "[  1] local " + "x " * 2000 + " connected wit",
         "write" + " failed: " * 450,
     ]
-    start = time.perf_counter()
+    # Only records or ParseError here; the time they take is bench/parser_worst.py's.
     for _ in range(20):
         feed_garbage(Iperf2TextParser, nasty)
-    assert time.perf_counter() - start < 2.0
 
 
 # --------------------------------------------------------------------------- fuzzing
@@ -441,7 +433,7 @@ def headline(name: str) -> int | None:
 def check_truncated(name: str, cut: int) -> None:
     data = (DATA / name).read_bytes()
     full_records, full_summary = parse(name)
-    lines, rest = lines_from_chunks([data[:cut]])
+    lines, rest = split_lines(data[:cut])
     records, summary = feed_all(Iperf2TextParser(), lines)
     assert records == full_records[: len(records)]
     line = headline(name)

@@ -1,9 +1,8 @@
-"""Tests of the ping adapter and its parser against the real iputils captures in shared/fixtures."""
+"""Tests of the ping adapter and its parser against the real iputils captures (tests/data)."""
 
 from __future__ import annotations
 
 import itertools
-import time
 
 import pytest
 from hypothesis import HealthCheck, given, settings
@@ -14,15 +13,14 @@ from pairbench.tools import ping
 from pairbench.tools.base import Capabilities, CommandContext, ParamError, ParseError, Parser
 from pairbench.tools.ping_text import RTT, PingTextParser, parse_text_output
 from parser_checks import (
-    assert_chunking_invariant,
     assert_records_well_formed,
     feed_all,
     feed_garbage,
     fixture_names,
     fixture_path,
     fixture_text,
-    lines_from_chunks,
     series_of,
+    split_lines,
 )
 
 TOOL = "ping"
@@ -156,12 +154,6 @@ def test_err_host_unreachable() -> None:
         "icmp_errors": 6,
         "lost_percent": 100,
     }
-
-
-@pytest.mark.parametrize("name", FIXTURES)
-def test_chunking_invariant(name: str) -> None:
-    data = fixture_path(TOOL, name).read_bytes()
-    assert_chunking_invariant(lambda: make(INTERVAL[name]), data)
 
 
 @pytest.mark.parametrize("name", FIXTURES)
@@ -383,10 +375,9 @@ def test_long_lines_do_not_backtrack() -> None:
         "From " + " " * 4000 + "x",
         "1 packets transmitted, 1 received" + ", x" * 1300,
     ]
-    start = time.perf_counter()
+    # Only records or ParseError here; the time they take is bench/parser_worst.py's.
     for _ in range(20):
         feed_garbage(make, nasty)
-    assert time.perf_counter() - start < 2.0
 
 
 # --------------------------------------------------------------------------- fuzzing
@@ -452,7 +443,7 @@ def headline(name: str) -> int:
 def check_truncated(name: str, cut: int) -> None:
     data = fixture_path(TOOL, name).read_bytes()
     full_records, full_summary = parse(name)
-    lines, rest = lines_from_chunks([data[:cut]])
+    lines, rest = split_lines(data[:cut])
     records, summary = feed_all(make(INTERVAL[name]), lines)
     assert records == full_records[: len(records)]
     assert summary.complete is (len(lines) > headline(name)), (name, cut)

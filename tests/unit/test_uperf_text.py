@@ -1,11 +1,10 @@
-"""Tests of the uperf 1.0.8 output parser against the real captures in /work/shared/fixtures."""
+"""Tests of the uperf 1.0.8 output parser against the real captures in tests/data/fixtures."""
 
 from __future__ import annotations
 
 import itertools
 import random
 import re
-import time
 from collections.abc import Iterable
 
 import pytest
@@ -18,13 +17,11 @@ from pairbench.tools.uperf import parser as uperf_parser
 from pairbench.tools.uperf import resolve
 from pairbench.tools.uperf_text import UperfTextParser, parse_text_output
 from parser_checks import (
-    assert_chunking_invariant,
     assert_records_well_formed,
     feed_all,
     feed_garbage,
     fixture_names,
     fixture_path,
-    random_chunks,
     series_of,
 )
 
@@ -87,23 +84,6 @@ def progress_pieces(name: str, prefix: str = "Txn2") -> list[str]:
     """The progress pieces of one transaction, as printed (split on \\r and \\n)."""
     text = fixture_text("uperf", name)
     return [p for p in re.split(r"[\r\n]", text) if p.startswith(prefix) and "(s)" in p]
-
-
-def lines_from_chunks_cr(chunks: Iterable[bytes]) -> list[str]:
-    """A streaming reader that ends a line at "\\n" *or* "\\r" (some terminals' readers do)."""
-    buf = b""
-    lines: list[str] = []
-    for chunk in chunks:
-        buf += chunk
-        while True:
-            cut = min((i for i in (buf.find(b"\n"), buf.find(b"\r")) if i >= 0), default=-1)
-            if cut < 0:
-                break
-            lines.append(buf[:cut].decode("utf-8", "replace"))
-            buf = buf[cut + 1 :]
-    if buf:
-        lines.append(buf.decode("utf-8", "replace"))
-    return lines
 
 
 # --------------------------------------------------------------------------- the fixture set
@@ -672,22 +652,14 @@ def test_metrics_tuples_are_shared(name: str) -> None:
 
 
 @pytest.mark.parametrize("name", OUT_FIXTURES)
-def test_any_byte_chunking_gives_the_same_result(name: str) -> None:
-    data = (fixture_text("uperf", name)).encode()
-    assert_chunking_invariant(lambda: make_parser_for(name), data, rounds=20, seed=11)
-
-
-@pytest.mark.parametrize("name", OUT_FIXTURES)
-def test_a_reader_that_splits_at_cr_gives_the_same_result(name: str) -> None:
-    # The progress output is one physical line full of "\r" per transaction; a reader that
-    # also ends lines at "\r" hands the pieces over one by one. Same records, same summary.
-    data = fixture_text("uperf", name).encode()
-    expected = feed_all(make_parser_for(name), data.decode().split("\n"))
-    rng = random.Random(f"cr-{name}")
-    for _ in range(20):
-        lines = lines_from_chunks_cr(random_chunks(data, rng))
-        assert feed_all(make_parser_for(name), lines) == expected
-    assert feed_all(make_parser_for(name), re.split(r"[\r\n]", data.decode())) == expected
+def test_pieces_between_cr_give_the_same_result(name: str) -> None:
+    # The progress output is one physical line full of "\r" per transaction; our readers hand
+    # it over as one line with its "\r"s (tests/unit/test_line_reassembly.py). Fed as the
+    # pieces between "\r"s instead (a reader that ends lines at "\r" too): same records, same
+    # summary.
+    text = fixture_text("uperf", name)
+    expected = feed_all(make_parser_for(name), text.split("\n"))
+    assert feed_all(make_parser_for(name), re.split(r"[\r\n]", text)) == expected
 
 
 def test_a_progress_line_cut_at_cr_is_the_same() -> None:
@@ -803,10 +775,9 @@ def test_fuzz_truncated_fixtures(name: str, where: float) -> None:
         ("Txn2      20.33MB /   2.00(s) =    85.17Mb/s      118287op/s \r" * 20_000),
     ],
 )
-def test_very_long_lines_are_quick(line: str) -> None:
-    start = time.perf_counter()
+def test_very_long_lines(line: str) -> None:
+    # Only records or ParseError here; the time they take is bench/parser_worst.py's.
     feed_garbage(lambda: UperfTextParser(ops_per_iteration=2), [line, line])
-    assert time.perf_counter() - start < 2.0
 
 
 # --------------------------------------------------------------------------- speed
@@ -833,15 +804,9 @@ def synthetic_raw_output(n: int) -> str:
     return "\n".join(lines) + "\n"
 
 
-def test_parse_rate() -> None:
-    n = 200_000
-    text = synthetic_raw_output(n)
-    start = time.perf_counter()
-    records, summary = parse_text_output(text, threads=2, ops_per_iteration=10)
-    elapsed = time.perf_counter() - start
-    samples = sum(len(r.values) for r in records)
+def test_a_long_raw_output() -> None:
+    # Its rate (lines/s) is measured by bench/parsers.py, against a baseline.
+    n = 20_000
+    records, summary = parse_text_output(synthetic_raw_output(n), threads=2, ops_per_iteration=10)
     assert len([r for r in records if r.stream == "sum"]) == n - 1
     assert summary.complete
-    lines_per_s = (n + 9) / elapsed
-    print(f"uperf -R parse: {lines_per_s:,.0f} lines/s, {samples / elapsed:,.0f} samples/s")
-    assert lines_per_s > 20_000  # a floor for slow CI machines, not the measurement

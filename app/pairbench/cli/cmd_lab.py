@@ -11,7 +11,7 @@ from dataclasses import dataclass
 from pairbench.cli.environment import Environment
 from pairbench.cli.exit_status import ExitStatus
 from pairbench.engine.hosts_edit import key_fingerprint
-from pairbench.lab import LabError, Shaping, manager, parse_shaping
+from pairbench.lab import LabError, Shaping, manager, parse_shaping, vendor
 from pairbench.lab.info import LabInfo, LabStatus
 from pairbench.library import Library, LibraryError
 from pairbench.library.hosts import (
@@ -47,6 +47,13 @@ def add_parser(sub: argparse._SubParsersAction[argparse.ArgumentParser]) -> None
         action="store_true",
         help="pin the lab hosts' current host keys even where other keys are pinned "
         "(after you changed a lab host key yourself); without it a changed key is refused",
+    )
+    p_up.add_argument(
+        "--iperf3",
+        metavar="3.21|system",
+        help="which iperf3 the lab hosts run: 3.21 (built by `make setup` into the tools cache) "
+        "or system (the host's package) on both, or per host: client=3.21,server=system "
+        "(default: system; uperf's build is always available)",
     )
     p_up.set_defaults(handler=handle_up)
     p_shape = lab_sub.add_parser(
@@ -169,6 +176,9 @@ def _print_info(env: Environment, info: LabInfo, verb: str) -> None:
         )
     env.out(f"  key         {info.client.key_path}")
     env.out(f"  shaping     {info.shaping.describe()}")
+    uperf = vendor.find(vendor.UPERF)
+    uperf_text = f"uperf {vendor.UPERF.version} ({uperf})" if uperf else "no uperf (not built)"
+    env.out(f"  tools       {info.tools.describe()}; {uperf_text}")
     if info.impairment == "delayline" and (info.shaping.delay or info.shaping.loss):
         env.out("              (delay/loss by the lab's delay line: this kernel has no netem)")
     env.out(TRY)
@@ -183,7 +193,8 @@ def handle_up(args: argparse.Namespace, env: Environment) -> ExitStatus:
     """
     try:
         shaping = _shaping(args)
-        result = manager.up(shaping)
+        tools = vendor.parse_iperf3_choice(args.iperf3)
+        result = manager.up(shaping, tools=tools)
     except LabError as exc:
         env.err(f"pairbench: {exc}")
         return ExitStatus.ERROR
@@ -273,6 +284,7 @@ def _print_status(env: Environment, status: LabStatus) -> None:
         env.out(f"  problem: {problem}")
     if status.info is not None:
         env.out(f"  shaping     {status.info.shaping.describe()} ({status.info.impairment})")
+        env.out(f"  tools       {status.info.tools.describe()}")
         for host in (status.info.client, status.info.server):
             env.out(
                 f"  {host.name:<11} {host.user}@{host.address}:{host.port}"

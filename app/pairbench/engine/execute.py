@@ -87,6 +87,15 @@ class Prepared:
     client: Transport
     server: Transport
     caps: Capabilities
+    server_caps: Capabilities | None = None  # the server host's probe (when another host)
+
+    @property
+    def tool_version(self) -> str:
+        """The version stored with the run: the client's, or both when the hosts differ
+        (``client iperf 3.21 (...) / server iperf 3.12 (...)``)."""
+        client = self.caps.version
+        server = self.server_caps.version if self.server_caps is not None else client
+        return client if server == client else f"client {client} / server {server}"
 
 
 async def prepare(pair: HostPair, spec: RunSpec, connector: Connector) -> Prepared:
@@ -105,12 +114,13 @@ async def prepare(pair: HostPair, spec: RunSpec, connector: Connector) -> Prepar
     except TransportError as exc:
         raise RunError(str(exc)) from exc
     caps = await _probe(tool, server if tool.server_only else client)
+    server_caps = None
     if server is not client and not tool.server_only:
-        await _probe(tool, server)
+        server_caps = await _probe(tool, server)
     check = tool.host_check(params) if tool.host_check else None
     if check is not None:
         await _host_check(check, server if tool.server_only else client)
-    return Prepared(replace(spec, params=params), tool, pair, client, server, caps)
+    return Prepared(replace(spec, params=params), tool, pair, client, server, caps, server_caps)
 
 
 async def _host_check(check: HostCheck, transport: Transport) -> None:
@@ -194,7 +204,7 @@ async def _execute_locked(
     cleared = await _clear_leftovers(prepared)
     run_id = create_run(lib, spec)
     locks.note(run_id=run_id)
-    set_run_facts(lib, run_id, tool_version=prepared.caps.version)
+    set_run_facts(lib, run_id, tool_version=prepared.tool_version)
     tag = str(RunTag.new())
     ACTIVE_TAGS.add(tag)
     try:

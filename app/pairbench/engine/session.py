@@ -5,6 +5,7 @@ from __future__ import annotations
 import asyncio
 import contextlib
 import time
+from collections.abc import Mapping
 from typing import TYPE_CHECKING
 
 from pairbench.domain import Line, LineSource, Record, RunStatus, Summary
@@ -17,6 +18,7 @@ from pairbench.library import Library, Recorder
 from pairbench.library.runs import set_run_facts
 from pairbench.remote.base import RemoteProcess, Transport, TransportError
 from pairbench.remote.ssh import ConnectionLostError
+from pairbench.tools import nuttcp
 from pairbench.tools.base import CommandContext, Commands, ParseError, Parser
 
 if TYPE_CHECKING:
@@ -258,7 +260,8 @@ class RunSession:
         """Start the server (if any) on a port it can have; return the commands for it."""
         p = self.prepared
         local = p.server.host_name == "localhost"
-        port = local_free_port(p.tool.default_port) if local else p.tool.default_port
+        span = _ports_needed(p.tool.name, p.spec.params)
+        port = _local_free_ports(p.tool.default_port, span) if local else p.tool.default_port
         for _attempt in range(PORT_ATTEMPTS):
             commands = self._commands(port, workdir)
             if commands.server is None:
@@ -280,7 +283,7 @@ class RunSession:
                     f"host {p.server.host_name}: {p.tool.name} server did not start: "
                     f"{text.strip()[-300:] or 'no output'}"
                 )
-            port = local_free_port(port + 1) if local else port + 1
+            port = _local_free_ports(port + 1, span) if local else port + 1
         raise TransportError(
             f"host {p.server.host_name}: no free port for the {p.tool.name} server "
             f"after {PORT_ATTEMPTS} attempts"
@@ -453,3 +456,22 @@ class RunSession:
             except Exception as exc:  # ParseError or a parser bug: the run is kept either way
                 self._summary = Summary(values={}, complete=False, error=str(exc))
         return self._summary
+
+
+def _ports_needed(tool: str, params: Mapping[str, str]) -> int:
+    """Consecutive ports from a run's server port that its tool uses: nuttcp's data ports
+    follow its control port (``tools/nuttcp.py``); the other tools use one port."""
+    return nuttcp.ports_needed(params) if tool == nuttcp.NAME else 1
+
+
+def _local_free_ports(preferred: int, count: int) -> int:
+    """The first of ``count`` consecutive ports that nothing listens on on this computer:
+    ``preferred`` if its block is free, else a block from a port the OS picks."""
+    start = preferred
+    for _attempt in range(PORT_ATTEMPTS * 4):
+        start = local_free_port(start)
+        block = range(start + 1, start + count)
+        if start + count <= 65536 and all(local_free_port(q) == q for q in block):
+            return start
+        start = local_free_port(0)
+    return local_free_port(preferred)

@@ -8,6 +8,7 @@ from typing import Any
 from pairbench.domain import AuthMethod, Host, HostPair
 from pairbench.lab.shaping import Shaping
 from pairbench.lab.topology import PAIR_NAME
+from pairbench.lab.vendor import LabTools
 
 PAIR_DESCRIPTION = "Pairbench network lab"
 
@@ -67,6 +68,7 @@ class LabInfo:
     shaping: Shaping
     impairment: str
     state_dir: str
+    tools: LabTools = field(default_factory=LabTools)
 
     def to_pair(self) -> HostPair:
         """The pair ``lab``: client → server over the data link (10.213.0.2)."""
@@ -88,6 +90,7 @@ class LabInfo:
             "shaping": self.shaping.to_json(),
             "impairment": self.impairment,
             "state_dir": self.state_dir,
+            "tools": {"iperf3": self.tools.to_json()},
         }
 
 

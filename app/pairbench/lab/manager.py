@@ -7,7 +7,7 @@ import shutil
 import time
 from typing import Any
 
-from pairbench.lab import impair, netns, sshd
+from pairbench.lab import impair, netns, sshd, vendor
 from pairbench.lab.errors import LabError
 from pairbench.lab.info import LabHost, LabInfo, LabStatus, LabUp, ProcessStatus
 from pairbench.lab.processes import alive_with, kill_pids, pids_mentioning
@@ -50,26 +50,39 @@ def require_tools() -> None:
         raise LabError(f"`ip netns` does not work here ({exc}): apt-get install iproute2") from exc
 
 
-def up(shaping: Shaping, paths: LabPaths | None = None) -> LabUp:
-    """Bring the lab up with this shaping; the lab, and the hosts whose keys were made now.
+def up(
+    shaping: Shaping, paths: LabPaths | None = None, tools: vendor.LabTools | None = None
+) -> LabUp:
+    """Bring the lab up with this shaping and these tools; the lab, and the hosts whose keys
+    were made now.
 
-    A healthy lab only gets the new shaping (same keys, same processes); a partial one (after
-    a crash) is torn down and rebuilt with the keys it had. A failure while building leaves
-    nothing behind. Pinning the host keys is the caller's (it holds the library).
+    A healthy lab only gets the new shaping (same keys, same processes; a host whose tools
+    changed gets its sshd restarted with the new PATH); a partial one (after a crash) is torn
+    down and rebuilt with the keys it had. A failure while building leaves nothing behind.
+    Pinning the host keys is the caller's (it holds the library).
     """
     paths = paths or LabPaths()
+    tools = tools or vendor.LabTools()
     require_root()
     require_tools()
+    host_paths = {node.role: vendor.host_path(tools.iperf3(node.role)) for node in NODES}
     with exclusive():
-        return _up(shaping, paths)
+        return _up(shaping, paths, tools, host_paths)
 
 
-def _up(shaping: Shaping, paths: LabPaths) -> LabUp:
+def _up(
+    shaping: Shaping, paths: LabPaths, tools: vendor.LabTools, host_paths: dict[str, str]
+) -> LabUp:
     state = load_state(paths)
     if state is not None and not _problems(state, paths, check_delay_lines=False):
         backend = str(state["impairment"])
+        old_paths = state.get("host_paths")
+        for node in NODES:
+            if not isinstance(old_paths, dict) or old_paths.get(node.role) != host_paths[node.role]:
+                sshd.stop(node, paths)
+                sshd.start(node, paths, host_paths[node.role])
         impair.apply(shaping, backend, paths)
-        return LabUp(_save(paths, shaping, backend, state))
+        return LabUp(_save(paths, shaping, backend, state, tools, host_paths))
     _teardown(paths, keep_keys=True)
     try:
         netns.check_address_space()
@@ -78,9 +91,9 @@ def _up(shaping: Shaping, paths: LabPaths) -> LabUp:
         netns.create_topology()
         backend = impair.NETEM if impair.netem_available(CLIENT.namespace) else impair.DELAYLINE
         for node in NODES:
-            sshd.start(node, paths)
+            sshd.start(node, paths, host_paths[node.role])
         impair.apply(shaping, backend, paths)
-        return LabUp(_save(paths, shaping, backend, None), new_keys)
+        return LabUp(_save(paths, shaping, backend, None, tools, host_paths), new_keys)
     except BaseException:
         _teardown(paths, keep_keys=False)
         raise
@@ -103,7 +116,7 @@ def _shape(shaping: Shaping, paths: LabPaths) -> LabInfo:
         raise LabError(f"the lab is broken ({'; '.join(problems)}): run `pairbench lab up`")
     backend = str(state["impairment"])
     impair.apply(shaping, backend, paths)
-    return _save(paths, shaping, backend, state)
+    return _save(paths, shaping, backend, state, *_saved_tools(state))
 
 
 def status(paths: LabPaths | None = None) -> LabStatus:
@@ -117,7 +130,10 @@ def status(paths: LabPaths | None = None) -> LabStatus:
             f"leftovers of a lab: {', '.join(leftovers)}: run `pairbench lab down`",
         )
         return LabStatus(up=False, problems=problems if leftovers else ())
-    info = _info(paths, Shaping.from_json(state.get("shaping", {})), str(state["impairment"]))
+    tools = vendor.LabTools.from_json(state.get("tools"))
+    info = _info(
+        paths, Shaping.from_json(state.get("shaping", {})), str(state["impairment"]), tools
+    )
     processes = [
         ProcessStatus("sshd", node.namespace, sshd.running_pid(node, paths)) for node in NODES
     ]
@@ -162,18 +178,33 @@ def _host(node: Node, paths: LabPaths) -> LabHost:
     )
 
 
-def _info(paths: LabPaths, shaping: Shaping, backend: str) -> LabInfo:
+def _info(paths: LabPaths, shaping: Shaping, backend: str, tools: vendor.LabTools) -> LabInfo:
     return LabInfo(
         client=_host(CLIENT, paths),
         server=_host(SERVER, paths),
         shaping=shaping,
         impairment=backend,
         state_dir=str(paths.root),
+        tools=tools,
     )
 
 
-def _save(paths: LabPaths, shaping: Shaping, backend: str, old: dict[str, Any] | None) -> LabInfo:
-    info = _info(paths, shaping, backend)
+def _saved_tools(state: dict[str, Any]) -> tuple[vendor.LabTools, dict[str, str]]:
+    """The tool choices and host PATHs a state holds (an older state: the system's tools)."""
+    saved = state.get("host_paths")
+    host_paths = {k: str(v) for k, v in saved.items()} if isinstance(saved, dict) else {}
+    return vendor.LabTools.from_json(state.get("tools")), host_paths
+
+
+def _save(
+    paths: LabPaths,
+    shaping: Shaping,
+    backend: str,
+    old: dict[str, Any] | None,
+    tools: vendor.LabTools,
+    host_paths: dict[str, str],
+) -> LabInfo:
+    info = _info(paths, shaping, backend, tools)
     created = old.get("created_at") if old else None
     save_state(
         paths,
@@ -182,6 +213,8 @@ def _save(paths: LabPaths, shaping: Shaping, backend: str, old: dict[str, Any] |
             "updated_at": time.time(),
             "impairment": backend,
             "shaping": shaping.to_json(),
+            "tools": tools.to_json(),
+            "host_paths": host_paths,
             "user_key": str(paths.user_key),
             "client": info.client.to_json(),
             "server": info.server.to_json(),

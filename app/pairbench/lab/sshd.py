@@ -59,8 +59,9 @@ def public_key_line(path: Path) -> str:
     return f"{fields[0]} {fields[1]}"
 
 
-def config_text(node: Node, paths: LabPaths) -> str:
-    """The sshd_config of one lab host."""
+def config_text(node: Node, paths: LabPaths, path_env: str | None = None) -> str:
+    """The sshd_config of one lab host; ``path_env`` is its sessions' PATH (``SetEnv``, set
+    after sshd's own default PATH, so the lab's chosen tools are found first)."""
     role = node.role
     lines = [
         "# Pairbench lab: written by `pairbench lab up`, removed by `pairbench lab down`",
@@ -84,14 +85,16 @@ def config_text(node: Node, paths: LabPaths) -> str:
         "MaxStartups 50:30:100",
         "LogLevel VERBOSE",
     ]
+    if path_env:
+        lines.append(f'SetEnv "PATH={path_env}"')
     return "\n".join(lines) + "\n"
 
 
-def start(node: Node, paths: LabPaths) -> int:
+def start(node: Node, paths: LabPaths, path_env: str | None = None) -> int:
     """Write the config, start sshd in the host's namespace, wait until it accepts; its pid."""
     role = node.role
     config = paths.sshd_config(role)
-    config.write_text(config_text(node, paths))
+    config.write_text(config_text(node, paths, path_env))
     PRIVSEP_DIR.mkdir(mode=0o755, parents=True, exist_ok=True)
     paths.sshd_pid(role).unlink(missing_ok=True)
     log = paths.sshd_log(role)

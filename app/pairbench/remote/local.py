@@ -72,20 +72,33 @@ class LocalProcess:
                 await asyncio.sleep(HEARTBEAT_PERIOD_S)
 
     async def _pump(self, stream: asyncio.StreamReader | None, source: LineSource) -> None:
+        """Lines of ``stream``; a line longer than ``_LINE_LIMIT`` bytes comes in pieces of at
+        most that many, cut between characters and never between ``\\r`` and ``\\n``."""
         try:
             if stream is None:
                 return
+            carry = b""  # the start of the next piece, held back from the last cut
+            split = False  # whether a long line's first pieces went out already
             while True:
                 try:
-                    raw = await stream.readuntil(b"\n")
+                    raw = carry + await stream.readuntil(b"\n")
                 except asyncio.IncompleteReadError as exc:
-                    raw = exc.partial
-                    if raw:
+                    raw = carry + exc.partial
+                    if raw and not (split and not raw.rstrip(b"\r\n")):
                         self._put(source, raw)
                     return
                 except asyncio.LimitOverrunError as exc:
-                    raw = await stream.readexactly(exc.consumed)
-                self._put(source, raw)
+                    # exc.consumed (> the limit) bytes hold no "\n", or reach just up to it:
+                    # take a limit's worth, keep the separator and a cut character for later.
+                    take = min(exc.consumed, _LINE_LIMIT) - len(carry)
+                    raw, carry = cut_line_piece(carry + await stream.readexactly(take))
+                    self._put(source, raw)
+                    split = True
+                    continue
+                carry = b""
+                if not (split and not raw.rstrip(b"\r\n")):  # not a long line's empty end
+                    self._put(source, raw)
+                split = False
         finally:
             await self._queue.put(_EOF)
 
@@ -207,6 +220,24 @@ class LocalTransport:
 
     async def close(self) -> None:
         return None
+
+
+def cut_line_piece(raw: bytes) -> tuple[bytes, bytes]:
+    """``raw`` (no "\\n" in it) as the longest head that ends between UTF-8 characters and not
+    on a ``\\r`` (which may precede a "\\n"), and the rest."""
+    end = len(raw)
+    start = end - 1  # the first byte of the last character
+    while start > 0 and end - start < 4 and raw[start] & 0xC0 == 0x80:
+        start -= 1
+    lead = raw[start] if raw else 0
+    size = 1 if lead < 0xC0 else 2 if lead < 0xE0 else 3 if lead < 0xF0 else 4
+    if start + size > end:
+        end = start  # the last character is incomplete: it starts the next piece
+    if end and raw[end - 1] == 0x0D:
+        end -= 1
+    if end == 0:  # nothing but a cut character or "\\r": pass it on as it is
+        end = len(raw)
+    return raw[:end], raw[end:]
 
 
 def _resolve(program: str) -> str:

@@ -34,6 +34,7 @@ from pairbench.remote.launcher import (
     parse_pid_line,
     watchdog_argv,
 )
+from pairbench.remote.local import cut_line_piece
 from pairbench.remote.secrets import NoPrompt, SecretPrompt, stored_password
 
 CONNECT_TIMEOUT_S = 10.0
@@ -218,7 +219,7 @@ class SSHProcess:
     def __init__(
         self,
         transport: SSHTransport,
-        process: asyncssh.SSHClientProcess[str],
+        process: asyncssh.SSHClientProcess[bytes],
         stdout: LineSource,
         stderr: LineSource,
     ) -> None:
@@ -237,7 +238,8 @@ class SSHProcess:
     async def read_pid(self, timeout_s: float) -> None:
         """Wait for the watchdog's pid line; fail if the command could not start. Then keep
         telling the watchdog that we are alive (``remote/launcher.py``)."""
-        line = await asyncio.wait_for(self._process.stdout.readline(), timeout_s)
+        raw = await asyncio.wait_for(self._process.stdout.readline(), timeout_s)
+        line = raw.decode("utf-8", errors="replace")
         pid = parse_pid_line(line)
         if pid is None:
             raise TransportError(
@@ -250,7 +252,7 @@ class SSHProcess:
     async def _beat(self) -> None:
         with contextlib.suppress(asyncssh.Error, OSError, RuntimeError):
             while self._process.exit_status is None and not self._transport.is_lost:
-                self._process.stdin.write(HEARTBEAT)
+                self._process.stdin.write(HEARTBEAT.encode())
                 await asyncio.sleep(HEARTBEAT_PERIOD_S)
 
     def _stop_heartbeat(self) -> None:
@@ -260,12 +262,44 @@ class SSHProcess:
     async def lines(self) -> AsyncIterator[Line]:
         queue: asyncio.Queue[Line | None] = asyncio.Queue()
 
-        async def pump(reader: asyncssh.SSHReader[str], source: LineSource) -> None:
+        def put(source: LineSource, raw: bytes) -> None:
+            text = raw.decode("utf-8", errors="replace").rstrip("\r\n")
+            queue.put_nowait(Line(source, text, time.monotonic()))
+
+        async def pump(reader: asyncssh.SSHReader[bytes], source: LineSource) -> None:
+            # Bytes, decoded a line at a time: asyncssh's decoder is one per channel, shared
+            # by stdout and stderr, so a character cut between two writes of one stream came
+            # out garbled when the other stream wrote in between.
+            carry = b""  # the start of the next piece, held back from the last cut
+            split = False  # whether a long line's first pieces went out already
             try:
-                async for text in reader:
-                    queue.put_nowait(Line(source, text.rstrip("\r\n"), time.monotonic()))
+                while True:
+                    try:
+                        raw = carry + await reader.readuntil(b"\n")
+                    except asyncio.IncompleteReadError as exc:
+                        raw = carry + bytes(exc.partial)
+                        if not reader.at_eof():
+                            # The channel's window is full (a line longer than it, or the other
+                            # stream's unread lines): asyncssh hands over what it holds. Cut it
+                            # between characters, not between "\r" and "\n".
+                            if not exc.partial:
+                                await asyncio.sleep(0.005)  # let the other stream's pump read
+                                continue
+                            raw, carry = cut_line_piece(raw)
+                            if raw:
+                                put(source, raw)
+                            split = True
+                            continue
+                        if raw and not (split and not raw.rstrip(b"\r\n")):
+                            put(source, raw)
+                        return
+                    carry = b""
+                    if not (split and not raw.rstrip(b"\r\n")):  # not a long line's empty end
+                        put(source, raw)
+                    split = False
             except (asyncssh.Error, OSError):
-                pass
+                if carry:
+                    put(source, carry)
             finally:
                 queue.put_nowait(None)
 
@@ -521,8 +555,7 @@ class SSHTransport:
         try:
             process = await conn.create_process(
                 remote_command(argv, env, tag=tag, cleanup=cleanup),
-                encoding="utf-8",
-                errors="replace",
+                encoding=None,  # bytes: SSHProcess decodes each stream's lines itself
             )
         except (asyncssh.Error, OSError) as exc:
             raise self.lost_error(exc) from exc

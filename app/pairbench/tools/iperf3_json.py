@@ -240,7 +240,6 @@ class Iperf3JsonParser:
 
     __slots__ = (
         "_accs",
-        "_client_terminated",
         "_depth",
         "_doc",
         "_doc_chars",
@@ -253,6 +252,7 @@ class Iperf3JsonParser:
         "_line_no",
         "_max_doc",
         "_omitted",
+        "_peer_terminated",
         "_server",
         "_tests",
     )
@@ -272,7 +272,7 @@ class Iperf3JsonParser:
     def _reset(self) -> None:
         self._server = False
         self._interrupted = False
-        self._client_terminated = False
+        self._peer_terminated = False
         self._error: str | None = None
         self._last_t: dict[str, float] = {}
         self._accs: dict[str, IntervalTotals] = {}
@@ -359,8 +359,8 @@ class Iperf3JsonParser:
     def _note_error(self, msg: str) -> None:
         if msg.startswith("interrupt - "):
             self._interrupted = True  # (client) see _figure
-        elif msg == "the client has terminated":
-            self._client_terminated = True  # (server) see _figure
+        elif msg in ("the client has terminated", "the server has terminated"):
+            self._peer_terminated = True  # see _figure
         if self._error is None:
             self._error = msg
 
@@ -549,14 +549,30 @@ class Iperf3JsonParser:
     def _figure(self, key: str) -> dict[str, float] | None:
         """A usable summary part of ``end`` (with a rate), or None (absent or known bogus)."""
         part = self._end.get(key)
-        if part is None or "bits_per_second" not in part or self._client_terminated:
-            # Server: "the client has terminated" follows figures computed over the wrong span.
+        if part is None or "bits_per_second" not in part or self._peer_terminated:
+            # "the client has terminated" (server) or "the server has terminated" (client: its
+            # server was stopped first) follows figures computed over the wrong span, and the
+            # client's sum_received is then 0: figures never sent to it.
             return None
-        if (self._interrupted or self._server) and part["bits_per_second"] == 0.0:
+        if part["bits_per_second"] == 0.0 and (
+            self._interrupted or self._server or self._unreported(key, part)
+        ):
             # After an interrupt the figures that never came back from the peer are 0; the
             # server cannot know the client's side either.
             return None
         return part
+
+    def _unreported(self, key: str, part: dict[str, float]) -> bool:
+        """A received figure of zero beside a sent figure that is not: the receiver's figures
+        never came (however the run ended). UDP with datagrams counted (all lost) is a real
+        zero."""
+        if not key.startswith("sum_received"):
+            return False
+        udp = part if "lost_packets" in part else self._end.get("sum") or {}
+        if part.get("packets", 0.0) > 0.0 or udp.get("lost_packets", 0.0) > 0.0:
+            return False
+        sent = self._end.get(key.replace("sum_received", "sum_sent"))
+        return sent is not None and sent.get("bits_per_second", 0.0) > 0.0
 
     def close(self) -> Summary:
         """The run's summary: iperf3's own figures when it gave them, else the intervals'."""

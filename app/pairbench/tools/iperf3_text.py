@@ -151,12 +151,12 @@ class Iperf3TextParser:
 
     __slots__ = (
         "_accs",
-        "_client_terminated",
         "_error",
         "_interrupted",
         "_last_t",
         "_nconn",
         "_omitted",
+        "_peer_terminated",
         "_quantities",
         "_saw_sum",
         "_server",
@@ -175,7 +175,7 @@ class Iperf3TextParser:
         self._saw_sum = False
         self._udp = False
         self._interrupted = False
-        self._client_terminated = False
+        self._peer_terminated = False
         self._error: str | None = None
         self._last_t: dict[str, float] = {}
         self._accs: dict[str, IntervalTotals] = {}
@@ -412,10 +412,10 @@ class Iperf3TextParser:
             msg = line[8:].rstrip()
             if msg.startswith("error - "):
                 msg = msg[8:]
-            elif msg.startswith("interrupt - "):
+            if msg.startswith("interrupt - "):
                 self._interrupted = True  # (client) see _summary_of
-            elif msg == "the client has terminated":
-                self._client_terminated = True  # (server) see _summary_of
+            elif msg in ("the client has terminated", "the server has terminated"):
+                self._peer_terminated = True  # see _summary_of
             if self._error is None:
                 self._error = msg
         elif line.startswith("Accepted connection from "):
@@ -450,15 +450,26 @@ class Iperf3TextParser:
     def _summary_of(self, key: str, side: str) -> _SummaryLine | None:
         """A usable summary line of an aggregate, or None (absent or known to be bogus)."""
         line = self._summ.get((key, side))
-        if line is None or self._client_terminated:
-            # Server: "the client has terminated" follows a summary computed over the wrong
-            # duration (iperf3 3.12 divides all the bytes by the last full interval's end).
+        if line is None or self._peer_terminated:
+            # "the client has terminated" (server) or "error - the server has terminated"
+            # (client: its server was stopped first) follows a summary computed over the wrong
+            # duration (iperf3 3.12 divides all the bytes by the last full interval's end), and
+            # the client's receiver line is then "0.00 bits/sec": figures never sent to it.
             return None
-        if self._interrupted and line[0] == 0.0:
+        if line[0] == 0.0 and (self._interrupted or self._unreported(key, side, line)):
             # Client: after "iperf3: interrupt - the client has terminated" iperf3 prints the
             # side whose figures never came back from the server as "0.00 bits/sec".
             return None
         return line
+
+    def _unreported(self, key: str, side: str, line: _SummaryLine) -> bool:
+        """A receiver line of zero beside a sender line that sent something: the receiver's
+        figures never came (however the run ended; its stderr message may be missing). UDP
+        with datagrams counted (all lost) is a real zero."""
+        if side != "receiver" or (line[3] or 0.0) > 0.0 or (line[4] or 0.0) > 0.0:
+            return False
+        sender = self._summ.get((key, "sender"))
+        return sender is not None and sender[0] > 0.0
 
     def close(self) -> Summary:
         """The run's summary: iperf3's own figures when it printed them, else the intervals'."""

@@ -24,7 +24,10 @@ VERSION_ARGV = ["nuttcp", "-V"]
 # ``nuttcp -S --nofork`` prints nothing at all: the engine waits for its port instead. It
 # serves one client after another and never exits by itself: the engine stops it.
 SERVER_READY_TEXT: str | None = None
-DEFAULT_PORT = 5000  # the control port (-P); data goes to nuttcp's own data port, 5001
+# The control port (-P). The data connections go to the ports right after it (-p: the first,
+# one per stream), not to nuttcp's fixed 5001, so that the engine's free-port choice covers
+# them too (two runs, or anything listening on 5001, would collide): ``ports_needed``.
+DEFAULT_PORT = 5000
 
 UDP_DEFAULT_LENGTH = 1400  # nuttcp's UDP default (8K) fragments on a 1500-byte MTU
 UDP_LENGTHS = (8, 65507)
@@ -133,16 +136,24 @@ def expected_seconds(params: Mapping[str, str]) -> float:
     return float(params["duration"])
 
 
+def ports_needed(params: Mapping[str, str]) -> int:
+    """How many consecutive ports from ``CommandContext.port`` a run uses: the control port,
+    then one data port per stream (UDP: one)."""
+    streams = 1 if is_true(params.get("udp", "false")) else int(params.get("streams", "1"))
+    return 1 + streams
+
+
 def commands(params: Mapping[str, str], caps: Capabilities, ctx: CommandContext) -> Commands:
     """argv of ``nuttcp -S --nofork -P PORT`` and the client, 1 s interval reports.
 
-    TCP: ``nuttcp -i 1 -T D -P PORT [-N n] [-w KB] [-l bytes] [-r] TARGET``;
-    UDP: ``nuttcp -u -R RATE -l LEN -i 1 -T D -P PORT TARGET``.
+    TCP: ``nuttcp -i 1 -T D -P PORT -p PORT+1 [-N n] [-w KB] [-l bytes] [-r] TARGET``;
+    UDP: ``nuttcp -u -R RATE -l LEN -i 1 -T D -P PORT -p PORT+1 TARGET``. The client tells the
+    server which data port(s) to listen on (``-N n`` uses PORT+1 .. PORT+n).
     """
     port = str(ctx.port)
     server = ["nuttcp", "-S", "--nofork", "-P", port]
     target = target_argument(ctx.target)
-    timing = ["-i", "1", "-T", params["duration"], "-P", port]
+    timing = ["-i", "1", "-T", params["duration"], "-P", port, "-p", str(ctx.port + 1)]
     length = nuttcp_length(params)
     if is_true(params["udp"]):
         rate = nuttcp_rate(params["rate"])
