@@ -3,12 +3,14 @@ meanwhile, then SIGKILL of the recorder; every committed sample must be in the l
 
 from __future__ import annotations
 
+import contextlib
 import os
 import signal
 import sqlite3
 import subprocess
 import sys
 import time
+from collections.abc import Iterator
 from pathlib import Path
 
 from pairbench.library import Library
@@ -28,6 +30,21 @@ def _start_recorder(path: Path) -> subprocess.Popen[str]:
         stderr=subprocess.PIPE,
         text=True,
     )
+
+
+@contextlib.contextmanager
+def _recording(path: Path) -> Iterator[subprocess.Popen[str]]:
+    """The recorder as a child process, SIGKILLed (whatever it is doing) when the block ends."""
+    proc = _start_recorder(path)
+    try:
+        yield proc
+    finally:
+        if proc.poll() is None:
+            os.kill(proc.pid, signal.SIGKILL)
+        proc.wait(10)
+        for stream in (proc.stdin, proc.stdout, proc.stderr):
+            if stream is not None:
+                stream.close()
 
 
 def _read_until(proc: subprocess.Popen[str], predicate: str, timeout_s: float) -> list[str]:
@@ -66,8 +83,7 @@ def _cli(path: Path, *args: str) -> subprocess.CompletedProcess[str]:
 
 def _trial(path: Path) -> tuple[int, int]:
     """One trial: (samples committed before the kill, samples in the library after it)."""
-    proc = _start_recorder(path)
-    try:
+    with _recording(path) as proc:
         first = _read_until(proc, "run ", 20)[-1]
         run_id = int(first.split()[1])
         committed = _commit(proc)
@@ -77,15 +93,6 @@ def _trial(path: Path) -> tuple[int, int]:
             # Commits after the CLI closed its connection: the ones a deleted WAL would lose.
             for _ in range(3):
                 committed = _commit(proc)
-        os.kill(proc.pid, signal.SIGKILL)
-        proc.wait(10)
-    finally:
-        if proc.poll() is None:
-            proc.kill()
-            proc.wait(10)
-        for stream in (proc.stdin, proc.stdout, proc.stderr):
-            if stream is not None:
-                stream.close()
     with Library.open(path) as lib:
         stored = sum(len(s.t) for s in load_series(lib, run_id))
         assert get_run(lib, run_id).status.value == "interrupted"
@@ -126,8 +133,7 @@ def test_deleted_wal_loses_only_what_was_not_checkpointed_and_is_reported(
     committed samples were lost, on the run and as a warning."""
     path = tmp_path / "library.sqlite"
     Library.open(path).close()
-    proc = _start_recorder(path)
-    try:
+    with _recording(path) as proc:
         run_id = int(_read_until(proc, "run ", 20)[-1].split()[1])
         for _ in range(3):
             _commit(proc)
@@ -141,15 +147,6 @@ def test_deleted_wal_loses_only_what_was_not_checkpointed_and_is_reported(
         os.unlink(f"{path}-wal")  # what another program did to the library
         for _ in range(3):
             committed = _commit(proc)
-        os.kill(proc.pid, signal.SIGKILL)
-        proc.wait(10)
-    finally:
-        if proc.poll() is None:
-            proc.kill()
-            proc.wait(10)
-        for stream in (proc.stdin, proc.stdout, proc.stderr):
-            if stream is not None:
-                stream.close()
     assert committed == 90
     result = _cli(path, "runs", "list")
     assert result.returncode == 0, result.stderr

@@ -401,9 +401,17 @@ class RunSession:
             self.stop_requested.set()
 
     async def _await_server_exit(self) -> None:
-        for process in self.processes[:-1]:
-            with contextlib.suppress(TimeoutError):
-                await asyncio.wait_for(process.wait(), SERVER_EXIT_GRACE_S)
+        """Give a server whose output is parsed (iperf3's UDP receiver figures come at its
+        end) time to finish; a server whose output is not parsed (nuttcp -S serves on until
+        stopped) is stopped with the rest at once."""
+        server_parsed = any(
+            source in (LineSource.SERVER_OUT, LineSource.SERVER_ERR)
+            for source in self.parse_sources
+        )
+        if server_parsed:
+            for process in self.processes[:-1]:
+                with contextlib.suppress(TimeoutError):
+                    await asyncio.wait_for(process.wait(), SERVER_EXIT_GRACE_S)
         self._drain()
 
     def _drain(self) -> None:

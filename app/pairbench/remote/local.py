@@ -121,13 +121,19 @@ class LocalProcess:
         return status
 
     async def stop(self, grace_s: float = 2.0) -> None:
+        """SIGINT (a tool prints what it measured), then SIGTERM (a server that ignores
+        SIGINT, such as nuttcp -S), each with half of ``grace_s``, then SIGKILL."""
         if self._proc.returncode is not None:
             self._heartbeat.cancel()
             return
-        self._signal(signal.SIGINT)
-        try:
-            await asyncio.wait_for(self._proc.wait(), grace_s)
-        except TimeoutError:
+        for signum in (signal.SIGINT, signal.SIGTERM):
+            self._signal(signum)
+            try:
+                await asyncio.wait_for(self._proc.wait(), grace_s / 2)
+                break
+            except TimeoutError:
+                continue
+        else:
             self._signal(signal.SIGKILL)
             with contextlib.suppress(ProcessLookupError):
                 self._proc.kill()

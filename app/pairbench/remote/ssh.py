@@ -333,7 +333,8 @@ class SSHProcess:
         return int(completed.exit_status)
 
     async def stop(self, grace_s: float = 2.0) -> None:
-        """Interrupt the process group by pid over a second channel, then kill it."""
+        """Interrupt the process group by pid over a second channel, then terminate it, then
+        kill it."""
         if self._stopped or self._process.exit_status is not None:
             self._stop_heartbeat()
             return
@@ -341,10 +342,16 @@ class SSHProcess:
         if self._transport.is_lost:
             self._stop_heartbeat()
             return
-        await self._kill("INT")
-        try:
-            await asyncio.wait_for(self._process.wait(check=False), grace_s)
-        except (TimeoutError, asyncssh.Error, OSError):
+        # SIGINT lets a tool print what it measured; a server that ignores it (nuttcp -S)
+        # ends on SIGTERM; SIGKILL after ``grace_s`` in all.
+        for signal_name in ("INT", "TERM"):
+            await self._kill(signal_name)
+            try:
+                await asyncio.wait_for(self._process.wait(check=False), grace_s / 2)
+                break
+            except (TimeoutError, asyncssh.Error, OSError):
+                continue
+        else:
             await self._kill("KILL")
         self._stop_heartbeat()
         with contextlib.suppress(asyncssh.Error, OSError):
