@@ -5,7 +5,7 @@ from __future__ import annotations
 import pytest
 
 from pairbench.domain import Record
-from pairbench.engine.session import (
+from pairbench.engine.stall import (
     STALL_OVERRUN_S,
     STARTUP_GRACE_S,
     StalledOutError,

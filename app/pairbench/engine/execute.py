@@ -14,7 +14,8 @@ from pairbench.domain.processes import RunTag
 from pairbench.engine.host_lock import HostBusyError, HostLocks
 from pairbench.engine.leftovers import ACTIVE_TAGS, HostInUseError, clear_leftovers
 from pairbench.engine.observer import NullObserver, RunObserver
-from pairbench.engine.session import RunSession, StalledOutError
+from pairbench.engine.session import RunSession
+from pairbench.engine.stall import StalledOutError
 from pairbench.engine.stop import StopCondition
 from pairbench.engine.transports import Connector
 from pairbench.library import Library, Recorder
@@ -56,7 +57,7 @@ def _program() -> str:
 async def _clear_leftovers(prepared: Prepared) -> list[str]:
     """Leftovers of earlier runs on both hosts, ended and removed; RunError if a live run of
     another controller is there."""
-    folder = prepared.spec.params.get("directory", "")
+    folder = prepared.tool.workdir_folder(prepared.spec.params)
     folders = (folder,) if folder else ()
     hosts = (
         [prepared.client]

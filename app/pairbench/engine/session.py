@@ -5,7 +5,6 @@ from __future__ import annotations
 import asyncio
 import contextlib
 import time
-from collections.abc import Mapping
 from typing import TYPE_CHECKING
 
 from pairbench.domain import Line, LineSource, Record, RunStatus, Summary
@@ -13,12 +12,12 @@ from pairbench.engine.facts import gather_facts
 from pairbench.engine.leftovers import end_tagged
 from pairbench.engine.observer import RunObserver
 from pairbench.engine.readiness import local_free_port, wait_port_listening
+from pairbench.engine.stall import StallWatch, shows_data
 from pairbench.engine.stop import StopCondition
 from pairbench.library import Library, Recorder
 from pairbench.library.runs import set_run_facts
 from pairbench.remote.base import RemoteProcess, Transport, TransportError
 from pairbench.remote.ssh import ConnectionLostError
-from pairbench.tools import nuttcp
 from pairbench.tools.base import CommandContext, Commands, ParseError, Parser
 
 if TYPE_CHECKING:
@@ -30,119 +29,6 @@ PORT_ATTEMPTS = 5
 LOST_CHECK_PERIOD_S = 0.25
 # How long ending the main command alone may take before everything is stopped together.
 MAIN_STOP_TIMEOUT_S = 10.0
-# A tool that reports nothing for this many of its intervals (and at least STALL_MIN_S) has
-# stalled: its data path is down, or it is blocked. The first report may take longer
-# (STARTUP_GRACE_S: a server handshake, fio laying out its files).
-STALL_INTERVALS = 3
-STALL_MIN_S = 3.0
-STARTUP_GRACE_S = 10.0
-# A stall still going this long after the run should have ended ends the run.
-STALL_OVERRUN_S = 30.0
-# Quiet that begins this close to the expected end (plus one interval) is the tool finishing.
-END_SLACK_S = 1.0
-
-
-# The metrics that say data moved; a record whose values of these are all zero shows none.
-DATA_METRICS = frozenset(
-    {"throughput_bps", "packets", "ops_per_s", "read_iops", "write_iops", "rtt_ms"}
-)
-
-
-def shows_data(records: list[Record]) -> bool:
-    """False when every data metric of every record is zero (a tool reporting an outage);
-    True otherwise, also for records without data metrics (nothing to judge by)."""
-    judged = False
-    for record in records:
-        for metric, value in zip(record.metrics, record.values, strict=False):
-            if metric in DATA_METRICS:
-                if value:
-                    return True
-                judged = True
-    return not judged
-
-
-class StalledOutError(Exception):
-    """The tool stayed quiet past the run's expected end: the run is ended as stalled."""
-
-
-class StallWatch:
-    """When a run's tool went quiet and for how long (times in seconds since it started)."""
-
-    def __init__(self, interval_s: float, expected_s: float) -> None:
-        self.interval_s = max(interval_s, 0.01)
-        self.expected_s = expected_s
-        self.quiet_after_s = max(STALL_MIN_S, STALL_INTERVALS * self.interval_s)
-        self.started: float | None = None
-        self.last_report: float | None = None
-        self.stall_since: float | None = None
-        self.outages: list[tuple[float, float]] = []  # (start, length), seconds since start
-
-    def start(self, now: float) -> None:
-        self.started = now
-
-    def report(self, now: float, flowing: bool = True) -> str | None:
-        """A report arrived at ``now``; a notice if it ends a stall. A report that shows no
-        data at all (``flowing`` false: iperf3's "0.00 bits/sec" while the link is down) is
-        no sign of life of the data path: the quiet goes on."""
-        if not flowing:
-            return None
-        notice = None
-        if self.stall_since is not None and self.started is not None:
-            length = max(0.0, now - self.stall_since - self.interval_s)
-            self.outages.append((self.stall_since - self.started, length))
-            notice = f"reports again after {length:.1f} s without data"
-            self.stall_since = None
-        self.last_report = now
-        return notice
-
-    def check(self, now: float) -> str | None:
-        """Called regularly: a notice when a stall begins. Raises ``StalledOutError`` when the
-        tool stays quiet past the expected end of the run by ``STALL_OVERRUN_S``.
-
-        Quiet that begins in the run's last interval is the tool finishing (nuttcp waits a
-        few seconds for the receiver's figures after UDP), not an outage.
-        """
-        if self.started is None:
-            return None
-        quiet_since = self.last_report if self.last_report is not None else self.started
-        allowance = self.quiet_after_s
-        if self.last_report is None:
-            allowance = max(allowance, STARTUP_GRACE_S)
-        quiet = now - quiet_since > allowance
-        if quiet and self.expected_s > 0 and now - self.started > self.expected_s + STALL_OVERRUN_S:
-            raise StalledOutError(
-                f"no report for {now - quiet_since:.0f} s, past the run's expected end"
-            )
-        if self.stall_since is not None or not quiet:
-            return None
-        finishing = self.expected_s > 0 and (
-            quiet_since - self.started >= self.expected_s - self.interval_s - END_SLACK_S
-        )
-        if finishing:
-            return None
-        self.stall_since = quiet_since
-        return (
-            f"no report for {now - quiet_since:.0f} s (from {quiet_since - self.started:.1f} s "
-            "into the run): the data path may be down; the run goes on and is stored as stalled"
-        )
-
-    def finish(self, now: float) -> None:
-        """The run ended: a stall still going lasts until now."""
-        if self.stall_since is not None and self.started is not None:
-            self.outages.append((self.stall_since - self.started, now - self.stall_since))
-            self.stall_since = None
-
-    def describe(self) -> str | None:
-        """E.g. "stalled: no data from 4.0 s for 6.2 s", or None without outages."""
-        if not self.outages:
-            return None
-        parts = [f"from {start:.1f} s for {length:.1f} s" for start, length in self.outages[:5]]
-        more = f" and {len(self.outages) - 5} more" if len(self.outages) > 5 else ""
-        total = sum(length for _, length in self.outages)
-        return (
-            f"stalled: the tool reported no data {', '.join(parts)}{more} "
-            f"({total:.1f} s in all); the figures include the outage"
-        )
 
 
 def _stall_watch(prepared: Prepared) -> StallWatch:
@@ -241,7 +127,7 @@ class RunSession:
             return ""
         commands = self._commands(p.tool.default_port, "")
         host = p.server if commands.run_on == "server" else p.client
-        path = await host.make_workdir(self.tag, p.spec.params.get("directory", ""))
+        path = await host.make_workdir(self.tag, p.tool.workdir_folder(p.spec.params))
         self._workdir = (host, path)
         return path
 
@@ -260,7 +146,7 @@ class RunSession:
         """Start the server (if any) on a port it can have; return the commands for it."""
         p = self.prepared
         local = p.server.host_name == "localhost"
-        span = _ports_needed(p.tool.name, p.spec.params)
+        span = p.tool.ports(p.spec.params)
         port = _local_free_ports(p.tool.default_port, span) if local else p.tool.default_port
         for _attempt in range(PORT_ATTEMPTS):
             commands = self._commands(port, workdir)
@@ -464,12 +350,6 @@ class RunSession:
             except Exception as exc:  # ParseError or a parser bug: the run is kept either way
                 self._summary = Summary(values={}, complete=False, error=str(exc))
         return self._summary
-
-
-def _ports_needed(tool: str, params: Mapping[str, str]) -> int:
-    """Consecutive ports from a run's server port that its tool uses: nuttcp's data ports
-    follow its control port (``tools/nuttcp.py``); the other tools use one port."""
-    return nuttcp.ports_needed(params) if tool == nuttcp.NAME else 1
 
 
 def _local_free_ports(preferred: int, count: int) -> int:

@@ -157,6 +157,20 @@ class Tool:
     server_only: bool = False
     # A safety check on the host before the run (fio: refuse a mounted raw device).
     host_check: Callable[[Mapping[str, str]], HostCheck | None] | None = None
+    # Consecutive ports from the server port a run uses (nuttcp: its data ports follow the
+    # control port); None: one.
+    ports_needed: Callable[[Mapping[str, str]], int] | None = None
+    # The folder the run's work directory goes in (fio: the file system under test); None or
+    # "": the host's temporary directory.
+    workdir_parent: Callable[[Mapping[str, str]], str] | None = None
+
+    def ports(self, params: Mapping[str, str]) -> int:
+        """How many consecutive ports from the server port a run with ``params`` uses."""
+        return self.ports_needed(params) if self.ports_needed is not None else 1
+
+    def workdir_folder(self, params: Mapping[str, str]) -> str:
+        """Where the run's work directory goes ("": the host's temporary directory)."""
+        return self.workdir_parent(params) if self.workdir_parent is not None else ""
 
     def file_parser(self) -> Parser:
         """A parser for a saved output of this tool, whatever format it was saved in."""

@@ -413,4 +413,5 @@ TOOL = Tool(
     file_parser_factory=file_parser,
     server_only=True,
     host_check=device_check,
+    workdir_parent=lambda params: params.get("directory", ""),
 )

@@ -178,6 +178,7 @@ def parser(params: Mapping[str, str], caps: Capabilities) -> Parser:
 
 
 TOOL = Tool(
+    ports_needed=ports_needed,
     name=NAME,
     debian_package=DEBIAN_PACKAGE,
     version_argv=VERSION_ARGV,
