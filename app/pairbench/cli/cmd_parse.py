@@ -37,6 +37,8 @@ def handle(args: argparse.Namespace, env: Environment) -> ExitStatus:
         group_records(records),
         complete=summary.complete,
         error=summary.error,
+        form=summary.form,
+        reason=summary.reason,
     )
     env.out(json.dumps(payload))
     return ExitStatus.OK

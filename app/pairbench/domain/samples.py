@@ -59,12 +59,18 @@ class Summary:
 
     ``complete`` is False when the output stopped before the tool's own summary (a killed
     tool, a cancelled run); ``values`` then holds what could be derived from the intervals.
-    ``error`` carries the tool's own error message, if it printed one.
+    ``error`` carries the tool's own error message, if it printed one. ``form`` names the
+    output form the parser read ("text", "json-stream", "terse v3", ...; "" when it did not
+    tell). ``reason`` says why ``complete`` is False when the tool did end normally but its
+    output form cannot carry a metric (fio's terse output has no per-interval figures, say):
+    never a silent empty result.
     """
 
     values: Mapping[str, float] = field(default_factory=dict)
     complete: bool = True
     error: str | None = None
+    form: str = ""
+    reason: str | None = None
 
 
 def expand(records: Iterable[Record]) -> list[Sample]:

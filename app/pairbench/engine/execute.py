@@ -9,7 +9,7 @@ import time
 from collections.abc import Mapping
 from dataclasses import dataclass, replace
 
-from pairbench.domain import HostPair, Run, RunSpec, RunStatus, Summary
+from pairbench.domain import HostPair, Run, RunSpec, RunStatus
 from pairbench.domain.processes import RunTag
 from pairbench.engine.host_lock import HostBusyError, HostLocks
 from pairbench.engine.leftovers import ACTIVE_TAGS, HostInUseError, clear_leftovers
@@ -286,11 +286,11 @@ async def _finish(
         if status is RunStatus.COMPLETED:
             status, by_stop = RunStatus.STALLED, False
         error = f"{error}; {stalled}" if error else stalled
-        summary = Summary(values=summary.values, complete=False, error=summary.error)
+        summary = replace(summary, complete=False, reason=None)
     if status is RunStatus.COMPLETED and not by_stop:
         if summary.error:
             status, error = RunStatus.FAILED, summary.error
-        elif not summary.complete:
+        elif not summary.complete and summary.reason is None:
             status, error = RunStatus.FAILED, "the tool's output ended before its summary"
     if error is None and summary.error and not by_stop:
         error = summary.error
@@ -305,6 +305,7 @@ async def _finish(
     )
     notes = [
         *session.preflight_notes,
+        *([f"summary incomplete: {summary.reason}"] if summary.reason else []),
         *(n for n in (session.stop_reason if by_stop else None, session.stop_error) if n),
     ]
     if notes:

@@ -8,7 +8,13 @@ from collections.abc import Mapping
 from pairbench.domain import Line, LineSource, Run, RunSpec, RunStatus
 from pairbench.library import Library, Recorder
 from pairbench.library.hosts import get_pair
-from pairbench.library.runs import create_run, finish_run, get_run, set_run_facts
+from pairbench.library.runs import (
+    create_run,
+    finish_run,
+    get_run,
+    set_run_facts,
+    update_run_notes,
+)
 from pairbench.library.series import compact_series
 from pairbench.tools.base import ParseError
 from pairbench.tools.feed import feed_text
@@ -52,7 +58,7 @@ def import_output(
         status, error = RunStatus.FAILED, summary.error
     elif summary.error:  # it measured, then stopped with a message (e.g. interrupted)
         status, error = RunStatus.INTERRUPTED, summary.error
-    elif not summary.complete:
+    elif not summary.complete and summary.reason is None:
         status, error = RunStatus.INTERRUPTED, "the output ends before the tool's summary"
     else:
         status, error = RunStatus.COMPLETED, None
@@ -65,6 +71,8 @@ def import_output(
         error=error,
         ended_at=now,
     )
+    if summary.reason:  # ended normally, but the output's form cannot carry every metric
+        update_run_notes(lib, run_id, notes=f"summary incomplete: {summary.reason}")
     compact_series(lib.conn, run_id)
     return get_run(lib, run_id)
 

@@ -35,14 +35,21 @@ def parse_payload(
     *,
     complete: bool = True,
     error: str | None = None,
+    form: str = "",
+    reason: str | None = None,
 ) -> dict[str, Any]:
-    """What ``pairbench parse`` prints."""
+    """What ``pairbench parse`` prints (``form``: the output form read; ``reason``: why the
+    summary is incomplete when the form cannot carry a metric)."""
     payload: dict[str, Any] = {
         "tool": tool,
         "summary": {k: _number(v) for k, v in summary.items()},
         "series": series_payload(series),
         "complete": complete,
     }
+    if form:
+        payload["form"] = form
+    if reason:
+        payload["reason"] = reason
     if error:
         payload["error"] = error
     return payload
