@@ -14,6 +14,7 @@ from hypothesis import strategies as st
 from pairbench.domain import LineSource
 from pairbench.tools import fio
 from pairbench.tools.base import Capabilities, CommandContext, ParamError
+from pairbench.tools.fio_auto import FioAutoParser
 from pairbench.tools.fio_json import FioJsonParser
 from parser_checks import fixture_text
 from testkit import require_program
@@ -315,7 +316,8 @@ def test_tool_entry() -> None:
     assert tool.needs_workdir is True
     assert tool.params is fio.PARAMS
     assert tool.install_hint == "apt-get install fio"
-    assert isinstance(tool.parser(fio.resolve({}), CAPS), FioJsonParser)
+    # The live parser reads the json+ stream the run asks for, and any other form fio prints.
+    assert isinstance(tool.parser(fio.resolve({}), CAPS), FioAutoParser)
     assert isinstance(tool.file_parser(), fio.FioFileParser)
     assert tool.expected_seconds(fio.resolve({"runtime": "30", "ramp": "5"})) == 35.0
 

@@ -2,13 +2,17 @@
 
 from __future__ import annotations
 
+from dataclasses import replace
+
 import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
 from pairbench.domain import Summary
+from pairbench.tools.feed import feed_text
 from pairbench.tools.fio import FioFileParser, file_parser
 from pairbench.tools.fio_json import parse_json_output
+from pairbench.tools.fio_terse import parse_terse_output
 from pairbench.tools.fio_text import FioTextParser, parse_text_output
 from parser_checks import (
     feed_all,
@@ -186,14 +190,17 @@ def test_warnings_are_not_errors() -> None:
 @pytest.mark.parametrize("name", fixture_names("fio", "*.out"))
 def test_the_file_parser_picks_the_format(name: str) -> None:
     text = fixture_text("fio", name)
-    got = feed_all(file_parser(), text.split("\n"))
-    json_result = parse_json_output(text)
+    records, summary = feed_all(file_parser(), text.split("\n"))
     if "{" in text.split("\n"):  # a JSON output
-        assert got == json_result
+        expected_records, expected = parse_json_output(text)
     elif name.endswith("_terse.out"):
-        assert got[0] == [] and dict(got[1].values) == {}  # terse is not read
+        expected_records, expected = parse_terse_output(text)
     else:
-        assert got == parse_text_output(text)
+        expected_records, expected = feed_text(FioTextParser(intervals=True), text)
+    assert records == expected_records
+    # The same reading, plus the form's name and why a form cannot carry every metric.
+    assert summary.complete == (expected.complete and summary.reason is None)
+    assert replace(summary, complete=expected.complete, form="", reason=None) == expected
 
 
 def test_the_file_parser_on_a_truncated_json_file() -> None:

@@ -6,6 +6,8 @@ import copy
 import itertools
 import json
 import random
+from collections.abc import Iterable
+from dataclasses import replace
 from typing import Any
 
 import pytest
@@ -16,11 +18,11 @@ from pairbench.domain import Record, Summary
 from pairbench.tools import iperf3_metrics as m
 from pairbench.tools.base import ParseError, Parser
 from pairbench.tools.iperf3_auto import Iperf3AutoParser, output_kind
-from pairbench.tools.iperf3_json import Iperf3JsonParser, parse_json_output
+from pairbench.tools.iperf3_json import Iperf3JsonParser
+from pairbench.tools.iperf3_json import parse_json_output as _parse_json_output
 from pairbench.tools.iperf3_text import Iperf3TextParser
 from parser_checks import (
     assert_records_well_formed,
-    feed_all,
     feed_garbage,
     fixture_names,
     fixture_path,
@@ -28,8 +30,23 @@ from parser_checks import (
     series_of,
     split_lines,
 )
+from parser_checks import feed_all as _feed_all
 
 TOOL = "iperf3"
+
+
+# The summaries compared here leave out the output form ("json" for -J, "json-stream" for
+# events): a document and its events give the same figures; test_iperf3_forms.py checks forms.
+def feed_all(parser: Parser, lines: Iterable[str]) -> tuple[list[Record], Summary]:
+    records, summary = _feed_all(parser, lines)
+    return records, replace(summary, form="")
+
+
+def parse_json_output(text: str) -> tuple[list[Record], Summary]:
+    records, summary = _parse_json_output(text)
+    return records, replace(summary, form="")
+
+
 # Every -J capture: the combined stdout+stderr ones and the stdout-only one of the split run.
 JSON_FIXTURES = [*fixture_names(TOOL, "*_json.out"), "udp_b2G_l8000_loss_json_split.stdout"]
 ALL_FIXTURES = [*fixture_names(TOOL, "*.out"), "udp_b2G_l8000_loss_json_split.stdout"]
@@ -130,7 +147,7 @@ def close_or_parse_error(parser: Parser) -> Summary | None:
         return None
     assert isinstance(summary, Summary)
     assert all(isinstance(v, float) for v in summary.values.values())
-    return summary
+    return replace(summary, form="")  # (see feed_all)
 
 
 def test_fixtures_are_there() -> None:
@@ -709,7 +726,7 @@ def test_invalid_document_raises_and_forgets_it() -> None:
     with pytest.raises(ParseError, match="a number was expected"):
         for line in bad.split("\n"):
             parser.feed(line)
-    assert parser.close() == Summary({}, complete=False)
+    assert parser.close() == Summary({}, complete=False, form="json")
     with pytest.raises(ParseError, match="invalid JSON document"):
         feed_json(["{", '  "start": ,', "}"])
 
@@ -984,7 +1001,7 @@ def test_auto_parser_holds_lines_until_one_tells() -> None:
     assert auto.kind == "text"
     assert isinstance(auto.parser, Iperf3TextParser)
     # The held-back line reached the text parser.
-    assert auto.close() == Summary({}, complete=False, error="something")
+    assert auto.close() == Summary({}, complete=False, error="something", form="text")
     # Held lines before a JSON document go to the JSON parser.
     auto = Iperf3AutoParser()
     lines = ["", "iperf3: error - x", *fixture_text(TOOL, "err_conn_refused_json.out").split("\n")]

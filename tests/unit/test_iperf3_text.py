@@ -309,7 +309,10 @@ def test_server_oneoff_tcp() -> None:
     assert set(ser) == {("5", "throughput_bps"), ("sum", "throughput_bps")}
     assert values(samples, "sum", "throughput_bps") == [11.9e9, 13.4e9, 11.3e9, 15.1e9, 15.6e9]
     assert times(samples, "sum") == [1.0, 2.0, 3.0, 4.0, 5.0]
-    assert summary.complete is True
+    # Its own figures are all there, but a receiving server has no retransmits: the form
+    # cannot carry them, and the summary says so (complete False, with the reason).
+    assert summary.complete is False
+    assert summary.reason == iperf3_text.REASON_SERVER_TCP
     assert summary.values == {"throughput_bps": 13.5e9}
 
 
@@ -347,8 +350,10 @@ def test_server_session_multi_whole_log() -> None:
     assert samples
     # Each test restarts the clock; within one test each series strictly increases.
     # The log ends with the banner of test #14 (no client yet): the summary is test #13's,
-    # whose client was interrupted but whose server printed no "client has terminated".
-    assert summary.complete is True
+    # whose client was interrupted but whose server printed no "client has terminated"; a
+    # receiving server's form has no retransmits (complete False, with the reason).
+    assert summary.complete is False
+    assert summary.reason == iperf3_text.REASON_SERVER_TCP
     assert summary.values == {"throughput_bps": 17.6e9}
     assert summary.error is None
     # The same samples as the tests parsed one by one.
@@ -407,7 +412,8 @@ def test_server_session_multi_bidir_roles() -> None:
     assert values(samples, "sum", "throughput_bps") == [1.94e9, 1.56e9, 1.69e9, 1.65e9, 1.61e9]
     assert values(samples, "sum-reverse", "throughput_bps") == [929e6, 931e6, 927e6, 919e6, 935e6]
     assert values(samples, "sum-reverse", "cwnd_bytes")[0] == 277 * KB
-    assert summary.complete is True
+    assert summary.complete is False  # no retransmits of the client's sending streams
+    assert summary.reason == iperf3_text.REASON_SERVER_TCP
     # The server prints only its own side: receiver for [RX-S], sender for [TX-S].
     assert summary.values == {"throughput_bps": 1.69e9, "throughput_reverse_bps": 928e6}
 
@@ -431,7 +437,8 @@ def test_server_session_multi_client_terminated() -> None:
     # Test #13: the same repeated interval, but no message: the summary stands as printed.
     samples, summary = parse_text(tests[13])
     assert times(samples, "5") == [1.0, 2.0, 3.0]
-    assert summary.complete is True
+    assert summary.complete is False  # a receiving server: no retransmits (the reason says)
+    assert summary.reason == iperf3_text.REASON_SERVER_TCP
     assert summary.values == {"throughput_bps": 17.6e9}
 
 
@@ -599,7 +606,7 @@ def test_zero_length_intervals_give_no_samples() -> None:
 def test_is_a_parser() -> None:
     parser: Parser = Iperf3TextParser()
     assert parser.feed("iperf Done.") == []
-    assert parser.close() == Summary(values={}, complete=False, error=None)
+    assert parser.close() == Summary(values={}, complete=False, error=None, form="text")
 
 
 def test_omitted_udp_receiver_and_sum_lines() -> None:
@@ -895,6 +902,9 @@ def check_truncated(name: str, cut: int) -> None:
         pass  # several tests: "complete" is about the last test that began
     elif name == "tcp_interrupted_sigint.out" or receiver is None:
         assert summary.complete is False
+    elif name == "server_oneoff_tcp.out":  # a receiving server: its form has no retransmits
+        assert summary.complete is False
+        assert summary.reason == (iperf3_text.REASON_SERVER_TCP if len(lines) > receiver else None)
     else:
         assert summary.complete is (len(lines) > receiver), (cut, len(lines), receiver)
     if cut == len(data):

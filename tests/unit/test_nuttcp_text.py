@@ -93,6 +93,7 @@ def test_tcp_t5_i1() -> None:
         },
         complete=True,
         error=None,
+        form="text",
     )
 
 
@@ -117,6 +118,7 @@ def test_tcp_t5_i1_fparse() -> None:
         },
         complete=True,
         error=None,
+        form="fparse",
     )
 
 
@@ -139,6 +141,7 @@ def test_udp_r100m_l1400_i1() -> None:
         },
         complete=True,
         error=None,
+        form="text",
     )
 
 
@@ -174,6 +177,7 @@ def test_tcp_t3_i1_verbose() -> None:
         },
         complete=True,
         error=None,
+        form="text -v",
     )
 
 

@@ -90,6 +90,7 @@ def test_c20_s1400_i02() -> None:
         },
         complete=True,
         error=None,
+        form="text",
     )
 
 
@@ -107,6 +108,7 @@ def test_c20_s1400_i02_d() -> None:
     assert all(a < b for a, b in itertools.pairwise(t))
     assert summary.complete is True
     assert summary.error is None
+    assert summary.form == "text -D"
     assert summary.values == {
         "packets": 20,
         "lost_packets": 0,
@@ -138,8 +140,12 @@ def test_c20_s1400_i02_quiet() -> None:
             "rtt_max_ms": 0.108,
             "rtt_mdev_ms": 0.010,
         },
-        complete=True,
+        # -q: ping's statistics are all there, but no per-reply times: said, not silent.
+        complete=False,
         error=None,
+        form="quiet",
+        reason="ping -q prints no per-reply lines: no rtt_ms series "
+        "(the summary has ping's own statistics)",
     )
 
 
@@ -200,6 +206,7 @@ def test_partial_loss_duplicates_and_errors_counters() -> None:
         },
         complete=True,
         error=None,
+        form="text",
     )
 
 
@@ -255,7 +262,11 @@ def test_replies_without_time_give_no_records() -> None:
     records, summary = feed_all(make(), lines)
     assert records == []
     assert summary == Summary(
-        values={"packets": 2, "lost_packets": 0, "lost_percent": 0}, complete=True, error=None
+        values={"packets": 2, "lost_packets": 0, "lost_percent": 0},
+        complete=False,
+        error=None,
+        form="text",
+        reason="ping printed no times (a payload under 16 bytes, -s): no rtt_ms series or rtt",
     )
 
 
@@ -288,7 +299,7 @@ def test_truncated_output_summary_comes_from_the_replies() -> None:
 def test_icmp_errors_only_in_a_truncated_output_are_the_error() -> None:
     lines = [HEADER, "From 10.0.0.2 icmp_seq=1 Destination Host Unreachable"]
     assert feed_all(make(), lines)[1] == Summary(
-        values={}, complete=False, error="Destination Host Unreachable"
+        values={}, complete=False, error="Destination Host Unreachable", form="text"
     )
 
 
@@ -362,7 +373,7 @@ def test_chatter_is_ignored(line: str) -> None:
 def test_is_a_parser() -> None:
     parser: Parser = make()
     assert parser.feed(HEADER) == []
-    assert parser.close() == Summary(values={}, complete=False, error=None)
+    assert parser.close() == Summary(values={}, complete=False, error=None, form="text")
     with pytest.raises(ValueError, match="positive"):
         PingTextParser(0.0)
 
@@ -446,7 +457,9 @@ def check_truncated(name: str, cut: int) -> None:
     lines, rest = split_lines(data[:cut])
     records, summary = feed_all(make(INTERVAL[name]), lines)
     assert records == full_records[: len(records)]
-    assert summary.complete is (len(lines) > headline(name)), (name, cut)
+    # Past the headline ping ended normally: complete, or a form that lacks a metric (-q).
+    ended = summary.complete or summary.reason is not None
+    assert ended is (len(lines) > headline(name)), (name, cut)
     if cut == len(data):
         assert (records, summary) == (full_records, full_summary)
     if rest is not None:

@@ -253,10 +253,17 @@ def test_error_fixtures(name: str) -> None:
 
 
 def test_no_statistics_run_gives_nothing() -> None:
-    # -n: only "Starting 1 threads ..." and warnings. Not an error, but no summary either.
+    # -n: only "Starting 1 threads ..." and warnings. Not an error, but no summary either:
+    # the form says so (incomplete, with the reason).
     records, summary = parse("iperf_tcp_nthr1_nostats.out")
     assert records == []
-    assert summary == Summary(values={}, complete=False, error=None)
+    assert summary == Summary(
+        values={},
+        complete=False,
+        error=None,
+        form="text -n",
+        reason="uperf -n prints no statistics: no intervals and no totals",
+    )
 
 
 def test_version_output_is_not_a_run() -> None:

@@ -56,7 +56,7 @@ def test_the_tool_leads_its_group_carries_the_tag_and_its_status_comes_back() ->
 
     async def scenario() -> tuple[int, int, str, list[str]]:
         process = await LocalTransport().start(
-            ["sh", "-c", "echo $PAIRBENCH_RUN_TAG; sleep 0.3; exit 3"],
+            ["sh", "-c", "echo $PAIRBENCH_RUN_TAG; sleep 1; exit 3"],
             stdout=LineSource.CLIENT_OUT,
             stderr=LineSource.CLIENT_ERR,
             tag=tag,

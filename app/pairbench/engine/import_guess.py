@@ -78,7 +78,9 @@ def guess_tool(text: str, file_name: str = "") -> ToolGuess:
         except Exception:  # a parser bug must not break the guess (see the docstring)
             continue
         if records or summary.values:
-            scored.append(((len(summary.values), len(records), summary.complete), name))
+            # An output that ended normally counts as whole even when its form lacks a metric.
+            ended = summary.complete or summary.reason is not None
+            scored.append(((len(summary.values), len(records), ended), name))
         elif summary.error:
             weak.append(name)
     scored.sort(key=lambda item: item[0], reverse=True)

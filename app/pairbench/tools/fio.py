@@ -9,7 +9,7 @@ from collections.abc import Mapping
 from dataclasses import dataclass
 from typing import Final
 
-from pairbench.domain import LineSource, Record, Summary
+from pairbench.domain import LineSource
 from pairbench.tools.base import (
     Capabilities,
     CommandContext,
@@ -20,8 +20,7 @@ from pairbench.tools.base import (
     Tool,
     first_line_capabilities,
 )
-from pairbench.tools.fio_json import FioJsonParser
-from pairbench.tools.fio_text import FioTextParser
+from pairbench.tools.fio_auto import FioAutoParser
 from pairbench.tools.params import Param, is_true, resolve_params
 
 NAME = "fio"
@@ -281,8 +280,9 @@ def commands(params: Mapping[str, str], caps: Capabilities, ctx: CommandContext)
 
 
 def parser(params: Mapping[str, str], caps: Capabilities) -> Parser:
-    """A parser for the run's output (json+ documents on stdout, errors on stderr)."""
-    return FioJsonParser()
+    """A parser for the run's output: json+ documents on stdout, errors on stderr, as the
+    run asks for; any other form fio may print is read too (``FioAutoParser``)."""
+    return FioAutoParser()
 
 
 # ---------------------------------------------------------------------- device safety
@@ -350,39 +350,12 @@ def _in_use(entry: object, *, top: bool, depth: int = 0) -> str | None:
 # ---------------------------------------------------------------------- saved outputs
 
 
-class FioFileParser:
-    """A saved fio output in any format Pairbench reads: JSON / json+ (one final document or a
-    ``--status-interval`` stream) or the normal text. Every line goes to the JSON parser; until
-    a JSON document begins, also to the text parser. The summary is the JSON parser's when it
-    read a document, else the text parser's."""
-
-    __slots__ = ("_json", "_text")
-
-    def __init__(self) -> None:
-        self._json = FioJsonParser()
-        self._text: FioTextParser | None = FioTextParser()
-
-    def feed(self, line: str) -> list[Record]:
-        """One line of the saved output; records come from JSON documents only."""
-        records = self._json.feed(line)
-        text = self._text
-        if text is not None:
-            if self._json.in_document or self._json.documents:
-                self._text = None
-            else:
-                text.feed(line)
-        return records
-
-    def close(self) -> Summary:
-        """The summary of whichever format the output was in."""
-        summary = self._json.close()
-        if self._json.documents or self._text is None:
-            return summary
-        return self._text.close()
+# The parser of saved outputs is the live one: it tells the form from the lines.
+FioFileParser = FioAutoParser
 
 
 def file_parser() -> Parser:
-    """A parser for ``pairbench parse|import fio FILE``: detects JSON or normal text."""
+    """A parser for ``pairbench parse|import fio FILE``: detects the form (``FioAutoParser``)."""
     return FioFileParser()
 
 

@@ -226,6 +226,14 @@ class FioJsonParser:
         return self._documents
 
     @property
+    def has_bins(self) -> bool:
+        """True when the last document had latency histograms (json+)."""
+        doc = self._last
+        return doc is not None and any(
+            d.bins is not None for job in doc.jobs for d in job.dirs if d is not None
+        )
+
+    @property
     def in_document(self) -> bool:
         """True while a document has begun and not yet ended."""
         return self._doc_lines is not None

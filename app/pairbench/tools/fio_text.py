@@ -1,4 +1,4 @@
-"""Parser for fio's normal text output: the summary figures of a saved run (no intervals)."""
+"""Parser for fio's normal text output: its summary, and intervals from ``--status-interval``."""
 
 from __future__ import annotations
 
@@ -9,6 +9,7 @@ from typing import Final
 
 from pairbench.domain import Record, Summary
 from pairbench.tools.feed import feed_text
+from pairbench.tools.fio_intervals import Cumulative, ReportDiffer, SlotReport
 from pairbench.tools.fio_json import fio_error_message
 
 __all__ = ["FioTextParser", "parse_text_output"]
@@ -32,6 +33,7 @@ _JOB_RE: Final = re.compile(
 _DIR_RE: Final = re.compile(
     r"\s+(read|write|trim): IOPS=" + _NUM + _SI + r", BW=" + _NUM + _UNIT + r"/s"
     r" \(" + _NUM + _UNIT + r"/s\)"
+    r"(?:\(" + _NUM + _UNIT + r"/(\d{1,20})msec\))?"
 )
 _LAT_RE: Final = re.compile(
     r"\s+lat \((nsec|usec|msec|sec)\): min=\s*[\d.]+[kKMGTPE]?, max=\s*[\d.]+[kKMGTPE]?,"
@@ -89,6 +91,8 @@ class _DirBlock:
 
     iops: float
     bytes_per_s: float
+    io_bytes: float | None = None  # from "(389MiB/3001msec)": to date
+    runtime_ms: float | None = None
     lat_mean_ns: float | None = None
     ios: float | None = None  # from "issued rwts"
     percentiles: dict[str, float] = field(default_factory=dict)  # p50/p99/p999 -> ns
@@ -96,38 +100,79 @@ class _DirBlock:
 
 @dataclass
 class _JobBlock:
+    name: str
     dirs: dict[str, _DirBlock] = field(default_factory=dict)
+
+    def cumulative(self, name: str) -> Cumulative | None:
+        """One direction's figures to date, for the intervals (None: absent or unknown)."""
+        d = self.dirs.get(name)
+        if d is None or d.runtime_ms is None or d.io_bytes is None:
+            return None
+        ios = d.ios if d.ios is not None else d.iops * d.runtime_ms / 1000.0
+        return Cumulative(d.runtime_ms, ios, d.io_bytes, d.lat_mean_ns)
 
 
 class FioTextParser:
     """Parser for fio's default (``--output-format=normal``) text output.
 
-    It gives no records (the text has no intervals, only each job's totals); the summary, for
-    each direction that did I/O, sums the job (or group) blocks: ``{dir}_iops`` from
+    Each dump (the job or group blocks, then ``Run status group`` lines) is cumulative since
+    the jobs started; ``--status-interval`` prints one every interval, then the final one.
+    Records (only with ``intervals=True``, as ``FioAutoParser`` makes it; else none), when a
+    dump's first ``Run status group`` line comes: the interval since the
+    previous dump (``ReportDiffer`` with exact I/O counts), per block in order (stream
+    ``"<job name>.<index>"`` with several blocks) and summed (``"sum"``): ``{dir}_iops`` from
+    the ``issued rwts`` counts and the runtime of ``read: ... (389MiB/3001msec)``,
+    ``{dir}_bytes_per_s`` from them and the mean I/O size of that line (three digits), and
+    ``{dir}_lat_mean_us`` from the ``lat (usec): avg=`` means; no percentiles (the text has
+    cumulative ones only). A single dump (no ``--status-interval``) gives one record, for the
+    whole run. The summary, for each direction that did I/O, sums the job (or group) blocks
+    of the last dump: ``{dir}_iops`` from
     ``read: IOPS=36.4k`` (as printed, about three digits), ``{dir}_bytes_per_s`` from the
     ``Run status group`` lines' ``bw=285MiB/s`` (summed over groups), or the blocks' ``BW=``
     without them; always the binary figure (MiB/s × 2^20), which has more digits than the
     decimal one in parentheses. ``{dir}_lat_mean_us`` from the ``lat (usec): ... avg=`` lines,
     weighted by the ``issued rwts`` counts (or by IOPS), and ``{dir}_lat_p50_us``,
     ``_p99_us``, ``_p999_us`` from the ``clat percentiles`` rows: exact for one block, the
-    maximum over several. ``complete`` once a ``Run status group`` line was seen; ``error``
-    from ``fio: ...`` lines (warnings excluded) or a job's ``err=`` when non-zero. A later
-    dump of the same jobs (``--status-interval`` text) replaces the earlier one.
+    maximum over several. ``complete`` once a ``Run status group`` line was seen, unless the
+    output stops inside a later dump (then the last whole one is reported); ``error`` from
+    ``fio: ...`` lines (warnings excluded) or a job's ``err=`` when non-zero. A later dump of
+    the same jobs (``--status-interval`` text) replaces the earlier one.
     """
 
-    __slots__ = ("_blocks", "_complete", "_cur_dir", "_errors", "_group_bw", "_pct", "_stale")
+    __slots__ = (
+        "_blocks",
+        "_complete",
+        "_cur_dir",
+        "_differ",
+        "_done",
+        "_errors",
+        "_group_bw",
+        "_intervals",
+        "_pct",
+        "_stale",
+        "dumps",
+    )
 
-    def __init__(self) -> None:
+    def __init__(self, *, intervals: bool = False) -> None:
+        self._intervals = intervals
+        self.dumps = 0  # complete dumps read
+        self._differ = ReportDiffer("ios")
         self._blocks: list[_JobBlock] = []
         self._group_bw: dict[str, float] = {}
         self._errors: list[str] = []
         self._complete = False
         self._stale = False  # a "Run status group" ended the current dump
+        self._done: tuple[list[_JobBlock], dict[str, float]] | None = None  # the last ended
         self._cur_dir: _DirBlock | None = None
         self._pct: tuple[_DirBlock, str] | None = None  # collecting clat percentiles (unit)
 
+    @property
+    def seen(self) -> bool:
+        """True once a job block began: the output is fio's normal text."""
+        return bool(self._blocks) or self.dumps > 0
+
     def feed(self, line: str) -> list[Record]:
-        """Parse one line; never returns records (see the class docstring)."""
+        """Parse one line; returns the records of a dump it completes."""
         if len(line) > MAX_LINE:
             return []
         text = line.rstrip()
@@ -144,17 +189,17 @@ class FioTextParser:
                 self._errors.append(message)
             return []
         if text[0] != " ":
-            self._top_line(text)
-            return []
+            return self._top_line(text)
         self._indented_line(text)
         return []
 
-    def _top_line(self, text: str) -> None:
+    def _top_line(self, text: str) -> list[Record]:
         job = _JOB_RE.match(text)
         if job is not None:
             if self._stale:  # a new dump of the same jobs: it replaces the last one
+                self._done = (self._blocks, self._group_bw)
                 self._blocks, self._group_bw, self._stale = [], {}, False
-            self._blocks.append(_JobBlock())
+            self._blocks.append(_JobBlock(job.group(1)[:64]))
             self._cur_dir = None
             if job.group(2) != "0":
                 detail = f" ({job.group(3)})" if job.group(3) else ""
@@ -163,8 +208,17 @@ class FioTextParser:
                     self._errors.append(message)
         elif _GROUP_RE.match(text) is not None:
             self._complete = True
-            self._stale = True
             self._cur_dir = None
+            if not self._stale and self._blocks:
+                self._stale = True
+                self.dumps += 1
+                slots = [
+                    SlotReport(f"{b.name}.{i}", (b.cumulative("read"), b.cumulative("write")))
+                    for i, b in enumerate(self._blocks)
+                ]
+                return self._differ.report(slots) if self._intervals else []
+            self._stale = True
+        return []
 
     def _indented_line(self, text: str) -> None:
         if self._stale:
@@ -181,7 +235,11 @@ class FioTextParser:
         if m is not None:
             iops = _decimal(m.group(2), m.group(3))
             bw = _bytes_per_s(m.group(4), m.group(5), m.group(6), m.group(7))
-            self._cur_dir = block.dirs[m.group(1)] = _DirBlock(iops, bw)
+            new = _DirBlock(iops, bw)
+            if m.group(10) is not None:
+                new.io_bytes = _rate(m.group(8), m.group(9))[0]
+                new.runtime_ms = float(m.group(10))
+            self._cur_dir = block.dirs[m.group(1)] = new
             return
         cur = self._cur_dir
         if cur is not None:
@@ -209,20 +267,26 @@ class FioTextParser:
                 cur.percentiles[name] = _ns(number, suffix, unit)
 
     def close(self) -> Summary:
-        """The summary of the last complete dump (see the class docstring)."""
+        """The summary of the last complete dump (see the class docstring); ``complete`` is
+        False when the output stops inside a dump (the one before it is reported then)."""
         values: dict[str, float] = {}
+        blocks, group_bw, complete = self._blocks, self._group_bw, self._complete
+        if blocks and not self._stale:  # a dump cut short
+            complete = False
+            if self._done is not None:
+                blocks, group_bw = self._done
         for name in _DIRECTIONS:
-            dirs = [d for b in self._blocks if (d := b.dirs.get(name)) is not None]
+            dirs = [d for b in blocks if (d := b.dirs.get(name)) is not None]
             active = [d for d in dirs if d.iops > 0.0 or d.bytes_per_s > 0.0]
             if not active:
                 continue
             values[f"{name}_iops"] = math.fsum(d.iops for d in active)
-            values[f"{name}_bytes_per_s"] = self._group_bw.get(name) or math.fsum(
+            values[f"{name}_bytes_per_s"] = group_bw.get(name) or math.fsum(
                 d.bytes_per_s for d in active
             )
             _latency(name, active, values)
         error = "; ".join(self._errors) or None
-        return Summary(values=values, complete=self._complete, error=error)
+        return Summary(values=values, complete=complete, error=error)
 
 
 def _latency(name: str, dirs: list[_DirBlock], values: dict[str, float]) -> None:

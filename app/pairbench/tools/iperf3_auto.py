@@ -7,6 +7,7 @@ from typing import Final, Literal
 from pairbench.domain import Record, Summary
 from pairbench.tools.iperf3_json import Iperf3JsonParser
 from pairbench.tools.iperf3_text import Iperf3TextParser
+from pairbench.tools.iperf3_text_forms import body_offset
 
 __all__ = ["Iperf3AutoParser", "output_kind"]
 
@@ -33,8 +34,8 @@ def output_kind(line: str) -> Kind | None:
 
     A line that begins with ``{`` is JSON (``-J`` begins with a lone ``{``, ``--json-stream``
     with ``{"event"``); a bracketed stream line or a line of the text's preamble, banner or
-    footer is text. Blank lines, ``warning: ...`` and ``iperf3: ...`` messages (printed in
-    both modes) and anything else tell nothing.
+    footer is text, also after a time stamp (``--timestamps``). Blank lines, ``warning: ...``
+    and ``iperf3: ...`` messages (printed in both modes) and anything else tell nothing.
     """
     text = line.lstrip()
     first = text[:1]
@@ -42,6 +43,10 @@ def output_kind(line: str) -> Kind | None:
         return "json"
     if first == "[" or text.startswith(_TEXT_PREFIXES):
         return "text"
+    if not text.startswith("iperf3: ") and len(line) <= 4096:
+        offset = body_offset(line)
+        if offset > 0 and not line[offset:].startswith("iperf3: "):
+            return "text"
     return None
 
 

@@ -16,6 +16,7 @@ from pairbench.tools.iperf3_metrics import (
     LOST,
     LOST_PERCENT,
     PACKETS,
+    REASON_OLD_UDP_JSON,
     RETRANSMITS,
     SENDER_THROUGHPUT,
     TCP_RECV,
@@ -27,6 +28,7 @@ from pairbench.tools.iperf3_metrics import (
     UDP_SEND,
     IntervalTotals,
 )
+from pairbench.tools.iperf3_text import Iperf3TextParser, server_streams
 
 __all__ = ["MAX_DOCUMENT_CHARS", "Iperf3JsonParser", "parse_json_output"]
 
@@ -247,6 +249,7 @@ class Iperf3JsonParser:
         "_doc_first_line",
         "_end",
         "_error",
+        "_form",
         "_interrupted",
         "_last_t",
         "_line_no",
@@ -254,6 +257,7 @@ class Iperf3JsonParser:
         "_omitted",
         "_peer_terminated",
         "_server",
+        "_server_output",
         "_tests",
     )
 
@@ -267,6 +271,10 @@ class Iperf3JsonParser:
         self._line_no = 0
         self._omitted = 0
         self._tests = 0  # documents and start events seen
+        self._form = ""  # "json" (-J documents) or "json-stream" (events), once seen
+        # True once --get-server-output's server output came (read as "server-" streams);
+        # None in the parser that reads that output (it reads no server output of its own).
+        self._server_output: bool | None = False
         self._reset()
 
     def _reset(self) -> None:
@@ -379,10 +387,22 @@ class Iperf3JsonParser:
             self._reset()
         self._tests += 1
 
+    @property
+    def form(self) -> str:
+        """The output form seen so far: "json" or "json-stream" ("" before either)."""
+        if self._form and self._server_output:
+            return f"{self._form} --get-server-output"
+        return self._form
+
     def _document(self, text: str) -> list[Record]:
         """A whole ``-J`` document: every interval's records; keeps its summary figures."""
         what = f"JSON document (lines {self._doc_first_line}-{self._line_no})"
         obj = self._load(text, what)
+        self._form = "json"
+        return self._take_document(obj, what)
+
+    def _take_document(self, obj: dict[str, object], what: str) -> list[Record]:
+        """The records and summary figures of a decoded ``-J`` document."""
         self._begin_test()
         try:
             self._start(obj.get("start"))
@@ -398,6 +418,10 @@ class Iperf3JsonParser:
             error = obj.get("error")
             if error is not None:
                 self._note_error(preview(error, 1000))
+            if self._server_output is not None:
+                for key in ("server_output_text", "server_output_json"):
+                    if key in obj:
+                        records += self._server_part(key, obj[key])
         except ParseError:
             self._reset()  # none of this document's records was given: forget all of it
             raise
@@ -406,10 +430,16 @@ class Iperf3JsonParser:
     def _event(self, text: str) -> list[Record]:
         """One ``--json-stream`` event line."""
         obj = self._load(text, f"event (line {self._line_no})", event=True)
+        self._form = "json-stream"
         event = obj.get("event")
         data = obj.get("data")
         if event == "interval":
             return self._interval(data)
+        if (
+            event in ("server_output_text", "server_output_json")
+            and self._server_output is not None
+        ):
+            return self._server_part(str(event), data)
         if event == "start":
             self._begin_test()
             self._start(data)
@@ -420,8 +450,25 @@ class Iperf3JsonParser:
             if type(data) is not str:
                 raise ParseError(f"iperf3 JSON: error event without a message: {text[:200]!r}")
             self._note_error(data)
-        # Other events (server_output_json, server_output_text, ...) carry nothing we keep.
+        # Other events carry nothing we keep.
         return []
+
+    def _server_part(self, key: str, part: object) -> list[Record]:
+        """--get-server-output: the server's text or JSON output, as "server-" streams."""
+        self._server_output = True
+        if key == "server_output_text":
+            if type(part) is not str:
+                raise ParseError(f"iperf3 JSON: {key} is not a string: {preview(part)!r}")
+            text_parser = Iperf3TextParser(server_section=True)
+            records: list[Record] = []
+            for line in part.split("\n"):
+                records += text_parser.feed(line)
+            return server_streams(records)
+        if type(part) is not dict:
+            raise ParseError(f"iperf3 JSON: {key} is not an object: {preview(part)!r}")
+        json_parser = Iperf3JsonParser()
+        json_parser._server_output = None  # one level: the server's has none of its own
+        return server_streams(json_parser._take_document(part, key))
 
     def _start(self, start: object) -> None:
         if start is None:
@@ -585,6 +632,7 @@ class Iperf3JsonParser:
         recv = self._figure("sum_received")
         send = self._figure("sum_sent")
         complete = False
+        reason: str | None = None
         if recv is not None:
             complete = True
             values[THROUGHPUT] = recv["bits_per_second"]
@@ -597,6 +645,8 @@ class Iperf3JsonParser:
         elif send is not None and self._server:
             complete = True  # a sending server (client used -R): its own figure
             values[THROUGHPUT] = send["bits_per_second"]
+        elif self._old_udp_client(values):
+            reason = REASON_OLD_UDP_JSON
         else:
             self._from_intervals(values)
         if send is not None:
@@ -613,7 +663,24 @@ class Iperf3JsonParser:
             acc = self._accs.get("sum-reverse")
             if acc is not None and acc.dur > 0.0:
                 values[THROUGHPUT_REVERSE] = acc.weighted / acc.dur
-        return Summary(values=values, complete=complete, error=self._error)
+        return Summary(
+            values=values, complete=complete, error=self._error, form=self.form, reason=reason
+        )
+
+    def _old_udp_client(self, values: dict[str, float]) -> bool:
+        """A UDP client's ``end.sum`` before 3.8 (no ``sum_received``): the sender's rate and
+        the receiver's jitter and loss into ``values``; False if the end is not that."""
+        part = self._end.get("sum")
+        if self._server or part is None or "jitter_ms" not in part or "bits_per_second" not in part:
+            return False
+        if "sum_received" in self._end or self._peer_terminated or self._interrupted:
+            return False
+        values[SENDER_THROUGHPUT] = part["bits_per_second"]
+        values[JITTER] = part["jitter_ms"]
+        values[LOST] = part.get("lost_packets", 0.0)
+        values[PACKETS] = part.get("packets", 0.0)
+        values[LOST_PERCENT] = part.get("lost_percent", 0.0)
+        return True
 
     def _from_intervals(self, values: dict[str, float]) -> None:
         acc = self._accs.get("sum")

@@ -10,8 +10,10 @@ __all__ = [
     "LOST",
     "LOST_PERCENT",
     "PACKETS",
+    "REASON_OLD_UDP_JSON",
     "RETRANSMITS",
     "SENDER_THROUGHPUT",
+    "SERVER_PREFIX",
     "TCP_RECV",
     "TCP_SEND",
     "TCP_SUM_SEND",
@@ -28,6 +30,14 @@ JITTER: Final = "jitter_ms"
 LOST: Final = "lost_packets"
 PACKETS: Final = "packets"
 LOST_PERCENT: Final = "lost_percent"
+# The streams of the server's own output inside the client's (--get-server-output) are its
+# ids with this before them: "server-5", "server-sum".
+SERVER_PREFIX: Final = "server-"
+# Why a JSON summary is incomplete although iperf3 ended normally (its form cannot carry it).
+REASON_OLD_UDP_JSON: Final = (
+    "a UDP client's JSON before iperf3 3.8 has no sum_received: no receiver throughput"
+    " (end.sum gives the sender's rate and the receiver's jitter and loss)"
+)
 # Summary-only names.
 SENDER_THROUGHPUT: Final = "sender_throughput_bps"
 THROUGHPUT_REVERSE: Final = "throughput_reverse_bps"

@@ -173,7 +173,8 @@ def commands(params: Mapping[str, str], caps: Capabilities, ctx: CommandContext)
 
 
 def parser(params: Mapping[str, str], caps: Capabilities) -> Parser:
-    """A parser for the client's output (brief text; ``-fparse`` and ``-v`` also read)."""
+    """A parser for the client's output: the brief text it asks for, or any other form
+    (``-fparse``, ``-v``, ``-frunningtotal``, ``-fxmitstats``), told by the lines."""
     return NuttcpTextParser()
 
 

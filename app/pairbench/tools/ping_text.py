@@ -1,4 +1,4 @@
-"""Incremental parser for iputils ping output, with or without ``-D`` timestamps (DESIGN §3, §4)."""
+"""Incremental parser for iputils ping output in every form: text, -D, -O, -q, -f."""
 
 from __future__ import annotations
 
@@ -40,23 +40,33 @@ _REPLY_RE: Final = re.compile(
     r"icmp_[rs]eq=([0-9]{1,9}+)"  # 3: sequence number
     r"(?: ident=[0-9]++)?(?: ttl=[0-9]++)?"
     r"(?: time=([0-9]{1,15}+(?:\.[0-9]{1,15}+)?) ms)?"  # 4: rtt in ms (bounded: finite)
-    r"((?: *+\([^()]{1,40}+\))*+) *+\Z"  # 5: flags
+    r"((?:[ \t]*+\([^()]{1,40}+\))*+)[ \t\a]*+\Z"  # 5: flags; -R's "\t(same route)", -a's BEL
 )
 # What makes a line claim to be a reply; one that then does not match _REPLY_RE is ParseError.
 _REPLY_PREFIX_RE: Final = re.compile(r"(?:\[[0-9.]++\] )?[0-9]++ bytes from ")
 # An ICMP error about one probe: "From 10.200.0.2 icmp_seq=1 Destination Host Unreachable".
 _ICMP_ERROR_RE: Final = re.compile(
-    r"(?:\[[0-9.]++\] )?From [^ ]++(?: \([^)]*+\))?:? icmp_[rs]eq=[0-9]++ (.+)\Z"
+    r"(\[[0-9.]++\] )?From [^ ]++(?: \([^)]*+\))?:? icmp_[rs]eq=[0-9]++ (.+)\Z"
 )
+# -O: a probe still unanswered when the next one is sent ("no answer yet for icmp_seq=5").
+_NO_ANSWER_RE: Final = re.compile(r"(\[[0-9.]++\] )?no answer yet for icmp_seq=[0-9]++\Z")
+# Flags on a reply that still counts, with its time, in ping's statistics.
+_TIMED_FLAGS: Final = frozenset({"(same route)", "(DIFFERENT ADDRESS!)"})
+# -f prints "." per probe sent and "\b \b" per reply ("\bC" for a bad checksum, "E" on error).
+_FLOOD_CHARS: Final = ".\b EC"
+# -v's setup lines ("ping: sock4.fd: 3 (socktype: SOCK_RAW), ...") are no error.
+_VERBOSE_PREFIXES: Final = ("sock4.fd:", "socktype:")
 _STATS_RE: Final = re.compile(
     r"([0-9]{1,15}+) packets transmitted, ([0-9]{1,15}+) (?:packets )?received"
     r"((?:, [^,]*+)*+)\Z"
 )
 _LOSS_RE: Final = re.compile(r"([0-9.]++(?:e[-+]?[0-9]++)?)% packet loss\Z")
 _EXTRA_RE: Final = re.compile(r"\+([0-9]{1,15}+) (duplicates|corrupted|errors)\Z")
+# The rtt line; ", pipe N" follows when replies overlapped, ", ipg/ewma A/B ms" with -f, -A, -i 0.
 _RTT_RE: Final = re.compile(
     r"(?:rtt|round-trip) min/avg/max/(?:mdev|stddev) = "
-    r"([0-9.]++)/([0-9.]++)/([0-9.]++)/([0-9.]++) ms\Z"
+    r"([0-9.]++)/([0-9.]++)/([0-9.]++)/([0-9.]++) ms"
+    r"(?:, pipe [0-9]{1,9}+)?(?:, ipg/ewma [0-9.]++/[0-9.]++ ms)?\Z"
 )
 
 # The statistics line's "+N ..." counters, as summary values.
@@ -98,24 +108,40 @@ class PingTextParser:
     ``error``: a ``ping: ...`` message (e.g. an unknown host); else, when no reply came back,
     the first ICMP error's own words ("Destination Host Unreachable") or ``"100% packet
     loss"`` as printed.
+
+    Forms (``Summary.form``), told by the lines themselves: ``"text"`` (reply lines),
+    ``"text -D"`` (``[epoch]`` before them), ``" -O"`` added when ``no answer yet for
+    icmp_seq=N`` lines came (they give no record: a late reply may still come), ``"quiet"``
+    (``-q``: statistics only, though replies came back) and ``"flood"`` (``-f``: a line of
+    dots and backspaces instead of reply lines). ``-v`` (``ident=``), ``-R`` (``RR:`` lines,
+    ``(same route)``), ``-a`` (a BEL after each reply), ``-p`` (``PATTERN:``), ``-U``, ``-w``,
+    IPv6 and names are all "text". A form that ended normally but cannot carry a metric gives
+    ``complete=False`` with ``reason``: ``quiet`` and ``flood`` have no per-reply times (only
+    ping's own summary), nor do replies of under 16 bytes of payload (``-s``: no ``time=``).
+    iputils 20221126 prints its times as integers with a literal ``.`` whatever the locale,
+    and has no translations (``NLS: no``): there is no other number format to read.
     """
 
     __slots__ = (
         "_anchor_us",
         "_dropped",
         "_first_us",
+        "_flood",
         "_icmp_error",
         "_interval_us",
         "_last_raw_seq",
         "_last_t",
         "_loss_text",
         "_n",
+        "_no_answer",
         "_ping_error",
         "_replies",
         "_rtt",
         "_rtt_max",
         "_rtt_min",
         "_seq_base",
+        "_stamped",
+        "_started",
         "_stats",
         "_sum",
         "_sum2",
@@ -149,6 +175,10 @@ class PingTextParser:
         self._icmp_error: str | None = None
         self._ping_error: str | None = None
         self._loss_text = ""
+        self._started = False  # a "PING ..." header or a reply seen: ping's text output
+        self._stamped = False  # a line with a -D "[epoch]" seen
+        self._no_answer = 0  # -O "no answer yet" lines
+        self._flood = False  # -f's dots seen
 
     @property
     def dropped_replies(self) -> int:
@@ -170,7 +200,9 @@ class PingTextParser:
         m = _REPLY_RE.match(line)
         if m is not None:
             sec_s, frac_s, seq_s, rtt_s, flags = m.groups()
-            if flags.strip():
+            if sec_s is not None:
+                self._stamped = True
+            if flags.strip() and not _only_timed_flags(flags):
                 if "DUP!" not in flags:
                     self._count_reply(seq_s)  # damaged or truncated: counted, no rtt
                 return []
@@ -221,6 +253,7 @@ class PingTextParser:
             first = self._first_us
             if first is None:
                 self._first_us = first = us
+                self._stamped = True
                 self._anchor_us = seq * self._interval_us
             t = (us - first + self._anchor_us) / _US
         else:
@@ -234,11 +267,21 @@ class PingTextParser:
     def _other_line(self, line: str) -> None:
         if line.startswith("PING "):
             self._reset()  # a new run (a log of several): start afresh
+            self._started = True
+            return
+        m = _NO_ANSWER_RE.match(line)
+        if m is not None:
+            self._no_answer += 1
+            self._stamped = self._stamped or m.group(1) is not None
             return
         m = _ICMP_ERROR_RE.match(line)
         if m is not None:
+            self._stamped = self._stamped or m.group(1) is not None
             if self._icmp_error is None:
-                self._icmp_error = m.group(1).strip()
+                self._icmp_error = m.group(2).strip()
+            return
+        if "." in line and not line.strip(_FLOOD_CHARS):
+            self._flood = True
             return
         m = _STATS_RE.match(line)
         if m is not None:
@@ -254,7 +297,7 @@ class PingTextParser:
             return
         if line.startswith("ping: ") and self._ping_error is None:
             message = line[6:].strip()
-            if message and not message.lower().startswith("warning"):
+            if message and not message.lower().startswith(("warning", *_VERBOSE_PREFIXES)):
                 self._ping_error = message
         # Everything else (header, "--- host ping statistics ---", "pipe N", warnings,
         # "wrong data byte" dumps) is chatter.
@@ -291,8 +334,8 @@ class PingTextParser:
             received = stats["_received"]
             values.update((k, v) for k, v in stats.items() if not k.startswith("_"))
         # ping prints no rtt line when nothing came back, or when replies carried no time.
-        no_rtt_line = received == 0 or (self._n == 0 and self._untimed > 0)
-        complete = stats is not None and (self._rtt is not None or no_rtt_line)
+        untimed = self._n == 0 and self._untimed > 0
+        complete = stats is not None and (self._rtt is not None or received == 0 or untimed)
         if self._rtt is not None:
             values["rtt_min_ms"], values["rtt_avg_ms"], values["rtt_max_ms"] = self._rtt[:3]
             values["rtt_mdev_ms"] = self._rtt[3]
@@ -302,7 +345,41 @@ class PingTextParser:
             values["rtt_avg_ms"] = mean
             values["rtt_max_ms"] = self._rtt_max
             values["rtt_mdev_ms"] = math.sqrt(max(self._sum2 / self._n - mean * mean, 0.0))
-        return Summary(values=values, complete=complete, error=self._error(stats, received))
+        form = self._form(received)
+        reason = None
+        error = self._error(stats, received)
+        if complete and error is None:
+            reason = self._reason(form, untimed)
+        return Summary(
+            values=values,
+            complete=complete and reason is None,
+            error=error,
+            form=form,
+            reason=reason,
+        )
+
+    def _form(self, received: float) -> str:
+        """The output form the lines showed ("" when none did)."""
+        if self._flood:
+            return "flood"
+        per_packet = self._replies or self._no_answer or self._icmp_error is not None
+        if not per_packet and self._stats is not None and received > 0:
+            return "quiet"
+        if not (self._started or per_packet or self._stats is not None):
+            return ""
+        return "text" + (" -D" if self._stamped else "") + (" -O" if self._no_answer else "")
+
+    def _reason(self, form: str, untimed: bool) -> str | None:
+        """Why a run that ended normally lacks a metric, or None."""
+        if form in ("quiet", "flood"):
+            option = "-q" if form == "quiet" else "-f"
+            return (
+                f"ping {option} prints no per-reply lines: no rtt_ms series "
+                "(the summary has ping's own statistics)"
+            )
+        if untimed:
+            return "ping printed no times (a payload under 16 bytes, -s): no rtt_ms series or rtt"
+        return None
 
     def _error(self, stats: dict[str, float] | None, received: float) -> str | None:
         if self._ping_error is not None:
@@ -312,6 +389,11 @@ class PingTextParser:
         if stats is not None and stats["packets"] > 0:
             return self._icmp_error or f"{self._loss_text or '100'}% packet loss"
         return self._icmp_error
+
+
+def _only_timed_flags(flags: str) -> bool:
+    """True when every flag on a reply leaves it a normal, timed one ("(same route)")."""
+    return all(f"({flag.strip()}" in _TIMED_FLAGS for flag in flags.split("(")[1:])
 
 
 def _finite(text: str) -> float:

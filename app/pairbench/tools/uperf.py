@@ -35,6 +35,11 @@ PROFILE_FILE = "profile.xml"
 PROFILES = ("latency", "throughput")
 # The timed transaction is the profile's second one: "Txn2" in uperf's progress and raw lines.
 MAIN_TXN = 2
+# Flowops per iteration of the timed transaction of the profiles a saved output may name on
+# its "Starting ... running profile:NAME" line (uperf lower-cases the name): Pairbench's
+# latency profile, uperf's own workloads/netperf.xml (write + read) and iperf.xml (count=10).
+# Pairbench's throughput profile is not here: its count is a run parameter.
+FILE_PROFILES: dict[str, int] = {"pairbench-latency": 2, "netperf": 2, "iperf": 10}
 # What uperf spends besides the timed transaction: ~1 s of barrier wait before it, connect,
 # disconnect and the statistics exchange after it.
 OVERHEAD_S = 3.0
@@ -155,6 +160,18 @@ def parser(params: Mapping[str, str], caps: Capabilities) -> Parser:
     )
 
 
+def file_parser() -> Parser:
+    """A parser for a saved master output of any form (see ``UperfTextParser``'s "Forms").
+
+    The profile's shape is unknown: the thread count comes from the output, the flowops per
+    iteration from ``FILE_PROFILES`` by the profile's name (else the interval records have no
+    latency), and the protocol is taken for TCP (the output does not tell: no ``lost_percent``).
+    """
+    return UperfTextParser(
+        threads=1, ops_per_iteration=None, main_txn=MAIN_TXN, known_profiles=FILE_PROFILES
+    )
+
+
 TOOL = Tool(
     name=NAME,
     debian_package=DEBIAN_PACKAGE,
@@ -169,4 +186,5 @@ TOOL = Tool(
     parser=parser,
     needs_workdir=True,
     install_command=INSTALL_COMMAND,
+    file_parser_factory=file_parser,
 )

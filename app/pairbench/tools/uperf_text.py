@@ -4,12 +4,34 @@ from __future__ import annotations
 
 import math
 import re
-from collections.abc import Callable
+from collections.abc import Callable, Mapping
 from typing import Final
 
 from pairbench.domain import Record, Summary
 from pairbench.tools.base import ParseError
 from pairbench.tools.feed import feed_text
+from pairbench.tools.uperf_forms import (
+    NO_LATENCY_REASON,
+    NO_STATS_REASON,
+    SEEN_FLOWOP,
+    SEEN_GROUP,
+    SEEN_LOG,
+    SEEN_PROGRESS,
+    SEEN_RAW,
+    SEEN_RUN,
+    SEEN_STRAND,
+    SEEN_TXN,
+    form_name,
+    no_stats,
+)
+from pairbench.tools.uperf_tables import (
+    AVG_HEADER_RE,
+    avg_row,
+    difference,
+    log_line,
+    runstat_row,
+)
+from pairbench.tools.uperf_units import bits, byte_count
 
 __all__ = ["MAX_LINE", "UperfTextParser", "parse_text_output"]
 
@@ -42,65 +64,25 @@ _PROGRESS_RE: Final = re.compile(
     r"(\S++)\s++([0-9.]{1,32}+)([KMGTPEZ]?B?)\s*+/\s*+([0-9.]{1,32}+)\(s\)\s*+=\s*+"
     r"([0-9.]{1,32}+)((?:[KMGTPEZ])?b/s)?(?:\s++([0-9]{1,20}+)op/s)?\s*+\Z"
 )
-# "Txn1              565860     17.65us      0.00ns     19.70ms     13.24us " (Txn and Flowop
-# tables: count, avg, cpu, max, min; adaptive time units; Solaris CPU counters may follow).
-_AVG_ROW_RE: Final = re.compile(
-    r"(\S++)\s++([0-9]{1,20}+)"
-    r"\s++([0-9.]{1,32}+)(ns|us|ms|s)\s++([0-9.]{1,32}+)(?:ns|us|ms|s)"
-    r"\s++([0-9.]{1,32}+)(ns|us|ms|s)\s++([0-9.]{1,32}+)(ns|us|ms|s)(?:\s|\Z)"
-)
-_AVG_HEADER_RE: Final = re.compile(r"(Txn|Flowop)\s++Count\s++avg\b")
-# "master            12.32s    97.14MB    66.17Mb/s      1131722        0.00" (Run Statistics)
-_RUNSTAT_RE: Final = re.compile(
-    r"(\S++)\s++([0-9.]{1,32}+)(ns|us|ms|s)\s++([0-9.]{1,32}+)([KMGTPEZ]?B?)\s++"
-    r"([0-9.]{1,32}+)((?:[KMGTPEZ])?b/s)?\s++([0-9]{1,20}+)\s++(\S++)\s*+\Z"
-)
-# "Difference(%)     -0.00%      8.79%        8.79%        8.79%       0.00%"
-_DIFF_RE: Final = re.compile(r"Difference\(%\)((?:\s++[-+]?[0-9.a-z]{1,32}+%){5})\s*+\Z")
 # Thread counts are C ints: at most 10 digits (a longer one is not uperf's: the line is chatter),
 # so that the count converts to a float in the latency arithmetic.
 _STARTING_RE: Final = re.compile(
     r"Starting ([0-9]{1,10}+) (threads|processes)(?:, ([0-9]{1,10}+) processes)?"
-    r" running profile:"
+    r" running profile:(\S{0,64}+)"
 )
-# The lines that mean the run failed, in uperf's own words (never trust its exit status).
-_ERROR_RE: Final = re.compile(
-    r"Error\b"  # "Error 1: ...", "Error parsing F", "Error connecting to H", "Error saying ..."
-    r"|WARNING:.*\bErrors?\b.*\bdetected\b"  # "WARNING: N Errors detected during run"
-    r"|\*\*\* Slave aborted"
-    r"|uperf: "  # getopt: "uperf: invalid option -- 'x'", "... requires an argument ..."
-    r"|Cannot (?:stat|open|read|malloc)\b|Zero byte file|No profile found"
-    r"|Env variable .* not set|\$\S+ is not set|remotehost not specified"
-)
-_USAGE_RE: Final = re.compile(r"Usage:\s+uperf\b")
-# "** Warning: ...", "** 4 Warnings ...", "** [10.200.0.1] ..." (relayed from the slave):
-# harmless. Any other "** ..." line is uperf's error log ("** TCP: Cannot connect to ...",
-# "** 3 Errors ...").
-_HARMLESS_LOG_RE: Final = re.compile(r"\*\* (?:Warning\b|[0-9]+ Warnings\b|\[)")
-
+_PROFILE_RE: Final = re.compile(r" running profile:(\S{0,64}+)")
+# uperf prints "Nic NAME came online" (no newline) when an interface appears during the run:
+# it sticks to the front of the next line, the Total line ("...came onlineTotal  18.60MB /").
+_NIC_ONLINE_RE: Final = re.compile(r"(?:Nic \S{1,64}? came online\s*+)+")
 _RUN, _GROUP, _STRAND, _TXN_TABLE, _FLOWOP_TABLE, _NETSTAT, _RUNSTATS = range(7)
+# The option each table header shows (uperf_forms.form_name names the form from them).
+_SECTION_SEEN: Final[dict[int, int]] = {_GROUP: SEEN_GROUP, _STRAND: SEEN_STRAND}
 _SECTION_HEADERS: Final[dict[str, int]] = {
     "Group Details": _GROUP,
     "Strand Details": _STRAND,
     "Netstat statistics for this run": _NETSTAT,
     "Run Statistics": _RUNSTATS,
 }
-
-_BYTE_POW: Final[dict[str, int]] = {c: i for i, c in enumerate(" KMGTPEZ")}
-_BIT_EXP: Final[dict[str | None, str]] = {
-    None: "",
-    "b/s": "",
-    "Kb/s": "e3",
-    "Mb/s": "e6",
-    "Gb/s": "e9",
-    "Tb/s": "e12",
-    "Pb/s": "e15",
-    "Eb/s": "e18",
-    "Zb/s": "e21",
-}
-# A table time in microseconds: its digits with this exponent appended.
-_US_EXP: Final[dict[str, str]] = {"ns": "e-3", "us": "", "ms": "e3", "s": "e6"}
-_S_EXP: Final[dict[str, str]] = {"ns": "e-9", "us": "e-6", "ms": "e-3", "s": ""}
 
 _MAX_ERRORS: Final = 8
 _MAX_ERROR_CHARS: Final = 300
@@ -169,6 +151,17 @@ class UperfTextParser:
     The Group Details bytes are wrong in uperf (a known bug) and the Strand/Netstat lines are
     not needed: they are recognised and skipped. ``complete``: uperf's Total line was seen.
 
+    **Forms.** Every form of the master's output is read, and ``Summary.form`` names it
+    (``uperf_forms.form_name``): "text" (progress pieces) or "text -R" (raw lines), then the
+    tables shown: "-a" for all of Group/Strand/Txn/Flowop, else "-g", "-T", "-t", "-f" (the
+    Flowop table also comes with -p, and with -e on Solaris builds; on Linux -e adds nothing);
+    "text -n" when the run ended without any statistics (then ``complete`` is False with
+    ``reason``). ``-i`` changes only the spacing of the points (uperf samples every second
+    without it) and ``-k`` only the default Netstat table, so they do not show in the name.
+    When ``ops_per_iteration`` is None (a saved file: the profile is unknown) it comes from
+    ``known_profiles`` by the profile name of the ``Starting`` line, if there; a run without a
+    Txn table and without it has no ``latency_avg_us``: ``complete`` False with ``reason``.
+
     **Errors.** uperf's exit status is unreliable (an unknown option exits 0), so the output
     decides: ``Error ...`` lines, ``** TCP: Cannot connect ...`` and other ``** `` error-log
     lines, ``WARNING: N Errors detected during run``, ``*** Slave aborted``, getopt's
@@ -189,9 +182,12 @@ class UperfTextParser:
         "_main_name",
         "_main_row",
         "_offset",
+        "_ops_default",
         "_ops_per_iteration",
+        "_profiles",
         "_runstats",
         "_section",
+        "_seen",
         "_t0",
         "_threads",
         "_threads_default",
@@ -209,13 +205,17 @@ class UperfTextParser:
         ops_per_iteration: int | None = None,
         main_txn: int = 2,
         udp: bool = False,
+        known_profiles: Mapping[str, int] | None = None,
     ) -> None:
         if threads < 1 or main_txn < 1:
             raise ValueError("threads and main_txn must be at least 1")
         if ops_per_iteration is not None and ops_per_iteration < 1:
             raise ValueError("ops_per_iteration must be at least 1")
+        if known_profiles and min(known_profiles.values()) < 1:
+            raise ValueError("known_profiles' ops per iteration must be at least 1")
         self._threads_default = threads
-        self._ops_per_iteration = ops_per_iteration
+        self._ops_default = ops_per_iteration
+        self._profiles: dict[str, int] = dict(known_profiles or {})
         self._main_name = f"Txn{main_txn}"
         self._main_row = f"Txn{main_txn - 1}"
         self._udp = udp
@@ -224,6 +224,8 @@ class UperfTextParser:
 
     def _reset(self) -> None:
         self._threads = self._threads_default
+        self._ops_per_iteration = self._ops_default
+        self._seen = 0  # uperf_forms.SEEN_* bits: what the output showed
         self._section = _RUN
         self._t0: float | None = None  # first raw timestamp (ms)
         self._offset = 0.0  # progress form: seconds of the transactions before the current one
@@ -275,15 +277,21 @@ class UperfTextParser:
                     if self._section == _TXN_TABLE:
                         self._avg_row(s, self._txn_rows, strict=True)
                     return []
-                if _AVG_HEADER_RE.match(s):
+                if AVG_HEADER_RE.match(s):
                     self._section = _TXN_TABLE
+                    self._seen |= SEEN_TXN
                 return []
             if s.startswith("Total") and self._section == _RUN:
                 self._total_line(s)
                 return []
-        elif first == "F" and _AVG_HEADER_RE.match(s):
+        elif first == "F" and AVG_HEADER_RE.match(s):
             self._section = _FLOWOP_TABLE
+            self._seen |= SEEN_FLOWOP
             return []
+        elif first == "N" and s.startswith("Nic "):
+            m = _NIC_ONLINE_RE.match(s)
+            if m is not None:
+                return self._piece(s[m.end() :])
         elif first == "S" and s.startswith("Starting "):
             self._starting(s)
             return []
@@ -293,6 +301,7 @@ class UperfTextParser:
         section = _SECTION_HEADERS.get(s)
         if section is not None:
             self._section = section
+            self._seen |= _SECTION_SEEN.get(section, 0)
             return []
         if self._section == _FLOWOP_TABLE:
             self._avg_row(s, self._flowops, strict=False)
@@ -309,6 +318,7 @@ class UperfTextParser:
             ts = float(ts_s)  # ms since the epoch
         except ValueError as exc:
             raise ParseError(f"uperf: malformed raw line: {text[:200]!r}") from exc
+        self._seen |= SEEN_RAW
         if name == "Total":
             self._total_seen = True
             return []
@@ -326,11 +336,12 @@ class UperfTextParser:
         name, b_num, b_unit, secs_s, r_num, r_unit, ops_s = m.groups()
         try:
             secs = float(secs_s)
-            rate = _bits(r_num, r_unit)
-            nbytes = _bytes(b_num, b_unit, rate * secs / 8.0)
+            rate = bits(r_num, r_unit)
+            nbytes = byte_count(b_num, b_unit, rate * secs / 8.0)
         except (ValueError, KeyError) as exc:
             raise ParseError(f"uperf: malformed progress line: {s[:200]!r}") from exc
         ops_rate = 0.0 if ops_s is None else float(ops_s)
+        self._seen |= SEEN_PROGRESS
         current = self._current
         if current is not None and name != current.name:
             self._offset = current.t  # the previous transaction's end
@@ -390,73 +401,57 @@ class UperfTextParser:
     def _starting(self, s: str) -> None:
         m = _STARTING_RE.match(s)
         if m is None:
+            # A thread count that is no C int: chatter, but its profile name still tells.
+            p = _PROFILE_RE.search(s) if self._profiles else None
+            if p is not None and self._ops_per_iteration is None:
+                self._ops_per_iteration = self._profiles.get(p.group(1))
             return
         self._reset()
+        self._seen = SEEN_RUN
         n = int(m.group(1)) + (int(m.group(3)) if m.group(3) else 0)
         if n >= 1:
             self._threads = n
+        if self._ops_per_iteration is None:
+            self._ops_per_iteration = self._profiles.get(m.group(4))
 
     def _total_line(self, s: str) -> None:
         m = _PROGRESS_RE.match(s)
         if m is None:
             raise ParseError(f"uperf: malformed Total line: {s[:200]!r}")
         try:
-            self._total_rate = _bits(m.group(5), m.group(6))
+            self._total_rate = bits(m.group(5), m.group(6))
         except (ValueError, KeyError) as exc:
             raise ParseError(f"uperf: malformed Total line: {s[:200]!r}") from exc
         self._total_seen = True
 
     def _avg_row(self, s: str, into: dict[str, tuple[float, float]], *, strict: bool) -> None:
-        m = _AVG_ROW_RE.match(s)
-        if m is None:
+        row = avg_row(s)
+        if row is None:
             if strict:
                 raise ParseError(f"uperf: malformed Txn table row: {s[:200]!r}")
             return
-        name, count_s, avg_s, avg_u = m.group(1, 2, 3, 4)
-        try:
-            count = float(count_s)
-            avg_us = float(avg_s + _US_EXP[avg_u])
-        except ValueError as exc:
-            if strict:
-                raise ParseError(f"uperf: malformed Txn table row: {s[:200]!r}") from exc
-            return
+        name, count, avg_us = row
         known = into.get(name)
         if known is None or count > known[0]:
             into[name] = (count, avg_us)
 
     def _runstat_row(self, s: str) -> None:
-        m = _RUNSTAT_RE.match(s)
-        if m is None:
-            return  # header, rules
-        host, t_s, t_u, b_num, b_unit, r_num, r_unit = m.group(1, 2, 3, 4, 5, 6, 7)
-        try:
-            secs = float(t_s + _S_EXP[t_u])
-            rate = _bits(r_num, r_unit)
-            nbytes = _bytes(b_num, b_unit, rate * secs / 8.0)
-        except (ValueError, KeyError):
-            return
-        self._runstats[host] = (secs, nbytes, rate)
+        row = runstat_row(s)
+        if row is not None:
+            self._runstats[row[0]] = row[1:]
 
     def _difference(self, s: str) -> None:
-        m = _DIFF_RE.match(s)
-        if m is None:
+        diff = difference(s)
+        if diff is None:
             raise ParseError(f"uperf: malformed Difference(%) line: {s[:200]!r}")
-        try:
-            self._diff = tuple(float(v[:-1]) for v in m.group(1).split())
-        except ValueError as exc:
-            raise ParseError(f"uperf: malformed Difference(%) line: {s[:200]!r}") from exc
+        self._diff = diff
 
     def _maybe_error(self, s: str) -> None:
-        first = s[0]
-        if first == "*":
-            if s.startswith("** ") and not _HARMLESS_LOG_RE.match(s):
-                self._add_error(s[3:])
-            elif s.startswith("*** Slave aborted"):
-                self._add_error(s)
-        elif first in "EWuCZNr$" and _ERROR_RE.match(s):
-            self._add_error(s)
-        elif first == "U" and _USAGE_RE.match(s) and not self._errors:
-            self._add_error(" ".join(s.split()))
+        error = log_line(s, usage=not self._errors)
+        if error:
+            self._add_error(error)
+        elif error is not None:
+            self._seen |= SEEN_LOG
 
     def _add_error(self, text: str) -> None:
         text = " ".join(text.split())[:_MAX_ERROR_CHARS]
@@ -506,38 +501,20 @@ class UperfTextParser:
             if math.isfinite(lost):
                 values["lost_percent"] = lost if lost > 0.0 else 0.0
         error = "; ".join(self._errors) if self._errors else None
-        return Summary(values=values, complete=self._total_seen, error=error)
-
-
-def _bits(num: str, unit: str | None) -> float:
-    """A printed bit rate ("83.70Mb/s", bare "0") in bit/s (1000-based)."""
-    if unit is None and float(num) != 0.0:
-        raise ValueError(f"bit rate without a unit: {num!r}")
-    return float(num + _BIT_EXP[unit])
-
-
-def _bytes(num: str, unit: str, estimate: float) -> float:
-    """A printed byte count in bytes (1024-based), coping with uperf's truncation bug.
-
-    ``107.21M`` lost its "B"; ``1000.00`` (from ``1000.00KB``) lost its whole unit: that unit
-    is then the power of 1024 that brings the number closest to ``estimate`` (bytes from the
-    printed rate and time), or bytes when there is no estimate.
-    """
-    value = float(num)
-    if unit:
-        letter = unit[0]
-        return value if letter == "B" else value * float(1024 ** _BYTE_POW[letter])
-    if value == 0.0:
-        return 0.0
-    if not estimate > 0.0 or not math.isfinite(estimate):
-        return value
-    best, best_err = value, math.inf
-    for power in range(len(_BYTE_POW)):
-        candidate = value * float(1024**power)
-        err = abs(math.log(candidate / estimate))
-        if err < best_err:
-            best, best_err = candidate, err
-    return best
+        complete, reason = self._total_seen, None
+        seen = self._seen
+        if no_stats(seen, stats=complete or bool(self._txns), errors=error is not None):
+            return Summary(
+                values=values,
+                complete=False,
+                error=None,
+                form=form_name(seen, no_stats=True),
+                reason=NO_STATS_REASON,
+            )
+        if complete and main is not None and row is None and self._ops_per_iteration is None:
+            complete, reason = False, NO_LATENCY_REASON
+        form = form_name(seen) or ("text" if error is not None else "")
+        return Summary(values=values, complete=complete, error=error, form=form, reason=reason)
 
 
 def parse_text_output(
@@ -547,9 +524,14 @@ def parse_text_output(
     ops_per_iteration: int | None = None,
     main_txn: int = 2,
     udp: bool = False,
+    known_profiles: Mapping[str, int] | None = None,
 ) -> tuple[list[Record], Summary]:
     """Parse a whole uperf output (lines split on "\\n") with a ``UperfTextParser(...)``."""
     parser = UperfTextParser(
-        threads=threads, ops_per_iteration=ops_per_iteration, main_txn=main_txn, udp=udp
+        threads=threads,
+        ops_per_iteration=ops_per_iteration,
+        main_txn=main_txn,
+        udp=udp,
+        known_profiles=known_profiles,
     )
     return feed_text(parser, text)

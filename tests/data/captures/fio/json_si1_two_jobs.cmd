@@ -1,0 +1,7 @@
+# fio json output with --status-interval=1, two named jobs (reader, writer)
+# captured: 2026-11-24T18:02:27Z (UTC), local files on ext4 (/var/tmp, /dev/vda), O_DIRECT works there
+# exit status: 0
+# tool: fio-3.33 (/usr/bin/fio, Debian 12 package)
+# notes: a document every second, then the final one
+# command (stdout+stderr combined into json_si1_two_jobs.out; the directory was made before and removed after):
+timeout 30 fio --directory=/var/tmp/pbfio/json_si1_two_jobs --size=64m --runtime=3 --time_based --direct=1 --ioengine=libaio --bs=4k --iodepth=16 --name=reader --rw=randread --name=writer --rw=write --output-format=json --status-interval=1 > /work/main/tests/data/captures/fio/json_si1_two_jobs.out 2>&1

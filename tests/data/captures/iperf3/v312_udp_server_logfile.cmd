@@ -1,0 +1,9 @@
+# iperf3 3.12 UDP 10M, the server's --logfile (server output; its client's output is v312_udp_server_logfile_client.out)
+# note: .cmd written after the capture, with the commands recorded in v312_udp_server_logfile_client.cmd (this file is the server's --logfile)
+# note: the server's own stdout and stderr (to /tmp) were empty: its output went to the log file
+# captured: 2026-11-24T17:34:35Z (UTC), on loopback 127.0.0.1
+# exit status: client 0, server 0
+# tool: iperf 3.12 (cJSON 1.7.15) (/usr/bin/iperf3)
+# commands (server first, in the background; the client 0.7 s later):
+timeout 20 /usr/bin/iperf3 -s -1 -p 34871 --logfile /work/main/tests/data/captures/iperf3/v312_udp_server_logfile.out > /tmp/iperfcap/v312_udp_server_logfile_client.server.txt 2>&1 &
+timeout 20 /usr/bin/iperf3 -c 127.0.0.1 -p 34871 -t 3 -u -b 10M > /work/main/tests/data/captures/iperf3/v312_udp_server_logfile_client.out 2>&1
