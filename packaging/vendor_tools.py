@@ -12,8 +12,9 @@ the same as ``../shared/vendor/README.md``):
   nothing is rebuilt until the pinned archive changes;
 - else a program already on ``PATH`` that prints the pinned version is used as is;
 - else the archive is taken from the mirror directory (``$PAIRBENCH_VENDOR_DIR``, default
-  ``../shared/vendor`` beside the repository when it exists) or downloaded from upstream,
-  checked against the pinned sha256, unpacked in a temporary directory and built.
+  ``../shared/vendor`` beside the repository when it exists) or downloaded from upstream
+  (kept in the cache's ``archives/``), checked against the pinned sha256
+  (``pairbench.lab.vendor_archive``), unpacked in a temporary directory and built.
 
 It prints one line per tool (where it is, or why it is not) and exits 0 even when a build
 fails: the lab then refuses that tool with the reason, and its lab tests fail under CI.
@@ -24,25 +25,21 @@ from __future__ import annotations
 
 import contextlib
 import fcntl
-import hashlib
 import os
 import shutil
 import subprocess
 import sys
 import tarfile
 import tempfile
-import urllib.request
 from collections.abc import Iterator
 from pathlib import Path
 
 REPO = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(REPO / "app"))
 
-from pairbench.lab import vendor  # noqa: E402
+from pairbench.lab import vendor, vendor_archive  # noqa: E402
 from pairbench.lab.vendor import IPERF3, UPERF, VendorTool  # noqa: E402
 
-DEFAULT_MIRROR = REPO.parent / "shared" / "vendor"
-DOWNLOAD_TIMEOUT_S = 60
 JOBS = str(max(1, min(os.cpu_count() or 1, 4)))
 
 
@@ -50,46 +47,12 @@ class BuildError(Exception):
     """A tool could not be obtained or built; the message says why."""
 
 
-def mirror_dir() -> Path | None:
-    """The directory holding the archives, when there is one."""
-    given = os.environ.get(vendor.MIRROR_ENV)
-    if given:
-        return Path(given)
-    return DEFAULT_MIRROR if DEFAULT_MIRROR.is_dir() else None
-
-
-def sha256_of(path: Path) -> str:
-    digest = hashlib.sha256()
-    with path.open("rb") as f:
-        for block in iter(lambda: f.read(1 << 20), b""):
-            digest.update(block)
-    return digest.hexdigest()
-
-
-def obtain(tool: VendorTool, work: Path) -> tuple[Path, str]:
-    """The checked archive and where it came from (the mirror, else the upstream URL)."""
-    mirror = mirror_dir()
-    if mirror is not None and (mirror / tool.archive).is_file():
-        archive = mirror / tool.archive
-        origin = str(archive)
-    else:
-        archive = work / tool.archive
-        origin = tool.url
-        try:
-            with (
-                urllib.request.urlopen(tool.url, timeout=DOWNLOAD_TIMEOUT_S) as response,
-                archive.open("wb") as f,
-            ):
-                shutil.copyfileobj(response, f)
-        except OSError as exc:
-            where = f"not in {mirror}; " if mirror is not None else ""
-            raise BuildError(f"{tool.archive} {where}download of {tool.url} failed: {exc}") from exc
-    actual = sha256_of(archive)
-    if actual != tool.sha256:
-        raise BuildError(
-            f"{origin}: sha256 {actual} is not the pinned {tool.sha256}: refusing to build it"
-        )
-    return archive, origin
+def obtain(tool: VendorTool) -> tuple[Path, str]:
+    """The checked archive and where it came from (``pairbench.lab.vendor_archive``)."""
+    try:
+        return vendor_archive.obtain(tool)
+    except vendor_archive.ArchiveError as exc:
+        raise BuildError(str(exc)) from exc
 
 
 def unpack(archive: Path, work: Path) -> Path:
@@ -174,7 +137,7 @@ def ensure(tool: VendorTool) -> str:
         log.unlink(missing_ok=True)
         with tempfile.TemporaryDirectory(prefix=f"build-{tool.program}-", dir=root) as tmp:
             work = Path(tmp)
-            archive, origin = obtain(tool, work)
+            archive, origin = obtain(tool)
             src = unpack(archive, work)
             try:
                 compile_tool(tool, src, prefix, log)

@@ -1,4 +1,5 @@
-"""``pairbench hosts add|list|show|edit|remove|forget-key|import-ssh-config``: manage hosts."""
+"""``pairbench hosts add|list|show|edit|remove|forget-key|import-ssh-config``: manage hosts
+(``install-tool`` lives in ``cmd_install_tool``)."""
 
 from __future__ import annotations
 
@@ -43,7 +44,7 @@ from pairbench.remote.secrets import keyring_status
 from pairbench.remote.ssh_config import SSHConfigError, parse_ssh_config
 
 PASSWORD_STDIN_VAR = "PAIRBENCH_PASSWORD_STDIN"
-_COMMANDS = "add|list|show|edit|remove|forget-key|import-ssh-config"
+_COMMANDS = "add|list|show|edit|remove|forget-key|import-ssh-config|install-tool"
 
 
 def add_parser(sub: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
@@ -90,6 +91,10 @@ def add_parser(sub: argparse._SubParsersAction[argparse.ArgumentParser]) -> None
     )
     p_import.add_argument("--json", action="store_true")
     p_import.set_defaults(handler=handle_import)
+
+    from pairbench.cli import cmd_install_tool  # it imports this module's helpers
+
+    cmd_install_tool.add_subparser(hosts_sub)
 
 
 def _add_host_options(p: argparse.ArgumentParser, *, editing: bool) -> None:

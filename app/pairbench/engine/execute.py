@@ -17,6 +17,7 @@ from pairbench.engine.observer import NullObserver, RunObserver
 from pairbench.engine.session import RunSession
 from pairbench.engine.stall import StalledOutError
 from pairbench.engine.stop import StopCondition
+from pairbench.engine.tool_install import INSTALLABLE, install_words
 from pairbench.engine.transports import Connector
 from pairbench.library import Library, Recorder
 from pairbench.library.runs import (
@@ -37,6 +38,15 @@ FLUSH_PERIOD_S = 0.1
 
 class RunError(Exception):
     """A run could not start; nothing was stored. The message says what to do."""
+
+
+class ToolNotInstalledError(RunError):
+    """The run's tool is missing on ``host``; ``installable``: Pairbench can build it there
+    (``hosts install-tool``), which a front end offers."""
+
+    def __init__(self, tool: str, host: str, hint: str, *, installable: bool) -> None:
+        super().__init__(f"{tool} is not installed on {host}: {hint}")
+        self.tool, self.host, self.installable = tool, host, installable
 
 
 class PairBusyError(RunError):
@@ -143,9 +153,9 @@ async def _probe(tool: Tool, transport: Transport) -> Capabilities:
     try:
         result = await transport.run(tool.version_argv, timeout_s=10)
     except ToolMissingError as exc:
-        raise RunError(
-            f"{tool.name} is not installed on {transport.host_name}: "
-            f"install it with `{tool.install_hint}`"
+        host = transport.host_name
+        raise ToolNotInstalledError(
+            tool.name, host, install_words(tool.name, host), installable=tool.name in INSTALLABLE
         ) from exc
     except (TransportError, TimeoutError, OSError) as exc:
         raise RunError(f"{transport.host_name}: cannot run {tool.name}: {exc}") from exc

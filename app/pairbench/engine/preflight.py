@@ -7,6 +7,7 @@ import time
 from dataclasses import dataclass, field
 
 from pairbench.domain import HostPair
+from pairbench.engine.tool_install import install_words
 from pairbench.engine.transports import Connector
 from pairbench.library import LibraryError
 from pairbench.remote.base import ToolMissingError, Transport, TransportError
@@ -19,13 +20,6 @@ VERSION_COMMANDS: dict[str, list[str]] = {
     "fio": ["fio", "--version"],
     "ping": ["ping", "-V"],
 }
-INSTALL_HINTS: dict[str, str] = {
-    "iperf3": "apt-get install iperf3",
-    "uperf": "build it from https://github.com/uperf/uperf (no Debian package)",
-    "nuttcp": "apt-get install nuttcp",
-    "fio": "apt-get install fio",
-    "ping": "apt-get install iputils-ping",
-}
 
 
 @dataclass
@@ -36,7 +30,7 @@ class HostCheck:
     reachable: bool = False
     error: str | None = None
     versions: dict[str, str] = field(default_factory=dict)
-    missing: dict[str, str] = field(default_factory=dict)  # tool -> install hint
+    missing: dict[str, str] = field(default_factory=dict)  # tool -> how to install it
 
 
 @dataclass
@@ -103,7 +97,7 @@ async def _versions(transport: Transport, check: HostCheck) -> None:
         try:
             result = await transport.run(argv, timeout_s=10)
         except ToolMissingError:
-            check.missing[name] = INSTALL_HINTS[name]
+            check.missing[name] = install_words(name, check.name)
             continue
         except (TransportError, TimeoutError, OSError) as exc:
             check.versions[name] = f"? ({exc})"
@@ -111,7 +105,7 @@ async def _versions(transport: Transport, check: HostCheck) -> None:
         text = (result.stdout or result.stderr).strip()
         first = text.splitlines()[0] if text else ""
         if result.exit_status == 127:
-            check.missing[name] = INSTALL_HINTS[name]
+            check.missing[name] = install_words(name, check.name)
         else:
             check.versions[name] = first[:120]
 

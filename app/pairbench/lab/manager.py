@@ -76,9 +76,8 @@ def _up(
     state = load_state(paths)
     if state is not None and not _problems(state, paths, check_delay_lines=False):
         backend = str(state["impairment"])
-        old_paths = state.get("host_paths")
         for node in NODES:
-            if not isinstance(old_paths, dict) or old_paths.get(node.role) != host_paths[node.role]:
+            if not sshd.config_current(node, paths, host_paths[node.role]):
                 sshd.stop(node, paths)
                 sshd.start(node, paths, host_paths[node.role])
         impair.apply(shaping, backend, paths)

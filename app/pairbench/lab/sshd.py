@@ -68,7 +68,9 @@ def config_text(node: Node, paths: LabPaths, path_env: str | None = None) -> str
         f"ListenAddress {node.address}",
         f"Port {SSH_PORT}",
         f"HostKey {paths.host_key(role)}",
-        f"AuthorizedKeysFile {paths.authorized_keys}",
+        # The lab key logs in as root; a user of this computer may add its own keys (tests
+        # log in as a user without root, as on a real host).
+        f"AuthorizedKeysFile {paths.authorized_keys} .ssh/authorized_keys",
         f"PidFile {paths.sshd_pid(role)}",
         "PermitRootLogin prohibit-password",
         "PubkeyAuthentication yes",
@@ -88,6 +90,14 @@ def config_text(node: Node, paths: LabPaths, path_env: str | None = None) -> str
     if path_env:
         lines.append(f'SetEnv "PATH={path_env}"')
     return "\n".join(lines) + "\n"
+
+
+def config_current(node: Node, paths: LabPaths, path_env: str | None = None) -> bool:
+    """Whether the host's sshd runs with the config this version writes (else restart it)."""
+    try:
+        return paths.sshd_config(node.role).read_text() == config_text(node, paths, path_env)
+    except OSError:
+        return False
 
 
 def start(node: Node, paths: LabPaths, path_env: str | None = None) -> int:

@@ -14,7 +14,20 @@ class TransportError(Exception):
 
 
 class ToolMissingError(TransportError):
-    """The program is not installed on the host."""
+    """The program is not installed on the host (``program`` on ``host``, for a front end to
+    offer what installs it)."""
+
+    def __init__(self, message: str, *, program: str = "", host: str = "") -> None:
+        super().__init__(message)
+        self.program = program
+        self.host = host
+
+
+# Where a user's own programs live on a host (``pairbench hosts install-tool`` puts its builds
+# there): searched before the host's PATH, for every command Pairbench runs on a host.
+USER_BIN = ".local/bin"
+# The shell words that put it first on PATH (expanded on the host, by its shell).
+USER_PATH_SETUP = f'[ -n "$HOME" ] && PATH="$HOME/{USER_BIN}:$PATH"; export PATH'
 
 
 @dataclass(frozen=True, slots=True)
@@ -75,6 +88,10 @@ class Transport(Protocol):
     async def make_workdir(self, tag: str = "", parent: str = "") -> str:
         """Create a private (0700) directory ``pairbench.TAG.XXXXXXXX`` on the host, in
         ``parent`` or the temporary directory; return its path."""
+        ...
+
+    async def write_bytes(self, path: str, content: bytes) -> None:
+        """Write ``content`` (an archive, say) to a new file ``path`` on the host."""
         ...
 
     async def write_file(self, path: str, content: str) -> None:

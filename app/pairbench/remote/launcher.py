@@ -15,6 +15,8 @@ from __future__ import annotations
 
 from collections.abc import Mapping, Sequence
 
+from pairbench.remote.base import USER_PATH_SETUP
+
 PID_MARKER = "__PAIRBENCH_PID__"
 TAG_VARIABLE = "PAIRBENCH_RUN_TAG"
 HEARTBEAT = "."
@@ -25,6 +27,7 @@ WATCHDOG_STOPPED = 125
 
 WATCHDOG = f"""
 tag=$1 cleanup=$2; shift 2
+{USER_PATH_SETUP}
 # The tool's own process says its pid, then becomes the tool (exec): the pid line is the
 # first line on stdout, before anything the tool prints, and setsid has already made the
 # tool the leader of its own group. The tag goes to the tool alone (and what it starts),

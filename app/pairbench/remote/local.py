@@ -14,6 +14,7 @@ from pathlib import Path
 from pairbench.domain import Line, LineSource
 from pairbench.domain.processes import RunTag
 from pairbench.remote.base import (
+    USER_BIN,
     CommandResult,
     ToolMissingError,
     TransportError,
@@ -197,6 +198,7 @@ class LocalTransport:
         proc = await asyncio.create_subprocess_exec(
             program,
             *argv[1:],
+            env={**os.environ, "PATH": search_path()},  # as the watchdog's (USER_PATH_SETUP)
             stdin=asyncio.subprocess.DEVNULL,
             stdout=asyncio.subprocess.PIPE,
             stderr=asyncio.subprocess.PIPE,
@@ -220,6 +222,9 @@ class LocalTransport:
 
     async def write_file(self, path: str, content: str) -> None:
         Path(path).write_text(content, encoding="utf-8")
+
+    async def write_bytes(self, path: str, content: bytes) -> None:
+        Path(path).write_bytes(content)
 
     async def remove_workdir(self, path: str) -> None:
         await remove_workdir_with(self, path)
@@ -246,8 +251,16 @@ def cut_line_piece(raw: bytes) -> tuple[bytes, bytes]:
     return raw[:end], raw[end:]
 
 
+def search_path() -> str:
+    """Where programs are looked for on this computer: the user's own ``~/.local/bin`` first
+    (as on SSH hosts, see ``USER_PATH_SETUP``), then ``PATH``."""
+    return os.pathsep.join((str(Path.home() / USER_BIN), os.environ.get("PATH", os.defpath)))
+
+
 def _resolve(program: str) -> str:
-    path = shutil.which(program)
+    path = shutil.which(program, path=search_path())
     if path is None:
-        raise ToolMissingError(f"{program} is not installed on this computer")
+        raise ToolMissingError(
+            f"{program} is not installed on this computer", program=program, host="local"
+        )
     return path

@@ -15,6 +15,7 @@ import asyncssh
 from pairbench.domain import AuthMethod, Host, Line, LineSource
 from pairbench.domain.processes import RunTag
 from pairbench.remote.base import (
+    USER_PATH_SETUP,
     CommandResult,
     ToolMissingError,
     TransportError,
@@ -574,7 +575,7 @@ class SSHTransport:
         conn = await self.connect()
         try:
             result = await conn.run(
-                shlex.join(list(argv)),
+                shlex.join(["sh", "-c", f'{USER_PATH_SETUP}; exec "$@"', "sh", *argv]),
                 check=False,
                 timeout=timeout_s,
                 encoding="utf-8",
@@ -588,7 +589,11 @@ class SSHTransport:
         err = str(result.stderr or "")
         status = -1 if result.exit_status is None else int(result.exit_status)
         if status == 127 and "not found" in err:
-            raise ToolMissingError(f"{argv[0]} is not installed on host {self.host.name}")
+            raise ToolMissingError(
+                f"{argv[0]} is not installed on host {self.host.name}",
+                program=argv[0],
+                host=self.host.name,
+            )
         return CommandResult(status, out, err)
 
     async def make_workdir(self, tag: str = "", parent: str = "") -> str:
@@ -598,6 +603,14 @@ class SSHTransport:
         conn = await self.connect()
         try:
             async with conn.start_sftp_client() as sftp, sftp.open(path, "w") as handle:
+                await handle.write(content)
+        except (asyncssh.Error, OSError) as exc:
+            raise TransportError(f"host {self.host.name}: cannot write {path}: {exc}") from exc
+
+    async def write_bytes(self, path: str, content: bytes) -> None:
+        conn = await self.connect()
+        try:
+            async with conn.start_sftp_client() as sftp, sftp.open(path, "wb") as handle:
                 await handle.write(content)
         except (asyncssh.Error, OSError) as exc:
             raise TransportError(f"host {self.host.name}: cannot write {path}: {exc}") from exc

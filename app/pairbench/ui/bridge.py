@@ -22,6 +22,7 @@ from pairbench.domain import HostPair, Line, Record, Run, RunSpec
 from pairbench.engine.burst import run_burst_probe
 from pairbench.engine.execute import Prepared, RunError, execute_run, prepare
 from pairbench.engine.observer import RunObserver
+from pairbench.engine.tool_install import InstallResult, install_on_host
 from pairbench.engine.transports import Connector
 from pairbench.library import Library
 from pairbench.remote.secrets import SecretPrompt
@@ -53,6 +54,7 @@ class RunSignals(QObject):
     line = Signal(object)  # Line
     records = Signal(object)  # list[Record]
     finished = Signal(object)  # Run
+    refused = Signal(object)  # the engine's error when the run could not start (before failed)
     failed = Signal(str)  # the run could not start (nothing stored)
     notice = Signal(str)  # said while the run goes on (e.g. the tool went quiet)
 
@@ -161,6 +163,29 @@ class EngineBridge(QObject):
         future.add_done_callback(settle)
         return future
 
+    # -- tools on hosts ------------------------------------------------------------------
+
+    def install_tool(
+        self,
+        host_name: str,
+        tool_name: str,
+        *,
+        progress: Callable[[str], None],
+        on_done: Callable[[InstallResult], None],
+        on_error: Callable[[BaseException], None],
+        force: bool = False,
+    ) -> concurrent.futures.Future[InstallResult]:
+        """Build ``tool_name`` on the host (``engine.tool_install``); ``progress`` is called on
+        the engine thread (emit a signal from it). Cancel the future to stop the build."""
+
+        async def job(library: Library) -> InstallResult:
+            return await install_on_host(
+                library, host_name, tool_name, secrets=self._secrets, progress=progress,
+                force=force,
+            )  # fmt: skip
+
+        return self.call(job, on_done, on_error)
+
     # -- runs --------------------------------------------------------------------------
 
     def start_run(
@@ -228,6 +253,7 @@ class EngineBridge(QObject):
                     library, prepared, _SignalObserver(signals), handle.cancel_event
                 )
             except RunError as exc:
+                signals.refused.emit(exc)
                 signals.failed.emit(str(exc))
                 return None
             except Exception as exc:  # never let an engine error vanish silently

@@ -19,6 +19,7 @@ from PySide6.QtWidgets import (
     QInputDialog,
     QLabel,
     QLineEdit,
+    QMenu,
     QMessageBox,
     QPushButton,
     QSplitter,
@@ -37,6 +38,7 @@ from pairbench.engine.hosts_edit import (
 )
 from pairbench.engine.pair_check import CheckReport, GivenSecrets, run_check
 from pairbench.engine.ssh_import import ImportPlan, ImportResult, apply_import, read_plan
+from pairbench.engine.tool_install import INSTALLABLE
 from pairbench.library import Library
 from pairbench.library.hosts import list_hosts, list_pairs, remove_pair
 from pairbench.remote.secrets import keyring_status
@@ -45,6 +47,7 @@ from pairbench.ui.hosts.check_view import CheckView
 from pairbench.ui.hosts.host_dialog import HostDialog
 from pairbench.ui.hosts.pair_dialog import PairDialog
 from pairbench.ui.hosts.ssh_import_dialog import SshImportDialog
+from pairbench.ui.hosts.tool_install_dialog import ToolInstallDialog, install_label
 from pairbench.ui.library.jobs import call_for, error_text
 from pairbench.ui.library.message_bar import MessageBar
 
@@ -106,6 +109,17 @@ class HostsPanel(QWidget):
         self.edit_host_button = QPushButton("Edit…")
         self.remove_host_button = QPushButton("Remove")
         self.import_button = QPushButton("Import from ~/.ssh/config…")
+        self.install_button = QPushButton("Install tool")
+        self.install_button.setObjectName("install_tool")
+        self.install_button.setToolTip(
+            "Build uperf or iperf3 3.21 from its pinned source on the selected host, in its "
+            "user's ~/.local/bin"
+        )
+        install_menu = QMenu(self.install_button)
+        for tool in INSTALLABLE:
+            action = install_menu.addAction(f"{install_label(tool)} on this host…")
+            action.triggered.connect(lambda _checked=False, t=tool: self.install_tool(t))
+        self.install_button.setMenu(install_menu)
         self.add_host_button.clicked.connect(self.add_host)
         self.edit_host_button.clicked.connect(self.edit_host)
         self.remove_host_button.clicked.connect(self.remove_host)
@@ -122,6 +136,7 @@ class HostsPanel(QWidget):
                 self.add_host_button,
                 self.edit_host_button,
                 self.remove_host_button,
+                self.install_button,
                 None,
                 self.import_button,
             )
@@ -322,6 +337,7 @@ class HostsPanel(QWidget):
         has_pair = self.selected_pair() is not None
         self.edit_host_button.setEnabled(has_host)
         self.remove_host_button.setEnabled(has_host)
+        self.install_button.setEnabled(has_host)
         self.edit_pair_button.setEnabled(has_pair)
         self.remove_pair_button.setEnabled(has_pair)
         self.check_button.setEnabled(has_pair and not self.checking)
@@ -526,6 +542,23 @@ class HostsPanel(QWidget):
             self._after_change()
 
         self._call(job, done)
+
+    # -- tools -------------------------------------------------------------------------------
+
+    def install_tool(self, tool: str, host: str | None = None) -> ToolInstallDialog | None:
+        """Open the dialog that builds ``tool`` on ``host`` (default: the selected host)."""
+        host = host or self.selected_host()
+        if host is None:
+            return None
+        dialog = ToolInstallDialog(self.bridge, host, tool, self)
+        dialog.installed.connect(
+            lambda result: self.message.show_message(
+                "ok", f"{result.tool} on {result.host}: {result.path} ({result.version})"
+            )
+        )
+        dialog.start()
+        self._show_dialog(dialog)
+        return dialog
 
     # -- check -------------------------------------------------------------------------------
 

@@ -8,6 +8,7 @@ from typing import Any
 import shiboken6
 from PySide6.QtWidgets import QWidget
 
+from pairbench.engine.tool_install import ToolInstallError
 from pairbench.library import LibraryError
 from pairbench.remote.base import TransportError
 from pairbench.remote.ssh_config import SSHConfigError
@@ -34,7 +35,14 @@ def call_for(
     bridge.call(job, done, failed)
 
 
-_USER_ERRORS = (ValueError, OSError, LibraryError, TransportError, SSHConfigError)
+_USER_ERRORS = (
+    ValueError,
+    OSError,
+    LibraryError,
+    TransportError,
+    SSHConfigError,
+    ToolInstallError,
+)
 
 
 def error_text(error: BaseException) -> str:

@@ -67,6 +67,7 @@ class RunController(QObject):
         self.ended_at: float | None = None
         self.run: Run | None = None
         self.error: str | None = None
+        self.failure: object = None  # the engine's error object when the run could not start
         self.records_received = 0
         self.notice: str | None = None  # the engine's latest word while running
         self.signals = signals
@@ -74,6 +75,7 @@ class RunController(QObject):
         signals.records.connect(self._on_records)
         signals.line.connect(self._on_line)
         signals.finished.connect(self._on_finished)
+        signals.refused.connect(self._on_refused)
         signals.failed.connect(self._on_failed)
         signals.notice.connect(self._on_notice)
 
@@ -165,6 +167,10 @@ class RunController(QObject):
     def _on_notice(self, text: str) -> None:
         self.notice = text
         self.changed.emit()
+
+    @Slot(object)
+    def _on_refused(self, error: object) -> None:
+        self.failure = error
 
     @Slot(str)
     def _on_failed(self, message: str) -> None:

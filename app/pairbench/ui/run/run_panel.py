@@ -32,11 +32,13 @@ from PySide6.QtWidgets import (
 
 from pairbench.domain import LOCAL_PAIR, HostPair, RunSpec
 from pairbench.engine.burst import burst_probe_spec
+from pairbench.engine.execute import ToolNotInstalledError
 from pairbench.library import Library
 from pairbench.library.hosts import list_pairs
 from pairbench.tools.base import Tool
 from pairbench.tools.registry import TOOLS
 from pairbench.ui.bridge import EngineBridge, RunSignals
+from pairbench.ui.hosts.tool_install_dialog import ToolInstallDialog, install_label
 from pairbench.ui.run.controller import RunController
 from pairbench.ui.run.param_form import ParamForm
 from pairbench.ui.run.presets import (
@@ -193,6 +195,22 @@ class RunPanel(QWidget):
         key_layout.addWidget(self.accept_key_button)
         self.host_key_box.setVisible(False)
 
+        # A run refused because its tool is missing on a host that Pairbench can build it on.
+        self.install_box = QFrame()
+        self.install_box.setFrameShape(QFrame.Shape.StyledPanel)
+        self.install_label = QLabel()
+        self.install_label.setWordWrap(True)
+        self.install_label.setTextInteractionFlags(Qt.TextInteractionFlag.TextSelectableByMouse)
+        self.install_button = QPushButton()
+        self.install_button.setObjectName("install_missing_tool")
+        self.install_button.clicked.connect(self.install_missing_tool)
+        install_layout = QVBoxLayout(self.install_box)
+        install_layout.addWidget(self.install_label)
+        install_layout.addWidget(self.install_button)
+        self.install_box.setVisible(False)
+        self.missing: ToolNotInstalledError | None = None
+        self.install_dialog: ToolInstallDialog | None = None
+
         self.progress = RunProgress()
 
         layout = QVBoxLayout(self)
@@ -205,6 +223,7 @@ class RunPanel(QWidget):
         layout.addWidget(self.probe_box)
         layout.addWidget(self.error_label)
         layout.addWidget(self.host_key_box)
+        layout.addWidget(self.install_box)
         layout.addWidget(self.start_button)
         layout.addWidget(self.progress)
 
@@ -514,6 +533,22 @@ class RunPanel(QWidget):
         ]
 
     def _run_failed(self, controller: RunController, message: str) -> None:
+        missing = controller.failure
+        if (
+            isinstance(missing, ToolNotInstalledError)
+            and missing.installable
+            and controller is self.progress.controller
+        ):
+            self.missing = missing
+            self.install_label.setText(
+                f"{missing.tool} is not installed on {missing.host}. Pairbench can build it "
+                f"there from its pinned source, as the SSH user, into ~/.local/bin (nothing "
+                "system-wide), then start the run again."
+            )
+            self.install_button.setText(f"{install_label(missing.tool)} on {missing.host}")
+            self.install_box.setVisible(True)
+            self.error_label.setVisible(False)
+            return
         match = _HOST_KEY_RE.search(message)
         if match and controller is self.progress.controller:
             host, fingerprint = match.groups()
@@ -537,6 +572,25 @@ class RunPanel(QWidget):
         pair, spec, after_step_s = self._last_launch
         return self.launch(pair, spec, accept_new_host_key=True, after_step_s=after_step_s)
 
+    def install_missing_tool(self) -> ToolInstallDialog | None:
+        """Build the tool the refused run lacked; the run starts again once it is there."""
+        missing = self.missing
+        if missing is None:
+            return None
+        dialog = ToolInstallDialog(self.bridge, missing.host, missing.tool, self)
+        dialog.installed.connect(self._tool_installed)
+        self.install_dialog = dialog
+        dialog.start()
+        dialog.open()
+        return dialog
+
+    def _tool_installed(self, _result: object) -> None:
+        self.install_box.setVisible(False)
+        self.missing = None
+        if self._last_launch is not None:
+            pair, spec, after_step_s = self._last_launch
+            self.launch(pair, spec, after_step_s=after_step_s)
+
     def show_error(self, text: str) -> None:
         self.error_label.setText(text)
         self.error_label.setVisible(True)
@@ -545,6 +599,7 @@ class RunPanel(QWidget):
         self.error_label.setVisible(False)
         self.error_label.clear()
         self.host_key_box.setVisible(False)
+        self.install_box.setVisible(False)
 
     # -- settings --------------------------------------------------------------------------
 

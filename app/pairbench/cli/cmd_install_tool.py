@@ -1,0 +1,78 @@
+"""``pairbench hosts install-tool HOST uperf|iperf3``: build a pinned tool on a host, in its
+user's ``~/.local/bin``."""
+
+from __future__ import annotations
+
+import argparse
+import asyncio
+import json
+
+from pairbench.cli.cmd_hosts import fail, say
+from pairbench.cli.environment import Environment
+from pairbench.cli.exit_status import ExitStatus
+from pairbench.cli.prompts import TerminalPrompt
+from pairbench.engine.tool_install import INSTALLABLE, ToolInstallError, install_on_host
+from pairbench.export.escaping import terminal_text
+from pairbench.library import LibraryError
+from pairbench.remote.base import TransportError
+
+
+def add_subparser(hosts_sub: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
+    """Register ``hosts install-tool``."""
+    names = "|".join(INSTALLABLE)
+    p = hosts_sub.add_parser(
+        "install-tool",
+        help=f"build {names} from its pinned source on a host, into the user's ~/.local/bin",
+    )
+    p.add_argument("name", metavar="HOST")
+    p.add_argument("tool", metavar=names.upper(), choices=sorted(INSTALLABLE))
+    p.add_argument(
+        "--force", action="store_true", help="build even when the pinned version is there"
+    )
+    p.add_argument(
+        "--accept-new-host-key", action="store_true", help="pin a host key seen the first time"
+    )
+    p.add_argument("--json", action="store_true")
+    p.set_defaults(handler=handle)
+
+
+def handle(args: argparse.Namespace, env: Environment) -> ExitStatus:
+    """Install; progress on stderr, the result on stdout. Exit 0 when the tool is there."""
+
+    def progress(text: str) -> None:
+        env.err(terminal_text(f"{args.tool} on {args.name}: {text}"))
+
+    with env.open_library() as lib:
+        try:
+            result = asyncio.run(
+                install_on_host(
+                    lib,
+                    args.name,
+                    args.tool,
+                    secrets=TerminalPrompt(),
+                    accept_new_host_key=args.accept_new_host_key,
+                    progress=progress,
+                    force=args.force,
+                )
+            )
+        except KeyboardInterrupt:
+            return fail(env, "install cancelled (nothing was installed)", ExitStatus.CANCELLED)
+        except (ToolInstallError, TransportError, LibraryError, OSError, ValueError) as exc:
+            return fail(env, f"cannot install {args.tool} on {args.name}: {exc}")
+    if args.json:
+        env.out(
+            json.dumps(
+                {
+                    "host": result.host,
+                    "tool": result.tool,
+                    "path": result.path,
+                    "version": result.version,
+                    "installed": not result.already,
+                }
+            )
+        )
+    elif result.already:
+        say(env, f"{result.tool} is already on {result.host}: {result.path} ({result.version})")
+    else:
+        say(env, f"installed {result.path} on {result.host} ({result.version})")
+    return ExitStatus.OK
