@@ -102,9 +102,11 @@ def settings(tmp_path: Path) -> QSettings:
     return isolated_settings(tmp_path)
 
 
-def test_a_run_refused_for_a_missing_uperf_offers_the_install_and_then_runs(
+def test_a_missing_uperf_is_offered_by_the_run_panel_and_the_pair_check(
     qtbot: QtBot, library_path: Path, settings: QSettings, home: Path
 ) -> None:
+    """The run refused for a missing uperf offers the install; so does the pair check, whose
+    button builds it and checks again; the run panel's button then starts the run again."""
     _archive_at_hand(vendor.UPERF)
     for program in ("autoreconf", "automake", "libtoolize"):
         require_program(program)
@@ -125,13 +127,28 @@ def test_a_run_refused_for_a_missing_uperf_offers_the_install_and_then_runs(
         assert not panel.error_label.isVisible()
         save_png(panel, "run-panel-install-offer.png")
 
+        hosts = window.hosts_panel
+        hosts.select_pair("local")
+        with qtbot.waitSignal(hosts.checkFinished, timeout=60_000):
+            hosts.check_pair("local")
+        offers = [b.text() for b in hosts.check_view.install_buttons]
+        assert offers and set(offers) == {"Install uperf on localhost"}
+        assert any("uperf missing; install: install it with `pairbench hosts install-tool "
+                   "localhost uperf`" in line for line in hosts.check_view.texts())  # fmt: skip
+        with qtbot.waitSignal(hosts.checkFinished, timeout=BUILD_MS):  # the check after it
+            qtbot.mouseClick(hosts.check_view.install_buttons[0], Qt.MouseButton.LeftButton)
+        assert (home / ".local" / "bin" / "uperf").is_file()
+        assert hosts.check_view.install_buttons == []
+        assert any(
+            line.startswith("uperf Uperf Version 1.0.8") for line in hosts.check_view.texts()
+        )
+
         qtbot.mouseClick(panel.install_button, Qt.MouseButton.LeftButton)
         dialog = panel.install_dialog
         assert dialog is not None
         qtbot.waitUntil(lambda: dialog.result is not None or dialog.error is not None,
-                        timeout=BUILD_MS)  # fmt: skip
-        assert dialog.error is None
-        assert (home / ".local" / "bin" / "uperf").is_file()
+                        timeout=60_000)  # fmt: skip
+        assert dialog.error is None and dialog.result is not None and dialog.result.already
         assert not panel.install_box.isVisible()
         again = last_controller(panel)
         assert again is not refused  # started again by itself, with the same parameters

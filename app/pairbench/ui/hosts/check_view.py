@@ -29,6 +29,8 @@ from pairbench.engine.pair_check import (
     verdict_line,
 )
 from pairbench.engine.preflight import HostCheck
+from pairbench.engine.tool_install import INSTALLABLE
+from pairbench.ui.hosts.tool_install_dialog import install_label
 from pairbench.ui.library.message_bar import BANNER
 
 OK_COLOR = QColor("#1b7f3b")
@@ -46,10 +48,13 @@ class CheckView(QWidget):
     """Shows the last check of a pair; ``acceptKeyRequested`` asks for a re-run accepting keys."""
 
     acceptKeyRequested = Signal()
+    installRequested = Signal(str, str)  # host, tool: a missing tool Pairbench can build
 
     def __init__(self, parent: QWidget | None = None) -> None:
         super().__init__(parent)
         self.report: CheckReport | None = None
+        self.install_buttons: list[QPushButton] = []  # "Install uperf on HOST" in the result
+        self._offers: list[tuple[QTreeWidgetItem, QPushButton]] = []
         self.heading = QLabel("Select a pair and press Check to test it.")
         self.heading.setWordWrap(True)
         self.verdict = QLabel()
@@ -117,6 +122,8 @@ class CheckView(QWidget):
         self.verdict.setText(verdict_line(report.pair, ready))
         self.verdict.setStyleSheet(f"color: {(OK_COLOR if ready else BAD_COLOR).name()};")
         self.tree.clear()
+        self.install_buttons: list[QPushButton] = []
+        self._offers: list[tuple[QTreeWidgetItem, QPushButton]] = []
         unknown = {key.host: key.fingerprint for key in report.unknown_keys}
         for role, host_check in (("Client", check.client), ("Server", check.server)):
             item = self._host_item(role, host_check, report.tool, unknown.get(host_check.name))
@@ -140,6 +147,9 @@ class CheckView(QWidget):
                 problems.addChild(child)
             self.tree.addTopLevelItem(problems)
             problems.setExpanded(True)
+        for offer, button in self._offers:  # widgets go in once their items are in the tree
+            offer.parent().setExpanded(True)
+            self.tree.setItemWidget(offer, 1, button)
         self._show_keys(report)
 
     def _host_item(
@@ -162,6 +172,16 @@ class CheckView(QWidget):
             child = QTreeWidgetItem([name, f"missing{needed}; install: {hint}"])
             child.setForeground(1, QBrush(WARN_COLOR))
             item.addChild(child)
+            if name in INSTALLABLE:
+                button = QPushButton(f"{install_label(name)} on {check.name}")
+                button.setObjectName(f"install_{name}_{check.name}")
+                button.clicked.connect(
+                    lambda _checked=False, h=check.name, t=name: self.installRequested.emit(h, t)
+                )
+                self.install_buttons.append(button)
+                offer = QTreeWidgetItem(["", ""])
+                child.addChild(offer)
+                self._offers.append((offer, button))
         return item
 
     def _show_keys(self, report: CheckReport) -> None:

@@ -173,6 +173,7 @@ class HostsPanel(QWidget):
 
         self.check_view = CheckView()
         self.check_view.acceptKeyRequested.connect(self.accept_host_key)
+        self.check_view.installRequested.connect(self._install_from_check)
         check_box = QGroupBox("Pair check")
         check_layout = QVBoxLayout(check_box)
         check_layout.addWidget(self.check_view)
@@ -559,6 +560,14 @@ class HostsPanel(QWidget):
         dialog.start()
         self._show_dialog(dialog)
         return dialog
+
+    def _install_from_check(self, host: str, tool: str) -> None:
+        """The pair check's offer: build the tool, then check the pair again."""
+        report = self.check_view.report
+        dialog = self.install_tool(tool, host)
+        if dialog is not None and report is not None:
+            pair = report.pair.name
+            dialog.installed.connect(lambda _result: self.check_pair(pair, _again=True))
 
     # -- check -------------------------------------------------------------------------------
 
