@@ -184,6 +184,7 @@ def test_a_cancelled_build_leaves_nothing_and_a_finished_one_passes_the_prefligh
 
     check = lab.cli("pairs", "check", lab_user.pair, "--tool", "uperf", "--json")
     missing = json.loads(check.stdout)["client"]["missing"]
+    assert "uperf" in missing, check.stdout
     assert f"pairbench hosts install-tool {lab_user.host} uperf" in missing["uperf"]
 
     installed = lab.cli("hosts", "install-tool", lab_user.host, "uperf", timeout=600)

@@ -588,7 +588,11 @@ class SSHTransport:
         out = str(result.stdout or "")
         err = str(result.stderr or "")
         status = -1 if result.exit_status is None else int(result.exit_status)
-        if status == 127 and "not found" in err:
+        # 127: not on PATH; 126 from the shell's exec: found but not runnable by this user
+        # (a PATH folder it may not enter, say), which for a run is the same as missing.
+        if (status == 127 and "not found" in err) or (
+            status == 126 and f"exec: {argv[0]}: Permission denied" in err
+        ):
             raise ToolMissingError(
                 f"{argv[0]} is not installed on host {self.host.name}",
                 program=argv[0],
