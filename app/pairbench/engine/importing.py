@@ -71,8 +71,11 @@ def import_output(
         error=error,
         ended_at=now,
     )
+    notes = [f"output form: {summary.form}"] if summary.form else []
     if summary.reason:  # ended normally, but the output's form cannot carry every metric
-        update_run_notes(lib, run_id, notes=f"summary incomplete: {summary.reason}")
+        notes.append(f"summary incomplete: {summary.reason}")
+    if notes:
+        update_run_notes(lib, run_id, notes="\n".join(notes))
     compact_series(lib.conn, run_id)
     return get_run(lib, run_id)
 
