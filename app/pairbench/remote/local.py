@@ -221,7 +221,7 @@ class LocalTransport:
         return await make_workdir_with(self, tag, parent)
 
     async def write_file(self, path: str, content: str) -> None:
-        Path(path).write_text(content, encoding="utf-8")
+        await self.write_bytes(path, content.encode("utf-8"))
 
     async def write_bytes(self, path: str, content: bytes) -> None:
         Path(path).write_bytes(content)

@@ -604,12 +604,7 @@ class SSHTransport:
         return await make_workdir_with(self, tag, parent)
 
     async def write_file(self, path: str, content: str) -> None:
-        conn = await self.connect()
-        try:
-            async with conn.start_sftp_client() as sftp, sftp.open(path, "w") as handle:
-                await handle.write(content)
-        except (asyncssh.Error, OSError) as exc:
-            raise TransportError(f"host {self.host.name}: cannot write {path}: {exc}") from exc
+        await self.write_bytes(path, content.encode("utf-8"))
 
     async def write_bytes(self, path: str, content: bytes) -> None:
         conn = await self.connect()

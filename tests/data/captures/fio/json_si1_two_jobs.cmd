@@ -4,4 +4,4 @@
 # tool: fio-3.33 (/usr/bin/fio, Debian 12 package)
 # notes: a document every second, then the final one
 # command (stdout+stderr combined into json_si1_two_jobs.out; the directory was made before and removed after):
-timeout 30 fio --directory=/var/tmp/pbfio/json_si1_two_jobs --size=64m --runtime=3 --time_based --direct=1 --ioengine=libaio --bs=4k --iodepth=16 --name=reader --rw=randread --name=writer --rw=write --output-format=json --status-interval=1 > /work/main/tests/data/captures/fio/json_si1_two_jobs.out 2>&1
+timeout 30 fio --directory=/var/tmp/pbfio/json_si1_two_jobs --size=64m --runtime=3 --time_based --direct=1 --ioengine=libaio --bs=4k --iodepth=16 --name=reader --rw=randread --name=writer --rw=write --output-format=json --status-interval=1 > tests/data/captures/fio/json_si1_two_jobs.out 2>&1

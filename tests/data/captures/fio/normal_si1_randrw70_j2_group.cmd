@@ -3,4 +3,4 @@
 # exit status: 0
 # tool: fio-3.33 (/usr/bin/fio, Debian 12 package)
 # command (stdout+stderr combined into normal_si1_randrw70_j2_group.out; the directory was made before and removed after):
-timeout 30 fio --directory=/var/tmp/pbfio/normal_si1_randrw70_j2_group --size=64m --runtime=3 --time_based --direct=1 --ioengine=libaio --bs=4k --iodepth=16 --name=randrw --rw=randrw --rwmixread=70 --numjobs=2 --group_reporting --output-format=normal --status-interval=1 > /work/main/tests/data/captures/fio/normal_si1_randrw70_j2_group.out 2>&1
+timeout 30 fio --directory=/var/tmp/pbfio/normal_si1_randrw70_j2_group --size=64m --runtime=3 --time_based --direct=1 --ioengine=libaio --bs=4k --iodepth=16 --name=randrw --rw=randrw --rwmixread=70 --numjobs=2 --group_reporting --output-format=normal --status-interval=1 > tests/data/captures/fio/normal_si1_randrw70_j2_group.out 2>&1

@@ -3,4 +3,4 @@
 # exit status: 0
 # tool: fio-3.33 (/usr/bin/fio, Debian 12 package)
 # command (stdout+stderr combined into terse_normal_si1_randread_j2.out; the directory was made before and removed after):
-timeout 30 fio --directory=/var/tmp/pbfio/terse_normal_si1_randread_j2 --size=64m --runtime=3 --time_based --direct=1 --ioengine=libaio --bs=4k --iodepth=16 --name=randread --rw=randread --numjobs=2 --output-format=terse,normal --status-interval=1 > /work/main/tests/data/captures/fio/terse_normal_si1_randread_j2.out 2>&1
+timeout 30 fio --directory=/var/tmp/pbfio/terse_normal_si1_randread_j2 --size=64m --runtime=3 --time_based --direct=1 --ioengine=libaio --bs=4k --iodepth=16 --name=randread --rw=randread --numjobs=2 --output-format=terse,normal --status-interval=1 > tests/data/captures/fio/terse_normal_si1_randread_j2.out 2>&1

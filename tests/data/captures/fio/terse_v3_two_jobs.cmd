@@ -3,4 +3,4 @@
 # exit status: 0
 # tool: fio-3.33 (/usr/bin/fio, Debian 12 package)
 # command (stdout+stderr combined into terse_v3_two_jobs.out; the directory was made before and removed after):
-timeout 30 fio --directory=/var/tmp/pbfio/terse_v3_two_jobs --size=64m --runtime=3 --time_based --direct=1 --ioengine=libaio --bs=4k --iodepth=16 --name=reader --rw=randread --name=writer --rw=write --output-format=terse --terse-version=3 > /work/main/tests/data/captures/fio/terse_v3_two_jobs.out 2>&1
+timeout 30 fio --directory=/var/tmp/pbfio/terse_v3_two_jobs --size=64m --runtime=3 --time_based --direct=1 --ioengine=libaio --bs=4k --iodepth=16 --name=reader --rw=randread --name=writer --rw=write --output-format=terse --terse-version=3 > tests/data/captures/fio/terse_v3_two_jobs.out 2>&1

@@ -4,4 +4,4 @@
 # tool: iperf 3.0.11 (/tmp/iperfbuild/3.0.11/inst/bin/iperf3)
 # commands (server first, in the background; the client 0.7 s later):
 timeout 20 /tmp/iperfbuild/3.0.11/inst/bin/iperf3 -s -1 -p 48587 > /tmp/iperfcap/v3011_tcp_P2_R.server.txt 2>&1 &
-timeout 20 /tmp/iperfbuild/3.0.11/inst/bin/iperf3 -c 127.0.0.1 -p 48587 -t 3 -P 2 -R > /work/main/tests/data/captures/iperf3/v3011_tcp_P2_R.out 2>&1
+timeout 20 /tmp/iperfbuild/3.0.11/inst/bin/iperf3 -c 127.0.0.1 -p 48587 -t 3 -P 2 -R > tests/data/captures/iperf3/v3011_tcp_P2_R.out 2>&1

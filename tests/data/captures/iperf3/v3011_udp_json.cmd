@@ -4,4 +4,4 @@
 # tool: iperf 3.0.11 (/tmp/iperfbuild/3.0.11/inst/bin/iperf3)
 # commands (server first, in the background; the client 0.7 s later):
 timeout 20 /tmp/iperfbuild/3.0.11/inst/bin/iperf3 -s -1 -p 59957 > /tmp/iperfcap/v3011_udp_json.server.txt 2>&1 &
-timeout 20 /tmp/iperfbuild/3.0.11/inst/bin/iperf3 -c 127.0.0.1 -p 59957 -t 3 -u -b 20M -J > /work/main/tests/data/captures/iperf3/v3011_udp_json.out 2>&1
+timeout 20 /tmp/iperfbuild/3.0.11/inst/bin/iperf3 -c 127.0.0.1 -p 59957 -t 3 -u -b 20M -J > tests/data/captures/iperf3/v3011_udp_json.out 2>&1

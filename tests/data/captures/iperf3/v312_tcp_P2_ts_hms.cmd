@@ -4,4 +4,4 @@
 # tool: iperf 3.12 (cJSON 1.7.15) (/usr/bin/iperf3)
 # commands (server first, in the background; the client 0.7 s later):
 timeout 20 /usr/bin/iperf3 -s -1 -p 59973 > /tmp/iperfcap/v312_tcp_P2_ts_hms.server.txt 2>&1 &
-timeout 20 /usr/bin/iperf3 -c 127.0.0.1 -p 59973 -t 3 -P 2 --timestamps='%H:%M:%S ' > /work/main/tests/data/captures/iperf3/v312_tcp_P2_ts_hms.out 2>&1
+timeout 20 /usr/bin/iperf3 -c 127.0.0.1 -p 59973 -t 3 -P 2 --timestamps='%H:%M:%S ' > tests/data/captures/iperf3/v312_tcp_P2_ts_hms.out 2>&1

@@ -4,4 +4,4 @@
 # tool: iperf 3.12 (cJSON 1.7.15) (/usr/bin/iperf3)
 # commands (server first, in the background; the client 0.7 s later):
 timeout 20 /usr/bin/iperf3 -s -1 -p 44807 > /tmp/iperfcap/v312_tcp_V.server.txt 2>&1 &
-timeout 20 /usr/bin/iperf3 -c 127.0.0.1 -p 44807 -t 3 -V > /work/main/tests/data/captures/iperf3/v312_tcp_V.out 2>&1
+timeout 20 /usr/bin/iperf3 -c 127.0.0.1 -p 44807 -t 3 -V > tests/data/captures/iperf3/v312_tcp_V.out 2>&1

@@ -4,4 +4,4 @@
 # tool: iperf 3.12 (cJSON 1.7.15) (/usr/bin/iperf3)
 # commands (server first, in the background; the client 0.7 s later):
 timeout 20 /usr/bin/iperf3 -s -1 -p 44171 > /tmp/iperfcap/v312_tcp_gso.server.txt 2>&1 &
-timeout 20 /usr/bin/iperf3 -c 127.0.0.1 -p 44171 -t 3 --get-server-output > /work/main/tests/data/captures/iperf3/v312_tcp_gso.out 2>&1
+timeout 20 /usr/bin/iperf3 -c 127.0.0.1 -p 44171 -t 3 --get-server-output > tests/data/captures/iperf3/v312_tcp_gso.out 2>&1

@@ -5,4 +5,4 @@
 # note: the client's stdout and stderr (to /tmp) were empty
 # commands (server first, in the background; the client 0.7 s later):
 timeout 20 /usr/bin/iperf3 -s -1 -p 57169 > /tmp/iperfcap/v312_tcp_logfile.server.txt 2>&1 &
-timeout 20 /usr/bin/iperf3 -c 127.0.0.1 -p 57169 -t 3 --logfile /work/main/tests/data/captures/iperf3/v312_tcp_logfile.out > /tmp/iperfcap/v312_tcp_logfile.stdio 2>&1
+timeout 20 /usr/bin/iperf3 -c 127.0.0.1 -p 57169 -t 3 --logfile tests/data/captures/iperf3/v312_tcp_logfile.out > /tmp/iperfcap/v312_tcp_logfile.stdio 2>&1

@@ -3,5 +3,5 @@
 # exit status: client 0, server 0
 # tool: iperf 3.12 (cJSON 1.7.15) (/usr/bin/iperf3)
 # commands (server first, in the background; the client 0.7 s later):
-timeout 20 /usr/bin/iperf3 -s -1 -p 57593 --timestamps > /work/main/tests/data/captures/iperf3/v312_tcp_timestamps_server.out 2>&1 &
-timeout 20 /usr/bin/iperf3 -c 127.0.0.1 -p 57593 -t 3 --timestamps > /work/main/tests/data/captures/iperf3/v312_tcp_timestamps.out 2>&1
+timeout 20 /usr/bin/iperf3 -s -1 -p 57593 --timestamps > tests/data/captures/iperf3/v312_tcp_timestamps_server.out 2>&1 &
+timeout 20 /usr/bin/iperf3 -c 127.0.0.1 -p 57593 -t 3 --timestamps > tests/data/captures/iperf3/v312_tcp_timestamps.out 2>&1

@@ -3,5 +3,5 @@
 # exit status: client 0, server 0
 # tool: iperf 3.12 (cJSON 1.7.15) (/usr/bin/iperf3)
 # commands (server first, in the background; the client 0.7 s later):
-timeout 20 /usr/bin/iperf3 -s -1 -p 34871 --logfile /work/main/tests/data/captures/iperf3/v312_udp_server_logfile.out > /tmp/iperfcap/v312_udp_server_logfile_client.server.txt 2>&1 &
-timeout 20 /usr/bin/iperf3 -c 127.0.0.1 -p 34871 -t 3 -u -b 10M > /work/main/tests/data/captures/iperf3/v312_udp_server_logfile_client.out 2>&1
+timeout 20 /usr/bin/iperf3 -s -1 -p 34871 --logfile tests/data/captures/iperf3/v312_udp_server_logfile.out > /tmp/iperfcap/v312_udp_server_logfile_client.server.txt 2>&1 &
+timeout 20 /usr/bin/iperf3 -c 127.0.0.1 -p 34871 -t 3 -u -b 10M > tests/data/captures/iperf3/v312_udp_server_logfile_client.out 2>&1

@@ -3,5 +3,5 @@
 # exit status: client 0, server 0
 # tool: iperf 3.17.1 (cJSON 1.7.15) (/tmp/iperfbuild/3.17.1/inst/bin/iperf3)
 # commands (server first, in the background; the client 0.7 s later):
-timeout 20 /tmp/iperfbuild/3.17.1/inst/bin/iperf3 -s -1 -p 44609 > /work/main/tests/data/captures/iperf3/v3171_tcp_server.out 2>&1 &
-timeout 20 /tmp/iperfbuild/3.17.1/inst/bin/iperf3 -c 127.0.0.1 -p 44609 -t 3 > /work/main/tests/data/captures/iperf3/v3171_tcp.out 2>&1
+timeout 20 /tmp/iperfbuild/3.17.1/inst/bin/iperf3 -s -1 -p 44609 > tests/data/captures/iperf3/v3171_tcp_server.out 2>&1 &
+timeout 20 /tmp/iperfbuild/3.17.1/inst/bin/iperf3 -c 127.0.0.1 -p 44609 -t 3 > tests/data/captures/iperf3/v3171_tcp.out 2>&1

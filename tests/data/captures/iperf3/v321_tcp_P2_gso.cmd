@@ -4,4 +4,4 @@
 # tool: iperf 3.21 (cJSON 1.7.15) (/root/.cache/pairbench/tools/iperf3-16d415ead246b6bc/bin/iperf3)
 # commands (server first, in the background; the client 0.7 s later):
 timeout 20 /root/.cache/pairbench/tools/iperf3-16d415ead246b6bc/bin/iperf3 -s -1 -p 60551 > /tmp/iperfcap/v321_tcp_P2_gso.server.txt 2>&1 &
-timeout 20 /root/.cache/pairbench/tools/iperf3-16d415ead246b6bc/bin/iperf3 -c 127.0.0.1 -p 60551 -t 3 -P 2 --get-server-output > /work/main/tests/data/captures/iperf3/v321_tcp_P2_gso.out 2>&1
+timeout 20 /root/.cache/pairbench/tools/iperf3-16d415ead246b6bc/bin/iperf3 -c 127.0.0.1 -p 60551 -t 3 -P 2 --get-server-output > tests/data/captures/iperf3/v321_tcp_P2_gso.out 2>&1

@@ -5,5 +5,5 @@
 # exit status: client 0, server 0
 # tool: iperf 3.21 (cJSON 1.7.15) (/root/.cache/pairbench/tools/iperf3-16d415ead246b6bc/bin/iperf3)
 # commands (server first, in the background; the client 0.7 s later):
-timeout 20 /root/.cache/pairbench/tools/iperf3-16d415ead246b6bc/bin/iperf3 -s -1 -p 46505 --logfile /work/main/tests/data/captures/iperf3/v321_tcp_R_server_logfile_ts.out --timestamps > /tmp/iperfcap/v321_tcp_R_server_logfile_client.server.txt 2>&1 &
-timeout 20 /root/.cache/pairbench/tools/iperf3-16d415ead246b6bc/bin/iperf3 -c 127.0.0.1 -p 46505 -t 3 -R > /work/main/tests/data/captures/iperf3/v321_tcp_R_server_logfile_client.out 2>&1
+timeout 20 /root/.cache/pairbench/tools/iperf3-16d415ead246b6bc/bin/iperf3 -s -1 -p 46505 --logfile tests/data/captures/iperf3/v321_tcp_R_server_logfile_ts.out --timestamps > /tmp/iperfcap/v321_tcp_R_server_logfile_client.server.txt 2>&1 &
+timeout 20 /root/.cache/pairbench/tools/iperf3-16d415ead246b6bc/bin/iperf3 -c 127.0.0.1 -p 46505 -t 3 -R > tests/data/captures/iperf3/v321_tcp_R_server_logfile_client.out 2>&1

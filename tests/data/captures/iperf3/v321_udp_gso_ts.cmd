@@ -4,4 +4,4 @@
 # tool: iperf 3.21 (cJSON 1.7.15) (/root/.cache/pairbench/tools/iperf3-16d415ead246b6bc/bin/iperf3)
 # commands (server first, in the background; the client 0.7 s later):
 timeout 20 /root/.cache/pairbench/tools/iperf3-16d415ead246b6bc/bin/iperf3 -s -1 -p 47249 > /tmp/iperfcap/v321_udp_gso_ts.server.txt 2>&1 &
-timeout 20 /root/.cache/pairbench/tools/iperf3-16d415ead246b6bc/bin/iperf3 -c 127.0.0.1 -p 47249 -t 3 -u -b 20M --get-server-output --timestamps > /work/main/tests/data/captures/iperf3/v321_udp_gso_ts.out 2>&1
+timeout 20 /root/.cache/pairbench/tools/iperf3-16d415ead246b6bc/bin/iperf3 -c 127.0.0.1 -p 47249 -t 3 -u -b 20M --get-server-output --timestamps > tests/data/captures/iperf3/v321_udp_gso_ts.out 2>&1

@@ -4,4 +4,4 @@
 # tool: iperf 3.3 (cJSON 1.5.2) (/tmp/iperfbuild/3.3/inst/bin/iperf3)
 # commands (server first, in the background; the client 0.7 s later):
 timeout 20 /tmp/iperfbuild/3.3/inst/bin/iperf3 -s -1 -p 47621 > /tmp/iperfcap/v33_tcp_P2.server.txt 2>&1 &
-timeout 20 /tmp/iperfbuild/3.3/inst/bin/iperf3 -c 127.0.0.1 -p 47621 -t 3 -P 2 > /work/main/tests/data/captures/iperf3/v33_tcp_P2.out 2>&1
+timeout 20 /tmp/iperfbuild/3.3/inst/bin/iperf3 -c 127.0.0.1 -p 47621 -t 3 -P 2 > tests/data/captures/iperf3/v33_tcp_P2.out 2>&1

@@ -3,5 +3,5 @@
 # exit status: client 0, server 0
 # tool: iperf 3.3 (cJSON 1.5.2) (/tmp/iperfbuild/3.3/inst/bin/iperf3)
 # commands (server first, in the background; the client 0.7 s later):
-timeout 20 /tmp/iperfbuild/3.3/inst/bin/iperf3 -s -1 -p 38787 > /work/main/tests/data/captures/iperf3/v33_udp_server.out 2>&1 &
-timeout 20 /tmp/iperfbuild/3.3/inst/bin/iperf3 -c 127.0.0.1 -p 38787 -t 3 -u -b 20M > /work/main/tests/data/captures/iperf3/v33_udp.out 2>&1
+timeout 20 /tmp/iperfbuild/3.3/inst/bin/iperf3 -s -1 -p 38787 > tests/data/captures/iperf3/v33_udp_server.out 2>&1 &
+timeout 20 /tmp/iperfbuild/3.3/inst/bin/iperf3 -c 127.0.0.1 -p 38787 -t 3 -u -b 20M > tests/data/captures/iperf3/v33_udp.out 2>&1

@@ -4,4 +4,4 @@
 # tool: iperf 3.7 (cJSON 1.5.2) (/tmp/iperfbuild/3.7/inst/bin/iperf3)
 # commands (server first, in the background; the client 0.7 s later):
 timeout 20 /tmp/iperfbuild/3.7/inst/bin/iperf3 -s -1 -p 52723 > /tmp/iperfcap/v37_bidir.server.txt 2>&1 &
-timeout 20 /tmp/iperfbuild/3.7/inst/bin/iperf3 -c 127.0.0.1 -p 52723 -t 3 --bidir > /work/main/tests/data/captures/iperf3/v37_bidir.out 2>&1
+timeout 20 /tmp/iperfbuild/3.7/inst/bin/iperf3 -c 127.0.0.1 -p 52723 -t 3 --bidir > tests/data/captures/iperf3/v37_bidir.out 2>&1
