@@ -63,8 +63,14 @@ def test_the_tool_leads_its_group_carries_the_tag_and_its_status_comes_back() ->
         )
         assert process.pid is not None
         pgid = os.getpgid(process.pid)
-        environ = Path(f"/proc/{process.pid}/environ").read_bytes().decode()
-        lines = [line.text async for line in process.lines()]
+        environ = ""
+        lines: list[str] = []
+        async for line in process.lines():
+            if not lines:
+                # The tool has printed, so it runs (not between fork and exec,
+                # when /proc shows an empty environment): read it now.
+                environ = Path(f"/proc/{process.pid}/environ").read_bytes().decode()
+            lines.append(line.text)
         return process.pid, pgid, environ, [*lines, str(await process.wait())]
 
     pid, pgid, environ, lines = _run(scenario)
