@@ -102,6 +102,12 @@ MIGRATIONS: list[str] = [
     ) WITHOUT ROWID;
     CREATE INDEX analyses_kind ON analyses(kind);
     """,
+    # 3 -> 4: indexes for the Library's filters and sort orders (all newest first).
+    """
+    CREATE INDEX runs_started ON runs(started_at, id);
+    CREATE INDEX runs_pair ON runs(pair, started_at);
+    CREATE INDEX runs_tool ON runs(tool, started_at);
+    """,
 ]
 
 SCHEMA_VERSION = len(MIGRATIONS)
