@@ -27,10 +27,11 @@ import pytest
 from pairbench.cli.environment import Environment
 from pairbench.cli.main import run_cli
 from pairbench.domain import Host
+from pairbench.domain.failures import HostKeyUnknownError, NoCommonAlgorithmError
 from pairbench.library import Library
 from pairbench.library.hosts import pin_host_key
-from pairbench.remote.host_keys import HostKeyPolicy, HostKeyUnknownError, key_line
-from pairbench.remote.ssh import NoCommonAlgorithmError, SSHTransport
+from pairbench.remote.host_keys import HostKeyPolicy, key_line
+from pairbench.remote.ssh import SSHTransport
 from testkit import require, require_program
 
 SSHD = shutil.which("sshd") or "/usr/sbin/sshd"

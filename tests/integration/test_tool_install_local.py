@@ -12,13 +12,8 @@ from pathlib import Path
 
 import pytest
 
-from pairbench.engine.tool_install import (
-    MissingBuildToolsError,
-    ToolInstallError,
-    install_tool,
-    install_words,
-    vendor_tool,
-)
+from pairbench.domain.failures import MissingBuildToolsError, ToolInstallError
+from pairbench.engine.tool_install import install_tool, install_words, vendor_tool
 from pairbench.lab import vendor
 from pairbench.lab.vendor_archive import ArchiveError, obtain
 from pairbench.remote.local import LocalTransport

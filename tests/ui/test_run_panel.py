@@ -22,6 +22,7 @@ from run_kit import (
 )
 
 from pairbench.domain import LOCAL_PAIR, RunSpec, RunStatus
+from pairbench.domain.failures import HostKeyUnknownError, RunError
 from pairbench.library import Library
 from pairbench.library.hosts import add_pair
 from pairbench.library.runs import get_run, list_runs
@@ -195,6 +196,14 @@ def test_last_choices_and_layout_persist(
         assert panel.form is not None and panel.form.values()["iodepth"] == "64"
 
 
+def _refusal(cause: Exception) -> RunError:
+    """The engine's refusal of a run, raised from ``cause`` as ``prepare`` raises it."""
+    try:
+        raise RunError(str(cause)) from cause
+    except RunError as refusal:
+        return refusal
+
+
 def test_unknown_host_key_shows_the_fingerprint_and_accept_restarts(
     qtbot: QtBot, library_path: Path, settings: QSettings, monkeypatch: pytest.MonkeyPatch
 ) -> None:
@@ -216,11 +225,23 @@ def test_unknown_host_key_shows_the_fingerprint_and_accept_restarts(
         set_field(panel, "duration", "1")
         click_start(qtbot, panel)
         controller = last_controller(panel)
-        # What the engine says when a host presents a key nobody accepted yet.
+        # A message that only reads like the refusal is not one: the panel decides from the
+        # failure's type, never from its text.
         controller.signals.failed.emit(
             "host lab-client: unknown host key SHA256:q1w2e3r4t5y6u7i8o9p0; check it, then "
             "accept it (--accept-new-host-key on the command line)"
         )
+        qtbot.waitUntil(panel.error_label.isVisible)
+        assert not panel.host_key_box.isVisible()
+        # What the engine raises when a host presents a key nobody accepted yet.
+        controller.signals.refused.emit(
+            _refusal(
+                HostKeyUnknownError(
+                    "lab-client", "SHA256:q1w2e3r4t5y6u7i8o9p0", "ssh-ed25519 AAAAC3NzaC1lZDI1NTE5"
+                )
+            )
+        )
+        controller.signals.failed.emit("refused")
         qtbot.waitUntil(panel.host_key_box.isVisible)
         assert "SHA256:q1w2e3r4t5y6u7i8o9p0" in panel.host_key_label.text()
         assert "lab-client" in panel.host_key_label.text()

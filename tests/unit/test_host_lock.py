@@ -12,7 +12,8 @@ from pathlib import Path
 import pytest
 
 from pairbench.domain import LOCAL_HOST, AuthMethod, Host
-from pairbench.engine.host_lock import HostBusyError, HostLocks, host_key
+from pairbench.domain.failures import HostBusyError
+from pairbench.engine.host_lock import HostLocks, host_key
 from testkit import require
 
 CLIENT = Host(name="c", address="192.0.2.10", auth=AuthMethod.AGENT, user="bench")

@@ -12,8 +12,9 @@ from pathlib import Path
 
 import pytest
 
+from pairbench.domain.failures import HostInUseError
 from pairbench.domain.processes import RunTag, process_token, this_machine
-from pairbench.engine.leftovers import HostInUseError, clear_leftovers
+from pairbench.engine.leftovers import clear_leftovers
 from pairbench.remote.launcher import TAG_VARIABLE
 from pairbench.remote.local import LocalTransport
 

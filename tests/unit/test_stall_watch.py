@@ -5,13 +5,8 @@ from __future__ import annotations
 import pytest
 
 from pairbench.domain import Record
-from pairbench.engine.stall import (
-    STALL_OVERRUN_S,
-    STARTUP_GRACE_S,
-    StalledOutError,
-    StallWatch,
-    shows_data,
-)
+from pairbench.domain.failures import StalledOutError
+from pairbench.engine.stall import STALL_OVERRUN_S, STARTUP_GRACE_S, StallWatch, shows_data
 
 
 def _feed(watch: StallWatch, reports: list[float], until: float, step: float = 0.25) -> list[str]:

@@ -10,6 +10,7 @@ from dataclasses import dataclass
 
 from pairbench.cli.environment import Environment
 from pairbench.cli.exit_status import ExitStatus
+from pairbench.domain.failures import HostKeyChangedError
 from pairbench.engine.hosts_edit import key_fingerprint
 from pairbench.lab import LabError, Shaping, manager, parse_shaping, vendor
 from pairbench.lab.info import LabInfo, LabStatus
@@ -25,7 +26,7 @@ from pairbench.library.hosts import (
     replace_pair,
     unpin_host_keys,
 )
-from pairbench.remote.host_keys import LAB_REPIN, HostKeyChangedError
+from pairbench.remote.host_keys import LAB_REPIN
 
 TRY = "try: pairbench run --pair lab --tool iperf3 --set duration=5"
 

@@ -8,19 +8,12 @@ import dataclasses
 import json
 from typing import Any
 
-from pairbench.cli.cmd_hosts import (
-    ADDRESS_MAX,
-    NAME_MAX,
-    TAGS_MAX,
-    column,
-    fail,
-    host_json,
-    say,
-)
+from pairbench.cli.cmd_hosts import ADDRESS_MAX, NAME_MAX, TAGS_MAX, column, fail, host_json, say
 from pairbench.cli.environment import Environment
 from pairbench.cli.exit_status import ExitStatus
 from pairbench.cli.prompts import TerminalPrompt
 from pairbench.domain import HostPair
+from pairbench.domain.failures import TransportError
 from pairbench.domain.validation import MAX_DESCRIPTION, check_address, check_description
 from pairbench.engine.hosts_edit import (
     PairForm,
@@ -38,7 +31,6 @@ from pairbench.engine.preflight import VERSION_COMMANDS
 from pairbench.export.escaping import terminal_text
 from pairbench.library import LibraryError
 from pairbench.library.hosts import get_pair, list_pairs, remove_pair, replace_pair
-from pairbench.remote.base import TransportError
 
 _COMMANDS = "add|list|show|edit|remove|check"
 _TAG_HELP = "a tag such as cloud=aws region=eu-west-1 zone=... type=... placement=..."

@@ -15,6 +15,7 @@ from pairbench.cli.environment import Environment
 from pairbench.cli.exit_status import ExitStatus
 from pairbench.cli.prompts import TerminalPrompt
 from pairbench.domain import HostPair, Line, Record, Run, RunSpec, RunStatus
+from pairbench.domain.failures import RunError
 from pairbench.domain.units import format_bits, format_value
 from pairbench.engine.burst import (
     DEFAULT_AFTER_STEP_S,
@@ -26,7 +27,7 @@ from pairbench.engine.burst import (
     burst_probe_spec,
     run_burst_probe,
 )
-from pairbench.engine.execute import RunError, prepare
+from pairbench.engine.execute import prepare
 from pairbench.engine.transports import Connector
 from pairbench.export.escaping import terminal_text
 from pairbench.library import Library, LibraryError

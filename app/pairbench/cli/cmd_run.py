@@ -13,8 +13,9 @@ from pairbench.cli.environment import Environment
 from pairbench.cli.exit_status import ExitStatus
 from pairbench.cli.prompts import TerminalPrompt
 from pairbench.domain import HostPair, Line, Record, Run, RunSpec, RunStatus
+from pairbench.domain.failures import RunError
 from pairbench.domain.units import format_value
-from pairbench.engine.execute import Prepared, RunError, execute_run, prepare
+from pairbench.engine.execute import Prepared, execute_run, prepare
 from pairbench.engine.transports import Connector
 from pairbench.export.escaping import terminal_text
 from pairbench.library import Library, LibraryError

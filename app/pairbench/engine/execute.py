@@ -6,56 +6,36 @@ import asyncio
 import os
 import sys
 import time
-from collections.abc import Mapping
 from dataclasses import dataclass, replace
 
 from pairbench.domain import HostPair, Run, RunSpec, RunStatus
+from pairbench.domain.failures import (
+    ConnectionLostError,
+    HostBusyError,
+    HostInUseError,
+    PairBusyError,
+    RunError,
+    StalledOutError,
+    ToolMissingError,
+    ToolNotInstalledError,
+    TransportError,
+)
 from pairbench.domain.processes import RunTag
-from pairbench.engine.host_lock import HostBusyError, HostLocks
-from pairbench.engine.leftovers import ACTIVE_TAGS, HostInUseError, clear_leftovers
+from pairbench.engine.host_lock import HostLocks
+from pairbench.engine.leftovers import ACTIVE_TAGS, clear_leftovers
 from pairbench.engine.observer import NullObserver, RunObserver
 from pairbench.engine.session import RunSession
-from pairbench.engine.stall import StalledOutError
 from pairbench.engine.stop import StopCondition
 from pairbench.engine.tool_install import INSTALLABLE, install_words
 from pairbench.engine.transports import Connector
 from pairbench.library import Library, Recorder
-from pairbench.library.runs import (
-    create_run,
-    finish_run,
-    get_run,
-    set_run_facts,
-    update_run_notes,
-)
+from pairbench.library.runs import create_run, finish_run, get_run, set_run_facts, update_run_notes
 from pairbench.library.series import compact_series
-from pairbench.remote.base import ToolMissingError, Transport, TransportError
-from pairbench.remote.ssh import ConnectionLostError
+from pairbench.remote.base import Transport
 from pairbench.tools.base import Capabilities, HostCheck, Tool
 from pairbench.tools.registry import get_tool
 
 FLUSH_PERIOD_S = 0.1
-
-
-class RunError(Exception):
-    """A run could not start; nothing was stored. The message says what to do."""
-
-
-class ToolNotInstalledError(RunError):
-    """The run's tool is missing on ``host``; ``installable``: Pairbench can build it there
-    (``hosts install-tool``), which a front end offers."""
-
-    def __init__(self, tool: str, host: str, hint: str, *, installable: bool) -> None:
-        super().__init__(f"{tool} is not installed on {host}: {hint}")
-        self.tool, self.host, self.installable = tool, host, installable
-
-
-class PairBusyError(RunError):
-    """A host of the pair is in use by another Pairbench run (``holder`` says which)."""
-
-    def __init__(self, message: str, host: str, holder: Mapping[str, object]) -> None:
-        super().__init__(message)
-        self.host = host
-        self.holder = dict(holder)
 
 
 def _program() -> str:

@@ -2,7 +2,8 @@
 
 from __future__ import annotations
 
-from pairbench.remote.base import Transport, TransportError
+from pairbench.domain.failures import TransportError
+from pairbench.remote.base import Transport
 
 # A constant script (no user input is ever pasted into it); addresses are passed as the
 # positional arguments $1 (an address to route to) and $2 (an address the host owns), so they

@@ -13,44 +13,14 @@ import fcntl
 import hashlib
 import json
 import os
-import time
 from collections.abc import Mapping, Sequence
 from pathlib import Path
 from types import TracebackType
 
 from pairbench.domain import AuthMethod, Host
+from pairbench.domain.failures import HostBusyError
 
 LOCK_DIR_ENV = "PAIRBENCH_LOCK_DIR"
-
-
-class HostBusyError(Exception):
-    """A host is in use by another Pairbench run; the message says which and by whom."""
-
-    def __init__(self, host: str, holder: Mapping[str, object]) -> None:
-        self.host = host
-        self.holder = dict(holder)
-        super().__init__(f"host {host} is busy: {describe_holder(holder)}")
-
-
-def describe_holder(holder: Mapping[str, object]) -> str:
-    """ "in use by a Pairbench run (iperf3 on pair lab, pid 4242, started 14:02:11)"."""
-    parts = []
-    if holder.get("tool") and holder.get("pair"):
-        parts.append(f"{holder['tool']} on pair {holder['pair']}")
-    if holder.get("run_id"):
-        parts.append(f"run {holder['run_id']}")
-    if holder.get("program"):
-        parts.append(str(holder["program"]))
-    if holder.get("pid"):
-        parts.append(f"pid {holder['pid']}")
-    started = holder.get("started_at")
-    if isinstance(started, int | float):
-        parts.append(f"started {time.strftime('%H:%M:%S', time.localtime(started))}")
-    detail = f" ({', '.join(parts)})" if parts else ""
-    return (
-        f"in use by another Pairbench run{detail}; wait for it to end or cancel it where it "
-        "was started"
-    )
 
 
 def host_key(host: Host) -> str:

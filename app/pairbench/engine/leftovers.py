@@ -16,8 +16,9 @@ import os
 import time
 from dataclasses import dataclass
 
+from pairbench.domain.failures import HostInUseError, TransportError
 from pairbench.domain.processes import RunTag
-from pairbench.remote.base import Transport, TransportError, checked_workdir
+from pairbench.remote.base import Transport, checked_workdir
 from pairbench.remote.launcher import SILENCE_LIMIT_S, TAG_VARIABLE
 
 # Lists tagged processes ("proc PID TAG ARGS") and tagged work directories ("dir PATH") in
@@ -48,10 +49,6 @@ WAIT_FOR_ORPHANS_S = SILENCE_LIMIT_S + 2.0
 ACTIVE_TAGS: set[str] = set()
 POLL_S = 0.25
 END_ATTEMPTS = 3
-
-
-class HostInUseError(Exception):
-    """Another controller's run is still running on the host."""
 
 
 @dataclass(frozen=True, slots=True)

@@ -13,13 +13,13 @@ from collections.abc import Mapping
 from dataclasses import dataclass, field
 
 from pairbench.domain import Host, HostPair
+from pairbench.domain.failures import HostKeyUnknownError
 from pairbench.engine.hosts_edit import key_fingerprint
 from pairbench.engine.preflight import HostCheck, PairCheck, check_pair
 from pairbench.engine.transports import Connector
 from pairbench.library import Library
 from pairbench.library.hosts import get_pair, list_hosts, pinned_host_keys
 from pairbench.remote.base import Transport
-from pairbench.remote.host_keys import HostKeyUnknownError
 from pairbench.remote.secrets import SecretPrompt
 
 

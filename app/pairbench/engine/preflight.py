@@ -7,10 +7,11 @@ import time
 from dataclasses import dataclass, field
 
 from pairbench.domain import HostPair
+from pairbench.domain.failures import ToolMissingError, TransportError
 from pairbench.engine.tool_install import install_words
 from pairbench.engine.transports import Connector
 from pairbench.library import LibraryError
-from pairbench.remote.base import ToolMissingError, Transport, TransportError
+from pairbench.remote.base import Transport
 
 # The version command of every tool Pairbench knows, including those without an adapter yet.
 VERSION_COMMANDS: dict[str, list[str]] = {

@@ -6,7 +6,8 @@ import asyncio
 import socket
 import time
 
-from pairbench.remote.base import Transport, TransportError
+from pairbench.domain.failures import TransportError
+from pairbench.remote.base import Transport
 
 # ss prints one line per listening socket on that port (no header with -H).
 _LISTENING_ARGV = ["sh", "-c", 'ss -Hltnu "sport = :$1" 2>/dev/null', "sh"]

@@ -8,6 +8,7 @@ import time
 from typing import TYPE_CHECKING
 
 from pairbench.domain import Line, LineSource, Record, RunStatus, Summary
+from pairbench.domain.failures import ConnectionLostError, TransportError
 from pairbench.engine.facts import gather_facts
 from pairbench.engine.leftovers import end_tagged
 from pairbench.engine.observer import RunObserver
@@ -16,8 +17,7 @@ from pairbench.engine.stall import StallWatch, shows_data
 from pairbench.engine.stop import StopCondition
 from pairbench.library import Library, Recorder
 from pairbench.library.runs import set_run_facts
-from pairbench.remote.base import RemoteProcess, Transport, TransportError
-from pairbench.remote.ssh import ConnectionLostError
+from pairbench.remote.base import RemoteProcess, Transport
 from pairbench.tools.base import CommandContext, Commands, ParseError, Parser
 
 if TYPE_CHECKING:

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 from pairbench.domain import Record
+from pairbench.domain.failures import StalledOutError
 
 # A tool that reports nothing for this many of its intervals (and at least STALL_MIN_S) has
 # stalled: its data path is down, or it is blocked. The first report may take longer
@@ -33,10 +34,6 @@ def shows_data(records: list[Record]) -> bool:
                     return True
                 judged = True
     return not judged
-
-
-class StalledOutError(Exception):
-    """The tool stayed quiet past the run's expected end: the run is ended as stalled."""
 
 
 class StallWatch:

@@ -17,13 +17,14 @@ from pathlib import Path
 from typing import Final
 
 from pairbench.domain import LineSource
+from pairbench.domain.failures import MissingBuildToolsError, ToolInstallError, TransportError
 from pairbench.domain.processes import RunTag
 from pairbench.engine.transports import Connector
 from pairbench.lab.vendor import IPERF3, UPERF, VendorTool
 from pairbench.lab.vendor_archive import ArchiveError, obtain
 from pairbench.library import Library
 from pairbench.library.hosts import get_host
-from pairbench.remote.base import USER_BIN, Transport, TransportError
+from pairbench.remote.base import USER_BIN, Transport
 from pairbench.remote.secrets import SecretPrompt
 from pairbench.tools.registry import TOOLS
 
@@ -92,21 +93,6 @@ mkdir -p "$dest"
 install -m 0755 "$built" "$dest/.$program.pairbench-new"
 mv -f "$dest/.$program.pairbench-new" "$dest/$program"
 """
-
-
-class ToolInstallError(Exception):
-    """The tool could not be installed; the message says why and what to do."""
-
-
-class MissingBuildToolsError(ToolInstallError):
-    """The host lacks what the build needs: ``programs`` and the ``packages`` that give them."""
-
-    def __init__(self, host: str, tool: str, programs: list[str], packages: list[str], hint: str):
-        self.host, self.tool, self.programs, self.packages = host, tool, programs, packages
-        super().__init__(
-            f"cannot build {tool} on {host}: it lacks {', '.join(programs)}; {hint} "
-            "(nothing was uploaded or installed)"
-        )
 
 
 @dataclass(frozen=True, slots=True)

@@ -5,9 +5,10 @@ from __future__ import annotations
 import contextlib
 
 from pairbench.domain import Host
+from pairbench.domain.failures import TransportError
 from pairbench.library import Library
 from pairbench.library.hosts import get_host, pin_host_key, pinned_host_keys
-from pairbench.remote.base import Transport, TransportError
+from pairbench.remote.base import Transport
 from pairbench.remote.host_keys import HostKeyPolicy
 from pairbench.remote.local import LocalTransport
 from pairbench.remote.secrets import NoPrompt, SecretPrompt

@@ -7,21 +7,7 @@ from dataclasses import dataclass
 from typing import Protocol
 
 from pairbench.domain import Line, LineSource
-
-
-class TransportError(Exception):
-    """A host could not run what was asked; the message names the host and what to do."""
-
-
-class ToolMissingError(TransportError):
-    """The program is not installed on the host (``program`` on ``host``, for a front end to
-    offer what installs it)."""
-
-    def __init__(self, message: str, *, program: str = "", host: str = "") -> None:
-        super().__init__(message)
-        self.program = program
-        self.host = host
-
+from pairbench.domain.failures import TransportError
 
 # Where a user's own programs live on a host (``pairbench hosts install-tool`` puts its builds
 # there): searched before the host's PATH, for every command Pairbench runs on a host.

@@ -2,53 +2,11 @@
 
 from __future__ import annotations
 
-from collections.abc import Mapping, Sequence
+from collections.abc import Mapping
 from dataclasses import dataclass, field
 from pathlib import Path
 
 import asyncssh
-
-from pairbench.remote.base import TransportError
-
-
-class HostKeyUnknownError(TransportError):
-    """The host presented a key nobody has accepted yet."""
-
-    def __init__(self, host_name: str, fingerprint: str, key_line: str) -> None:
-        super().__init__(
-            f"host {host_name}: unknown host key {fingerprint}; check it, then accept it "
-            "(--accept-new-host-key on the command line)"
-        )
-        self.fingerprint = fingerprint
-        self.key_line = key_line
-
-
-class HostKeyChangedError(TransportError):
-    """The host presented a key other than the pinned one: possibly an attack.
-
-    ``remedy`` is the explicit step that trusts the new key (the default: forget the pinned
-    key, then accept the new one at the next connection).
-    """
-
-    def __init__(
-        self,
-        host_name: str,
-        expected: Sequence[str],
-        presented: str,
-        *,
-        refusing: str = "refusing to connect",
-        remedy: str | None = None,
-    ) -> None:
-        step = remedy or (
-            f"remove the pinned key (pairbench hosts forget-key {host_name}) and connect again"
-        )
-        super().__init__(
-            f"host {host_name}: HOST KEY CHANGED — expected {', '.join(expected)}, "
-            f"got {presented}; {refusing}. If the change is legitimate, {step}"
-        )
-        self.expected = list(expected)
-        self.presented = presented
-
 
 LAB_REPIN = "re-pin the lab's keys with `pairbench lab up --repin-keys`"
 

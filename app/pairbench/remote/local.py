@@ -12,21 +12,10 @@ from collections.abc import AsyncIterator, Mapping, Sequence
 from pathlib import Path
 
 from pairbench.domain import Line, LineSource
+from pairbench.domain.failures import ToolMissingError, TransportError
 from pairbench.domain.processes import RunTag
-from pairbench.remote.base import (
-    USER_BIN,
-    CommandResult,
-    ToolMissingError,
-    TransportError,
-    make_workdir_with,
-    remove_workdir_with,
-)
-from pairbench.remote.launcher import (
-    HEARTBEAT,
-    HEARTBEAT_PERIOD_S,
-    parse_pid_line,
-    watchdog_argv,
-)
+from pairbench.remote.base import USER_BIN, CommandResult, make_workdir_with, remove_workdir_with
+from pairbench.remote.launcher import HEARTBEAT, HEARTBEAT_PERIOD_S, parse_pid_line, watchdog_argv
 
 _EOF = None
 # A line longer than this is split: a tool gone mad must not exhaust memory.

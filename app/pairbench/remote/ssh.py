@@ -13,62 +13,30 @@ from collections.abc import AsyncIterator, Mapping, Sequence
 import asyncssh
 
 from pairbench.domain import AuthMethod, Host, Line, LineSource
+from pairbench.domain.failures import (
+    AuthFailedError,
+    ConnectionLostError,
+    HostKeyChangedError,
+    HostKeyUnknownError,
+    NoCommonAlgorithmError,
+    ToolMissingError,
+    TransportError,
+)
 from pairbench.domain.processes import RunTag
 from pairbench.remote.base import (
     USER_PATH_SETUP,
     CommandResult,
-    ToolMissingError,
-    TransportError,
     make_workdir_with,
     remove_workdir_with,
 )
-from pairbench.remote.host_keys import (
-    HostKeyChangedError,
-    HostKeyPolicy,
-    HostKeyUnknownError,
-    changed_key_remedy,
-    key_line,
-)
-from pairbench.remote.launcher import (
-    HEARTBEAT,
-    HEARTBEAT_PERIOD_S,
-    parse_pid_line,
-    watchdog_argv,
-)
+from pairbench.remote.host_keys import HostKeyPolicy, changed_key_remedy, key_line
+from pairbench.remote.launcher import HEARTBEAT, HEARTBEAT_PERIOD_S, parse_pid_line, watchdog_argv
 from pairbench.remote.local import cut_line_piece
 from pairbench.remote.secrets import NoPrompt, SecretPrompt, stored_password
 
 CONNECT_TIMEOUT_S = 10.0
 KEEPALIVE_INTERVAL_S = 2.0
 KEEPALIVE_COUNT_MAX = 3
-
-
-class AuthFailedError(TransportError):
-    """The host refused the login."""
-
-
-class ConnectionLostError(TransportError):
-    """The SSH connection dropped while in use."""
-
-
-class NoCommonAlgorithmError(TransportError):
-    """Client and server share no algorithm of one kind (host key type, key exchange, ...).
-
-    OpenSSH's sshd just closes the connection then ("Connection lost"); asyncssh as a server
-    says "Unable to find compatible server host key". ``offered`` are the server's algorithms
-    of that kind (from its KEXINIT), ``accepted`` ours.
-    """
-
-    def __init__(
-        self, host_name: str, kind: str, offered: Sequence[str], accepted: Sequence[str], hint: str
-    ) -> None:
-        super().__init__(
-            f"host {host_name}: no {kind} in common with the server: it offers "
-            f"{_algorithm_list(offered)}; Pairbench accepts {_algorithm_list(accepted)}{hint}"
-        )
-        self.kind = kind
-        self.offered = list(offered)
-        self.accepted = list(accepted)
 
 
 # A KEXINIT's name-lists (RFC 4253 §7.1): key exchange, host key, then cipher, MAC and
@@ -78,15 +46,6 @@ _KEXINIT_LISTS = 10
 _KEX_MARKERS = frozenset(
     {"ext-info-s", "ext-info-c", "kex-strict-s-v00@openssh.com", "kex-strict-c-v00@openssh.com"}
 )
-
-
-def _algorithm_list(names: Sequence[str]) -> str:
-    """Algorithm names for a message; OpenSSH certificate variants summed up at the end."""
-    plain = [n for n in names if "-cert-v01@openssh.com" not in n]
-    certificates = len(plain) < len(names)
-    if not plain:
-        return ", ".join(names) or "none"
-    return ", ".join(plain) + (" (and their certificates)" if certificates else "")
 
 
 def parse_kexinit(payload: bytes) -> list[list[str]] | None:

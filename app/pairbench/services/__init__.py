@@ -1,1 +1,1 @@
-"""The use cases the window and the CLI share: one module per subject, over a Library and the engine."""
+"""The use cases the window and the CLI share: one module per subject, over a Library."""

@@ -19,8 +19,9 @@ from typing import Any, TypeVar
 from PySide6.QtCore import QObject, Qt, Signal, Slot
 
 from pairbench.domain import HostPair, Line, Record, Run, RunSpec
+from pairbench.domain.failures import RunError
 from pairbench.engine.burst import run_burst_probe
-from pairbench.engine.execute import Prepared, RunError, execute_run, prepare
+from pairbench.engine.execute import Prepared, execute_run, prepare
 from pairbench.engine.observer import RunObserver
 from pairbench.engine.tool_install import InstallResult, install_on_host
 from pairbench.engine.transports import Connector

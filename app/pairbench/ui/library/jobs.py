@@ -8,9 +8,8 @@ from typing import Any
 import shiboken6
 from PySide6.QtWidgets import QWidget
 
-from pairbench.engine.tool_install import ToolInstallError
+from pairbench.domain.failures import ToolInstallError, TransportError
 from pairbench.library import LibraryError
-from pairbench.remote.base import TransportError
 from pairbench.remote.ssh_config import SSHConfigError
 from pairbench.ui.bridge import EngineBridge, EngineJob
 

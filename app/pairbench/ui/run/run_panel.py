@@ -31,8 +31,8 @@ from PySide6.QtWidgets import (
 )
 
 from pairbench.domain import LOCAL_PAIR, HostPair, RunSpec
+from pairbench.domain.failures import HostKeyUnknownError, RunError, ToolNotInstalledError
 from pairbench.engine.burst import burst_probe_spec
-from pairbench.engine.execute import ToolNotInstalledError
 from pairbench.library import Library
 from pairbench.library.hosts import list_pairs
 from pairbench.tools.base import Tool
@@ -41,17 +41,11 @@ from pairbench.ui.bridge import EngineBridge, RunSignals
 from pairbench.ui.hosts.tool_install_dialog import ToolInstallDialog, install_label
 from pairbench.ui.run.controller import RunController
 from pairbench.ui.run.param_form import ParamForm
-from pairbench.ui.run.presets import (
-    BUILTIN_PRESETS,
-    Preset,
-    presets_from_json,
-    presets_to_json,
-)
+from pairbench.ui.run.presets import BUILTIN_PRESETS, Preset, presets_from_json, presets_to_json
 from pairbench.ui.run.probe_box import BurstProbeBox
 from pairbench.ui.run.progress import RunProgress
 
 DEFAULT_TOOL = "iperf3"
-_HOST_KEY_RE = re.compile(r"host (\S+): unknown host key (\S+?);")
 _CLI_HINT_RE = re.compile(r"\s*\(--accept-new-host-key on the command line\)")
 
 # QSettings keys
@@ -549,9 +543,9 @@ class RunPanel(QWidget):
             self.install_box.setVisible(True)
             self.error_label.setVisible(False)
             return
-        match = _HOST_KEY_RE.search(message)
-        if match and controller is self.progress.controller:
-            host, fingerprint = match.groups()
+        unknown_key = missing.cause if isinstance(missing, RunError) else None
+        if isinstance(unknown_key, HostKeyUnknownError) and controller is self.progress.controller:
+            host, fingerprint = unknown_key.host, unknown_key.fingerprint
             self.host_key_label.setText(
                 f"{host} presented a host key this computer has not seen before:\n\n"
                 f"    {fingerprint}\n\n"

@@ -1,0 +1,186 @@
+"""The failures every layer raises and every front end reads: typed, carrying their data."""
+
+from __future__ import annotations
+
+import time
+from collections.abc import Mapping, Sequence
+
+
+class TransportError(Exception):
+    """A host could not run what was asked; the message names the host and what to do."""
+
+    def __init__(self, message: str = "", *, host: str = "") -> None:
+        super().__init__(message)
+        self.host = host
+
+
+class ToolMissingError(TransportError):
+    """The program is not installed on the host (``program`` on ``host``, for a front end to
+    offer what installs it)."""
+
+    def __init__(self, message: str, *, program: str = "", host: str = "") -> None:
+        super().__init__(message, host=host)
+        self.program = program
+
+
+class AuthFailedError(TransportError):
+    """The host refused the login."""
+
+
+class ConnectionLostError(TransportError):
+    """The SSH connection dropped while in use."""
+
+
+class NoCommonAlgorithmError(TransportError):
+    """Client and server share no algorithm of one kind (host key type, key exchange, ...).
+
+    OpenSSH's sshd just closes the connection then ("Connection lost"); asyncssh as a server
+    says "Unable to find compatible server host key". ``offered`` are the server's algorithms
+    of that kind (from its KEXINIT), ``accepted`` ours.
+    """
+
+    def __init__(
+        self, host_name: str, kind: str, offered: Sequence[str], accepted: Sequence[str], hint: str
+    ) -> None:
+        super().__init__(
+            f"host {host_name}: no {kind} in common with the server: it offers "
+            f"{_algorithm_list(offered)}; Pairbench accepts {_algorithm_list(accepted)}{hint}",
+            host=host_name,
+        )
+        self.kind = kind
+        self.offered = list(offered)
+        self.accepted = list(accepted)
+
+
+def _algorithm_list(names: Sequence[str]) -> str:
+    """Algorithm names for a message; OpenSSH certificate variants summed up at the end."""
+    plain = [n for n in names if "-cert-v01@openssh.com" not in n]
+    certificates = len(plain) < len(names)
+    if not plain:
+        return ", ".join(names) or "none"
+    return ", ".join(plain) + (" (and their certificates)" if certificates else "")
+
+
+class HostKeyUnknownError(TransportError):
+    """The host presented a key nobody has accepted yet (``fingerprint``, ``key_line``)."""
+
+    def __init__(self, host_name: str, fingerprint: str, key_line: str) -> None:
+        super().__init__(
+            f"host {host_name}: unknown host key {fingerprint}; check it, then accept it "
+            "(--accept-new-host-key on the command line)",
+            host=host_name,
+        )
+        self.fingerprint = fingerprint
+        self.key_line = key_line
+
+
+class HostKeyChangedError(TransportError):
+    """The host presented a key other than the pinned one: possibly an attack.
+
+    ``remedy`` is the explicit step that trusts the new key (the default: forget the pinned
+    key, then accept the new one at the next connection).
+    """
+
+    def __init__(
+        self,
+        host_name: str,
+        expected: Sequence[str],
+        presented: str,
+        *,
+        refusing: str = "refusing to connect",
+        remedy: str | None = None,
+    ) -> None:
+        step = remedy or (
+            f"remove the pinned key (pairbench hosts forget-key {host_name}) and connect again"
+        )
+        super().__init__(
+            f"host {host_name}: HOST KEY CHANGED — expected {', '.join(expected)}, "
+            f"got {presented}; {refusing}. If the change is legitimate, {step}",
+            host=host_name,
+        )
+        self.expected = list(expected)
+        self.presented = presented
+
+
+class HostBusyError(Exception):
+    """A host is in use by another Pairbench run; the message says which and by whom."""
+
+    def __init__(self, host: str, holder: Mapping[str, object]) -> None:
+        self.host = host
+        self.holder = dict(holder)
+        super().__init__(f"host {host} is busy: {describe_holder(holder)}")
+
+
+def describe_holder(holder: Mapping[str, object]) -> str:
+    """ "in use by a Pairbench run (iperf3 on pair lab, pid 4242, started 14:02:11)"."""
+    parts = []
+    if holder.get("tool") and holder.get("pair"):
+        parts.append(f"{holder['tool']} on pair {holder['pair']}")
+    if holder.get("run_id"):
+        parts.append(f"run {holder['run_id']}")
+    if holder.get("program"):
+        parts.append(str(holder["program"]))
+    if holder.get("pid"):
+        parts.append(f"pid {holder['pid']}")
+    started = holder.get("started_at")
+    if isinstance(started, int | float):
+        parts.append(f"started {time.strftime('%H:%M:%S', time.localtime(started))}")
+    detail = f" ({', '.join(parts)})" if parts else ""
+    return (
+        f"in use by another Pairbench run{detail}; wait for it to end or cancel it where it "
+        "was started"
+    )
+
+
+class HostInUseError(Exception):
+    """Another controller's run is still running on the host."""
+
+
+class RunError(Exception):
+    """A run could not start; nothing was stored. The message says what to do.
+
+    ``cause`` is the typed failure behind it (a ``HostKeyUnknownError``, ``AuthFailedError``,
+    ...), for a front end to decide from its type, never from the message.
+    """
+
+    @property
+    def cause(self) -> BaseException | None:
+        """The failure this refusal was raised from, if any."""
+        return self.__cause__
+
+
+class ToolNotInstalledError(RunError):
+    """The run's tool is missing on ``host``; ``installable``: Pairbench can build it there
+    (``hosts install-tool``), which a front end offers."""
+
+    def __init__(self, tool: str, host: str, hint: str, *, installable: bool) -> None:
+        super().__init__(f"{tool} is not installed on {host}: {hint}")
+        self.tool, self.host, self.installable = tool, host, installable
+
+
+class PairBusyError(RunError):
+    """A host of the pair is in use by another Pairbench run (``holder`` says which)."""
+
+    def __init__(self, message: str, host: str, holder: Mapping[str, object]) -> None:
+        super().__init__(message)
+        self.host = host
+        self.holder = dict(holder)
+
+
+class StalledOutError(Exception):
+    """The tool stayed quiet past the run's expected end: the run is ended as stalled."""
+
+
+class ToolInstallError(Exception):
+    """The tool could not be installed; the message says why and what to do."""
+
+
+class MissingBuildToolsError(ToolInstallError):
+    """The host lacks what the build needs: ``programs`` and the ``packages`` that give them."""
+
+    def __init__(self, host: str, tool: str, programs: list[str], packages: list[str], hint: str):
+        self.host, self.tool, self.programs, self.packages = host, tool, programs, packages
+        super().__init__(
+            f"cannot build {tool} on {host}: it lacks {', '.join(programs)}; {hint} "
+            "(nothing was uploaded or installed)"
+        )
