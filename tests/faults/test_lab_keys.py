@@ -14,7 +14,7 @@ from typing import TYPE_CHECKING, Any
 
 import pytest
 
-from pairbench.engine.hosts_edit import key_fingerprint
+from pairbench.domain.host_text import key_fingerprint
 from pairbench.lab import sshd
 from pairbench.lab.state import LabPaths, exclusive
 from pairbench.lab.topology import CLIENT, SERVER, Node

@@ -11,10 +11,10 @@ from pytestqt.qtbot import QtBot
 
 from pairbench.analysis.compare import RunInput
 from pairbench.domain import LOCAL_PAIR, Record, Run, RunSpec, RunStatus
-from pairbench.engine.importing import import_output
 from pairbench.library import Library, Recorder
 from pairbench.library.runs import create_run, finish_run
 from pairbench.library.series import SeriesArrays, load_series
+from pairbench.services.importing import import_output
 from pairbench.ui.bridge import EngineBridge, RunSignals
 from pairbench.ui.run.baseline_pin import BaselineChoice, BaselinePin, make_baseline
 from pairbench.ui.run.controller import RunController

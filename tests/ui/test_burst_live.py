@@ -15,9 +15,9 @@ from run_kit import isolated_settings, open_window, save_png
 from pairbench.analysis.burst import BurstState, analyze_series
 from pairbench.domain import LOCAL_PAIR, Record, RunSpec
 from pairbench.domain.units import format_bits
-from pairbench.engine.importing import import_output
 from pairbench.library import Library
 from pairbench.library.analyses import store_analysis
+from pairbench.services.importing import import_output
 from pairbench.ui.bridge import EngineBridge, RunHandle, RunSignals
 from pairbench.ui.library.run_detail import RunDetailView
 from pairbench.ui.run.burst_panel import MIN_INTERVALS, gigabytes

@@ -17,7 +17,7 @@ from PySide6.QtWidgets import QDialog, QInputDialog, QMessageBox
 from pytestqt.qtbot import QtBot
 
 from pairbench.domain import AuthMethod
-from pairbench.engine.hosts_edit import key_fingerprint
+from pairbench.domain.host_text import key_fingerprint
 from pairbench.library import Library
 from pairbench.library.hosts import get_host, get_pair, list_hosts, list_pairs, pinned_host_keys
 from pairbench.ui.bridge import EngineBridge

@@ -14,9 +14,9 @@ from PySide6.QtWidgets import QApplication, QInputDialog, QLineEdit, QMainWindow
 from pytestqt.qtbot import QtBot
 
 from pairbench.domain import RunSpec, RunStatus
-from pairbench.engine.importing import import_output
 from pairbench.library import Library, LibraryError
 from pairbench.library.runs import create_run, finish_run, get_run, list_runs
+from pairbench.services.importing import import_output
 from pairbench.ui.bridge import EngineBridge
 from pairbench.ui.library.library_view import LibraryView
 from pairbench.ui.library.runs_model import LABEL, RESULT, STATUS, TOOL
@@ -418,7 +418,7 @@ def test_compare_button_opens_a_compare_view_of_the_selected_runs(
 ) -> None:
     from PySide6.QtCore import QSettings
 
-    from pairbench.engine.importing import import_output
+    from pairbench.services.importing import import_output
     from pairbench.ui.compare.view import CompareView
     from pairbench.ui.main_window import MainWindow
     from parser_checks import fixture_text

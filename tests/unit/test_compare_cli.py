@@ -234,7 +234,7 @@ def test_export_errors(
 
 def test_compare_imported_tool_outputs(library_path: Path, fixtures_dir: Path) -> None:
     """Real iperf3 outputs imported with engine.importing: TCP repeats against UDP."""
-    from pairbench.engine.importing import import_output
+    from pairbench.services.importing import import_output
 
     with Library.open(library_path) as lib:
         ids = [

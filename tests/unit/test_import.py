@@ -10,9 +10,9 @@ import pytest
 
 from pairbench.cli.environment import Environment
 from pairbench.cli.main import run_cli
-from pairbench.engine.importing import import_output
 from pairbench.library import Library, LibraryError
 from pairbench.library.series import load_raw_output, load_series
+from pairbench.services.importing import import_output
 from pairbench.tools.base import ParseError
 from parser_checks import fixture_path, fixture_text
 

@@ -3,8 +3,8 @@
 from __future__ import annotations
 
 from pairbench.domain import RunStatus
-from pairbench.engine.importing import import_output
 from pairbench.library import Library
+from pairbench.services.importing import import_output
 from testkit import REPO
 
 CAPTURES = REPO / "tests" / "data" / "captures"

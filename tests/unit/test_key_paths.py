@@ -20,9 +20,10 @@ import pytest
 from pairbench.cli.environment import Environment
 from pairbench.cli.main import run_cli
 from pairbench.domain import AuthMethod
-from pairbench.engine.hosts_edit import FormErrors, HostForm, save_edited_host, save_new_host
+from pairbench.domain.failures import FormErrors
 from pairbench.library import Library
 from pairbench.library.hosts import get_host, list_hosts
+from pairbench.services.hosts import HostForm, save_edited_host, save_new_host
 
 NOBODY = 65534
 

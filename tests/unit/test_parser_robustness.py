@@ -18,7 +18,7 @@ from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
 import pairbench.tools
-from pairbench.engine.import_guess import ToolGuess, guess_tool
+from pairbench.services.import_guess import ToolGuess, guess_tool
 from pairbench.tools import iperf3
 from pairbench.tools.base import Capabilities, ParseError, Parser, preview
 from pairbench.tools.feed import feed_text

@@ -14,24 +14,8 @@ from pairbench.cli.environment import Environment
 from pairbench.cli.exit_status import ExitStatus
 from pairbench.cli.prompts import TerminalPrompt
 from pairbench.domain import AuthMethod, Host
+from pairbench.domain.host_text import describe_host, edit_tags, format_tags, key_fingerprint
 from pairbench.domain.validation import check_address, check_name, check_port, check_user, shown
-from pairbench.engine.hosts_edit import (
-    HostForm,
-    check_edit_allowed,
-    check_jump,
-    check_key_path,
-    check_new_host,
-    delete_host,
-    describe_host,
-    edit_tags,
-    format_tags,
-    host_from_form,
-    key_fingerprint,
-    password_status,
-    store_edited_host,
-    store_new_host,
-)
-from pairbench.engine.ssh_import import apply_import, plan_import
 from pairbench.export.escaping import terminal_text
 from pairbench.library.hosts import (
     get_host,
@@ -42,6 +26,19 @@ from pairbench.library.hosts import (
 )
 from pairbench.remote.secrets import keyring_status
 from pairbench.remote.ssh_config import SSHConfigError, parse_ssh_config
+from pairbench.services.hosts import (
+    HostForm,
+    check_edit_allowed,
+    check_jump,
+    check_key_path,
+    check_new_host,
+    delete_host,
+    host_from_form,
+    password_status,
+    store_edited_host,
+    store_new_host,
+)
+from pairbench.services.ssh_import import apply_import, plan_import
 
 PASSWORD_STDIN_VAR = "PAIRBENCH_PASSWORD_STDIN"
 _COMMANDS = "add|list|show|edit|remove|forget-key|import-ssh-config|install-tool"

@@ -9,9 +9,9 @@ from pathlib import Path
 from pairbench.cli.environment import Environment
 from pairbench.cli.exit_status import ExitStatus
 from pairbench.domain.units import format_value
-from pairbench.engine.import_guess import read_output_file
-from pairbench.engine.importing import import_output
 from pairbench.export.escaping import terminal_text
+from pairbench.services.import_guess import read_output_file
+from pairbench.services.importing import import_output
 from pairbench.tools.base import ParseError
 
 

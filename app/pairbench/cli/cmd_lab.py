@@ -11,7 +11,7 @@ from dataclasses import dataclass
 from pairbench.cli.environment import Environment
 from pairbench.cli.exit_status import ExitStatus
 from pairbench.domain.failures import HostKeyChangedError
-from pairbench.engine.hosts_edit import key_fingerprint
+from pairbench.domain.host_text import key_fingerprint
 from pairbench.lab import LabError, Shaping, manager, parse_shaping, vendor
 from pairbench.lab.info import LabInfo, LabStatus
 from pairbench.library import Library, LibraryError

@@ -14,23 +14,20 @@ from pairbench.cli.exit_status import ExitStatus
 from pairbench.cli.prompts import TerminalPrompt
 from pairbench.domain import HostPair
 from pairbench.domain.failures import TransportError
+from pairbench.domain.host_text import describe_host, edit_tags, format_tags, key_fingerprint
 from pairbench.domain.validation import MAX_DESCRIPTION, check_address, check_description
-from pairbench.engine.hosts_edit import (
-    PairForm,
-    check_pair_edit_allowed,
-    describe_host,
-    edit_tags,
-    format_tags,
-    key_fingerprint,
-    pair_from_form,
-    store_new_pair,
-    stored_host,
-)
-from pairbench.engine.pair_check import report_lines, run_check
 from pairbench.engine.preflight import VERSION_COMMANDS
 from pairbench.export.escaping import terminal_text
 from pairbench.library import LibraryError
 from pairbench.library.hosts import get_pair, list_pairs, remove_pair, replace_pair
+from pairbench.services.hosts import (
+    PairForm,
+    check_pair_edit_allowed,
+    pair_from_form,
+    store_new_pair,
+    stored_host,
+)
+from pairbench.services.pair_check import report_lines, run_check
 
 _COMMANDS = "add|list|show|edit|remove|check"
 _TAG_HELP = "a tag such as cloud=aws region=eu-west-1 zone=... type=... placement=..."

@@ -184,3 +184,26 @@ class MissingBuildToolsError(ToolInstallError):
             f"cannot build {tool} on {host}: it lacks {', '.join(programs)}; {hint} "
             "(nothing was uploaded or installed)"
         )
+
+
+class FieldError(ValueError):
+    """A value that cannot be used; ``field`` names the form field it belongs to."""
+
+    def __init__(self, field: str, message: str) -> None:
+        super().__init__(message)
+        self.field = field
+
+
+class FormErrors(ValueError):
+    """Every field error of one form; the message is the first error's."""
+
+    def __init__(self, errors: Sequence[FieldError]) -> None:
+        super().__init__(str(errors[0]))
+        self.errors = list(errors)
+
+    def by_field(self) -> dict[str, str]:
+        """Field name → message (the first error of each field)."""
+        out: dict[str, str] = {}
+        for error in self.errors:
+            out.setdefault(error.field, str(error))
+        return out

@@ -20,16 +20,16 @@ from PySide6.QtWidgets import (
     QWidget,
 )
 
-from pairbench.engine.hosts_edit import key_fingerprint
-from pairbench.engine.pair_check import (
+from pairbench.domain.host_text import key_fingerprint
+from pairbench.engine.preflight import HostCheck
+from pairbench.engine.tool_install import INSTALLABLE
+from pairbench.services.pair_check import (
     CheckReport,
     clock_line,
     data_path_line,
     pair_heading,
     verdict_line,
 )
-from pairbench.engine.preflight import HostCheck
-from pairbench.engine.tool_install import INSTALLABLE
 from pairbench.ui.hosts.tool_install_dialog import install_label
 from pairbench.ui.library.message_bar import BANNER
 

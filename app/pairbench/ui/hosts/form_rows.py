@@ -14,7 +14,7 @@ from PySide6.QtWidgets import (
     QWidget,
 )
 
-from pairbench.engine.hosts_edit import FieldError, FormErrors
+from pairbench.domain.failures import FieldError, FormErrors
 from pairbench.ui.bridge import EngineBridge, EngineJob
 from pairbench.ui.library.jobs import call_for, error_text
 

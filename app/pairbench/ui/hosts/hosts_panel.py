@@ -30,18 +30,14 @@ from PySide6.QtWidgets import (
 )
 
 from pairbench.domain import AuthMethod, Host, HostPair
-from pairbench.engine.hosts_edit import (
-    check_edit_allowed,
-    check_pair_edit_allowed,
-    delete_host,
-    format_tags,
-)
-from pairbench.engine.pair_check import CheckReport, GivenSecrets, run_check
-from pairbench.engine.ssh_import import ImportPlan, ImportResult, apply_import, read_plan
+from pairbench.domain.host_text import format_tags
 from pairbench.engine.tool_install import INSTALLABLE
 from pairbench.library import Library
 from pairbench.library.hosts import list_hosts, list_pairs, remove_pair
 from pairbench.remote.secrets import keyring_status
+from pairbench.services.hosts import check_edit_allowed, check_pair_edit_allowed, delete_host
+from pairbench.services.pair_check import CheckReport, GivenSecrets, run_check
+from pairbench.services.ssh_import import ImportPlan, ImportResult, apply_import, read_plan
 from pairbench.ui.bridge import EngineBridge, EngineJob
 from pairbench.ui.hosts.check_view import CheckView
 from pairbench.ui.hosts.host_dialog import HostDialog

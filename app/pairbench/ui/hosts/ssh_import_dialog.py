@@ -14,8 +14,8 @@ from PySide6.QtWidgets import (
     QWidget,
 )
 
-from pairbench.engine.hosts_edit import describe_host
-from pairbench.engine.ssh_import import ImportPlan
+from pairbench.domain.host_text import describe_host
+from pairbench.services.ssh_import import ImportPlan
 from pairbench.ui.hosts.form_rows import NOTE_STYLE
 
 WARNING_COLOR = Qt.GlobalColor.darkYellow

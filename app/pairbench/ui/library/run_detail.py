@@ -28,8 +28,8 @@ from PySide6.QtWidgets import (
 import pyqtgraph as pg  # after PySide6 (DESIGN §2)
 
 from pairbench.domain import METRICS, Run
+from pairbench.domain.host_text import format_tags
 from pairbench.domain.units import format_value
-from pairbench.engine.hosts_edit import format_tags
 from pairbench.engine.run_query import RunDetail, load_run_detail
 from pairbench.library import Library
 from pairbench.library.analyses import get_analyses

@@ -10,8 +10,8 @@ from PySide6.QtCore import QAbstractTableModel, QModelIndex, QPersistentModelInd
 from PySide6.QtGui import QColor
 
 from pairbench.domain import Run, RunStatus
+from pairbench.domain.host_text import format_tags
 from pairbench.domain.units import format_count, format_value
-from pairbench.engine.hosts_edit import format_tags
 
 _KEY_METRICS = ("throughput_bps", "rtt_avg_ms", "latency_avg_us", "ops_per_s")
 COLUMNS = ("ID", "Started", "Pair", "Tool", "Label", "Result", "Status", "Tags")

@@ -14,7 +14,7 @@ from dataclasses import dataclass, field
 
 from pairbench.domain import Host, HostPair
 from pairbench.domain.failures import HostKeyUnknownError
-from pairbench.engine.hosts_edit import key_fingerprint
+from pairbench.domain.host_text import key_fingerprint
 from pairbench.engine.preflight import HostCheck, PairCheck, check_pair
 from pairbench.engine.transports import Connector
 from pairbench.library import Library

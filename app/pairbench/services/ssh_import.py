@@ -21,10 +21,10 @@ from pairbench.domain.validation import (
     check_user,
     shown,
 )
-from pairbench.engine.hosts_edit import check_jump, check_key_path
 from pairbench.library import Library
 from pairbench.library.hosts import add_host, list_hosts, replace_host
 from pairbench.remote.ssh_config import SSHConfigEntry, parse_ssh_config
+from pairbench.services.hosts import check_jump, check_key_path
 
 
 @dataclass(frozen=True, slots=True)

@@ -1,4 +1,4 @@
-"""Adding, editing and removing hosts and pairs: the rules and messages the CLI and GUI share.
+"""Adding, editing and removing hosts and pairs: the rules and messages the CLI and window share.
 
 Form values arrive as the user typed them (``None`` where the user gave nothing, meaning the
 default). Validation goes through ``domain.validation``; a bad value raises ``FieldError``
@@ -9,11 +9,8 @@ are asked by the caller and handed in.
 
 from __future__ import annotations
 
-import base64
-import binascii
 import dataclasses
 import errno
-import hashlib
 import os
 import shlex
 import stat
@@ -24,6 +21,8 @@ from pathlib import Path
 from typing import TypeVar
 
 from pairbench.domain import AuthMethod, Host, HostPair
+from pairbench.domain.failures import FieldError, FormErrors
+from pairbench.domain.host_text import PAIR_TAG_FIELDS, parse_tags, tag_items
 from pairbench.domain.validation import (
     check_address,
     check_description,
@@ -31,7 +30,6 @@ from pairbench.domain.validation import (
     check_port,
     check_tag,
     check_user,
-    parse_tag,
     shown,
 )
 from pairbench.library import Library, LibraryError
@@ -57,38 +55,6 @@ from pairbench.remote.ssh import private_key_problem
 
 T = TypeVar("T")
 
-# Pair tags with a field of their own in the workbench (key, label), as in `pairs add --tag`.
-PAIR_TAG_FIELDS: tuple[tuple[str, str], ...] = (
-    ("cloud", "Cloud"),
-    ("region", "Region"),
-    ("zone", "Zone"),
-    ("type", "Instance type"),
-    ("placement", "Placement"),
-)
-
-
-class FieldError(ValueError):
-    """A value that cannot be used; ``field`` names the form field it belongs to."""
-
-    def __init__(self, field: str, message: str) -> None:
-        super().__init__(message)
-        self.field = field
-
-
-class FormErrors(ValueError):
-    """Every field error of one form; the message is the first error's."""
-
-    def __init__(self, errors: Sequence[FieldError]) -> None:
-        super().__init__(str(errors[0]))
-        self.errors = list(errors)
-
-    def by_field(self) -> dict[str, str]:
-        """Field name → message (the first error of each field)."""
-        out: dict[str, str] = {}
-        for error in self.errors:
-            out.setdefault(error.field, str(error))
-        return out
-
 
 class _Collector:
     """Runs checks, keeping each ``ValueError`` as a ``FieldError`` of its field."""
@@ -108,79 +74,6 @@ class _Collector:
     def raise_any(self) -> None:
         if self.errors:
             raise FormErrors(self.errors)
-
-
-# ---------------------------------------------------------------------------------------------
-# Tags and descriptions
-
-
-def parse_tags(items: Sequence[str] | None) -> dict[str, str]:
-    """``KEY=VALUE`` strings into checked tags; a key given twice is refused."""
-    tags: dict[str, str] = {}
-    for item in items or []:
-        key, value = parse_tag(item)
-        if key in tags and tags[key] != value:
-            raise ValueError(f"tag {key!r} is given twice")
-        tags[key] = value
-    return tags
-
-
-def edit_tags(old: Mapping[str, str], add: Sequence[str], remove: Sequence[str]) -> dict[str, str]:
-    """Old tags with ``remove`` keys dropped, then ``add`` values set."""
-    tags = dict(old)
-    for key in remove:
-        check_tag(key, "")
-        if key not in tags:
-            raise ValueError(f"there is no tag {key!r} to remove")
-        del tags[key]
-    tags.update(parse_tags(add))
-    return tags
-
-
-def format_tags(tags: Mapping[str, str]) -> str:
-    """Tags as ``k=v k=v`` sorted by key."""
-    return " ".join(f"{k}={v}" for k, v in sorted(tags.items()))
-
-
-def split_tags_text(text: str) -> list[str]:
-    """One line of ``k=v k="v w"`` (shell quoting) into ``KEY=VALUE`` items."""
-    try:
-        return shlex.split(text)
-    except ValueError as exc:
-        raise ValueError(f"cannot read the tags {shown(text)}: {exc}") from None
-
-
-def tag_items(tags: Sequence[str] | str) -> list[str]:
-    """``KEY=VALUE`` items from a list, or from one line of text."""
-    return split_tags_text(tags) if isinstance(tags, str) else list(tags)
-
-
-def tags_text(tags: Mapping[str, str]) -> str:
-    """Tags as one editable line that ``split_tags_text`` reads back unchanged."""
-    return " ".join(shlex.quote(f"{k}={v}") for k, v in sorted(tags.items()))
-
-
-def describe_host(host: Host) -> str:
-    """One line: ``user@address:port, auth, via jump``."""
-    if host.is_local:
-        return "this computer"
-    auth = {
-        AuthMethod.AGENT: "ssh-agent",
-        AuthMethod.KEY: f"key {host.key_path}",
-        AuthMethod.PASSWORD: "password",
-    }.get(host.auth, host.auth.value)
-    via = f", via {host.jump}" if host.jump else ""
-    return f"{host.user or 'root'}@{host.address}:{host.port}, {auth}{via}"
-
-
-def key_fingerprint(key_line: str) -> str:
-    """The OpenSSH SHA256 fingerprint of a public key line ("ssh-ed25519 AAAA...")."""
-    parts = key_line.split()
-    try:
-        blob = base64.b64decode(parts[1], validate=True)
-    except (IndexError, binascii.Error):
-        return "?"
-    return "SHA256:" + base64.b64encode(hashlib.sha256(blob).digest()).decode().rstrip("=")
 
 
 # ---------------------------------------------------------------------------------------------

@@ -6,7 +6,7 @@ import re
 from dataclasses import dataclass, field
 from pathlib import Path
 
-from pairbench.engine.importing import MAX_IMPORT_BYTES
+from pairbench.services.importing import MAX_IMPORT_BYTES
 from pairbench.tools.base import ParseError
 from pairbench.tools.feed import feed_text
 from pairbench.tools.registry import TOOLS, get_tool
