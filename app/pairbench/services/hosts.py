@@ -39,8 +39,10 @@ from pairbench.library.hosts import (
     get_host,
     get_pair,
     list_hosts,
+    list_pairs,
     pinned_host_keys,
     remove_host,
+    remove_pair,
     replace_host,
     replace_pair,
 )
@@ -488,3 +490,18 @@ def save_edited_pair(lib: Library, name: str, form: PairForm) -> HostPair:
     pair = pair_from_form(lib, dataclasses.replace(form, name=name))
     replace_pair(lib, pair)
     return pair
+
+
+def hosts_and_pairs(lib: Library) -> tuple[list[Host], list[HostPair]]:
+    """Every stored host and pair, for a list of them."""
+    return list_hosts(lib), list_pairs(lib)
+
+
+def all_pairs(lib: Library) -> list[HostPair]:
+    """Every stored pair, by name."""
+    return list_pairs(lib)
+
+
+def delete_pair(lib: Library, name: str) -> None:
+    """Remove a pair; its runs stay in the library. The built-in pair ``local`` stays."""
+    remove_pair(lib, name)

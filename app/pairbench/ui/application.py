@@ -11,7 +11,7 @@ from PySide6.QtCore import QSettings, QTimer
 from PySide6.QtWidgets import QApplication, QMessageBox
 
 from pairbench import __version__
-from pairbench.library import Library, LibraryError
+from pairbench.services.library import Library, LibraryError
 from pairbench.ui.bridge import EngineBridge
 from pairbench.ui.desktop import report_startup, set_desktop_identity
 from pairbench.ui.main_window import MainWindow

@@ -25,8 +25,8 @@ from pairbench.engine.execute import Prepared, execute_run, prepare
 from pairbench.engine.observer import RunObserver
 from pairbench.engine.tool_install import InstallResult, install_on_host
 from pairbench.engine.transports import Connector
-from pairbench.library import Library
 from pairbench.remote.secrets import SecretPrompt
+from pairbench.services.library import Library
 
 T = TypeVar("T")
 EngineJob = Callable[[Library], Awaitable[T]]

@@ -15,7 +15,7 @@ from PySide6.QtWidgets import (
     QWidget,
 )
 
-from pairbench.library import Library
+from pairbench.services.library import Library
 from pairbench.ui.bridge import EngineBridge
 from pairbench.ui.hosts.hosts_panel import HostsPanel
 from pairbench.ui.library.library_view import LibraryView

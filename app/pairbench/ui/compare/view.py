@@ -55,7 +55,7 @@ from pairbench.export.tables import (
     to_markdown,
     welch_table,
 )
-from pairbench.library import Library
+from pairbench.services.library import Library
 from pairbench.ui.compare.render import (
     ChartWidget,
     chart_image,

@@ -17,8 +17,8 @@ from PySide6.QtWidgets import (
 
 from pairbench.domain import AuthMethod, Host
 from pairbench.domain.host_text import tags_text
-from pairbench.library import Library
 from pairbench.services.hosts import HostForm, save_edited_host, save_new_host
+from pairbench.services.library import Library
 from pairbench.ui.bridge import EngineBridge, EngineJob
 from pairbench.ui.hosts.form_rows import NOTE_STYLE, SavingDialog, blank_to_none
 

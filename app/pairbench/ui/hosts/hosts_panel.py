@@ -32,10 +32,15 @@ from PySide6.QtWidgets import (
 from pairbench.domain import AuthMethod, Host, HostPair
 from pairbench.domain.host_text import format_tags
 from pairbench.engine.tool_install import INSTALLABLE
-from pairbench.library import Library
-from pairbench.library.hosts import list_hosts, list_pairs, remove_pair
 from pairbench.remote.secrets import keyring_status
-from pairbench.services.hosts import check_edit_allowed, check_pair_edit_allowed, delete_host
+from pairbench.services.hosts import (
+    check_edit_allowed,
+    check_pair_edit_allowed,
+    delete_host,
+    delete_pair,
+    hosts_and_pairs,
+)
+from pairbench.services.library import Library
 from pairbench.services.pair_check import CheckReport, GivenSecrets, run_check
 from pairbench.services.ssh_import import ImportPlan, ImportResult, apply_import, read_plan
 from pairbench.ui.bridge import EngineBridge, EngineJob
@@ -221,7 +226,7 @@ class HostsPanel(QWidget):
         """Reload hosts and pairs (off the GUI thread)."""
 
         async def job(lib: Library) -> tuple[list[Host], list[HostPair]]:
-            return list_hosts(lib), list_pairs(lib)
+            return hosts_and_pairs(lib)
 
         self._call(job, self._loaded)
 
@@ -477,7 +482,7 @@ class HostsPanel(QWidget):
         name = pair.name
 
         async def job(lib: Library) -> None:
-            remove_pair(lib, name)
+            delete_pair(lib, name)
 
         def done(_value: None) -> None:
             self.message.show_message("ok", f"Removed pair {name} (its runs stay in the library).")

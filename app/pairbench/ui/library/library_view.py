@@ -49,7 +49,6 @@ from pairbench.domain import Run, RunStatus
 from pairbench.domain.failures import FieldError
 from pairbench.domain.host_text import parse_tags, split_tags_text, tags_text
 from pairbench.engine.run_query import RunListing, RunQuery, find_runs
-from pairbench.library import Library
 from pairbench.library.runs import delete_run, get_run, update_run_notes
 from pairbench.services.import_guess import (
     ToolGuess,
@@ -58,6 +57,7 @@ from pairbench.services.import_guess import (
     read_output_file,
 )
 from pairbench.services.importing import ParseError, import_output
+from pairbench.services.library import Library
 from pairbench.tools.registry import TOOLS
 from pairbench.ui.bridge import EngineBridge
 from pairbench.ui.hosts.form_rows import NOTE_STYLE, error_label

@@ -31,9 +31,9 @@ from pairbench.domain import METRICS, Run
 from pairbench.domain.host_text import format_tags
 from pairbench.domain.units import format_value
 from pairbench.engine.run_query import RunDetail, load_run_detail
-from pairbench.library import Library
 from pairbench.library.analyses import get_analyses
 from pairbench.library.series import SeriesArrays
+from pairbench.services.library import Library
 from pairbench.ui.bridge import EngineBridge
 from pairbench.ui.library.jobs import call_for, error_text
 from pairbench.ui.library.runs_model import STATUS_COLORS

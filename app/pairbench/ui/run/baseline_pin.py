@@ -37,9 +37,9 @@ from PySide6.QtWidgets import (
 from pairbench.analysis.compare import CompareError, Curve, RunInput, median_curve, pick_series
 from pairbench.analysis.stats import FloatArray
 from pairbench.domain import Run, RunStatus
-from pairbench.library import Library
 from pairbench.library.runs import RunFilter, get_run, list_runs
 from pairbench.library.series import load_series
+from pairbench.services.library import Library
 from pairbench.ui.bridge import EngineBridge
 from pairbench.ui.library.jobs import call_for, error_text
 from pairbench.ui.library.runs_model import key_result

@@ -33,8 +33,8 @@ from PySide6.QtWidgets import (
 from pairbench.domain import LOCAL_PAIR, HostPair, RunSpec
 from pairbench.domain.failures import HostKeyUnknownError, RunError, ToolNotInstalledError
 from pairbench.engine.burst import burst_probe_spec
-from pairbench.library import Library
-from pairbench.library.hosts import list_pairs
+from pairbench.services.hosts import all_pairs
+from pairbench.services.library import Library
 from pairbench.tools.base import Tool
 from pairbench.tools.registry import TOOLS
 from pairbench.ui.bridge import EngineBridge, RunSignals
@@ -235,7 +235,7 @@ class RunPanel(QWidget):
         """Reload the pairs from the library (through the engine thread)."""
 
         async def job(library: Library) -> list[HostPair]:
-            return list_pairs(library)
+            return all_pairs(library)
 
         def done(pairs: list[HostPair]) -> None:
             if shiboken6.isValid(self):  # the window may have closed meanwhile
