@@ -3,14 +3,18 @@
 from __future__ import annotations
 
 import re
+import threading
 from pathlib import Path
 
-from PySide6.QtWidgets import QApplication
+from PySide6.QtWidgets import QApplication, QWidget
 from pytestqt.qtbot import QtBot
 
 from compare_runs import store_run, two_shapes
 from pairbench.library import Library
-from pairbench.ui.compare.view import CompareView, open_compare
+from pairbench.services.compare import compare_inputs
+from pairbench.ui.bridge import EngineBridge
+from pairbench.ui.compare.loading import CompareLoad, open_compare
+from pairbench.ui.compare.view import CompareView
 from testkit import REPO
 
 
@@ -26,7 +30,7 @@ def _headers(view) -> list[str]:  # type: ignore[no-untyped-def]
 
 def test_six_runs_on_two_shapes(qtbot: QtBot, library: Library, tmp_path: Path) -> None:
     a, b = two_shapes(library, seconds=20)
-    view = CompareView(library, a + b)
+    view = CompareView(compare_inputs(library, a + b))
     qtbot.addWidget(view)
     view.resize(1300, 900)
     view.show()
@@ -67,7 +71,7 @@ def test_six_runs_on_two_shapes(qtbot: QtBot, library: Library, tmp_path: Path) 
         else:
             view.export_table(path)
         assert path.stat().st_size > 500, name
-    assert (tmp_path / "t.md").read_text().startswith("# Throughput (bit/s), grouped by pair")
+    assert (tmp_path / "t.md").read_text().startswith("# Throughput (Mbit/s), grouped by pair")
     out = REPO / "test-output"
     out.mkdir(exist_ok=True)
     view.grab().save(str(out / "compare-view.png"))
@@ -78,7 +82,7 @@ def test_outlier_policy_lists_discards(qtbot: QtBot, library: Library) -> None:
         store_run(library, label="m1.medium", summary={"throughput_bps": v * 1e6}, started_at=i)
         for i, v in enumerate([941.0, 938.0, 610.0, 944.0, 940.0])
     ]
-    view = CompareView(library, ids)
+    view = CompareView(compare_inputs(library, ids))
     qtbot.addWidget(view)
     view.group_box.setCurrentIndex(view.group_box.findData("label"))
     assert view.comparison is not None and view.comparison.discarded == ()
@@ -96,15 +100,73 @@ def test_outlier_policy_lists_discards(qtbot: QtBot, library: Library) -> None:
     assert view.k_box.value() == 1.5 and len(view.comparison.discarded) == 1
 
 
-def test_clipboard_and_window(qtbot: QtBot, library: Library) -> None:
+def test_clipboard_and_window(qtbot: QtBot, library: Library, library_path: Path) -> None:
     a, b = two_shapes(library, seconds=5)
-    view = open_compare(library, a + b)
-    qtbot.addWidget(view)
-    view.dpi_box.setValue(48)
-    view.copy_chart()
-    image = QApplication.clipboard().image()
-    assert not image.isNull() and image.width() == 600  # 1200 px at 48/96
-    view.copy_table()
-    assert QApplication.clipboard().text().startswith("# Throughput")
-    assert "Compare 6 runs" in view.windowTitle()
-    view.close()
+    bridge = EngineBridge(library_path)
+    parent = QWidget()
+    qtbot.addWidget(parent)
+    try:
+        load = CompareLoad(bridge, a + b, parent)
+        steps: list[tuple[int, int]] = []
+        load.progressed.connect(lambda done, total: steps.append((done, total)))
+        with qtbot.waitSignal(load.opened, timeout=20_000):
+            load.start()
+        # The runs were read on the engine thread, one by one, then the window opened.
+        assert steps[-1] == (6, 6) and len(steps) == 6
+        view = load.view
+        assert view is not None  # a child window of parent, deleted when it closes
+        view.dpi_box.setValue(48)
+        view.copy_chart()
+        image = QApplication.clipboard().image()
+        assert not image.isNull() and image.width() == 600  # 1200 px at 48/96
+        view.copy_table()
+        assert QApplication.clipboard().text().startswith("# Throughput")
+        assert "Compare 6 runs" in view.windowTitle()
+        view.close()
+    finally:
+        bridge.shutdown()
+
+
+def test_a_cancelled_load_opens_nothing(qtbot: QtBot, library: Library, library_path: Path) -> None:
+    a, b = two_shapes(library, seconds=5)
+    bridge = EngineBridge(library_path)
+    parent = QWidget()
+    qtbot.addWidget(parent)
+    gate = threading.Event()
+
+    async def busy(_lib: Library) -> None:
+        gate.wait(10)  # the engine is busy: the load waits behind this job
+
+    try:
+        bridge.submit(busy)
+        load = CompareLoad(bridge, a + b, parent)
+        opened: list[object] = []
+        steps: list[int] = []
+        load.opened.connect(opened.append)
+        load.progressed.connect(lambda done, _total: steps.append(done))
+        load.start()
+        load.cancel()  # the user's Cancel, before the engine reached the load
+        gate.set()
+        assert load.future is not None
+        qtbot.waitUntil(load.future.done, timeout=20_000)
+        qtbot.wait(100)  # let any queued delivery reach the GUI thread
+        assert load.cancelled and opened == [] and load.view is None and steps == []
+        assert load.future.result() is None  # no run was read
+    finally:
+        gate.set()
+        bridge.shutdown()
+
+
+def test_a_missing_run_says_so(qtbot: QtBot, library: Library, library_path: Path) -> None:
+    bridge = EngineBridge(library_path)
+    parent = QWidget()
+    qtbot.addWidget(parent)
+    try:
+        load = open_compare(bridge, [4242], parent)
+        with qtbot.waitSignal(load.failed, timeout=20_000) as failed:
+            pass
+        assert "4242" in failed.args[0] and load.view is None
+        assert load.message is not None
+        load.message.close()
+    finally:
+        bridge.shutdown()

@@ -15,7 +15,7 @@ from pairbench.cli.exit_status import ExitStatus
 from pairbench.export.charts import ChartKind, ChartUnavailable, chart_spec, check_chart_path
 from pairbench.export.compare_json import comparison_payload
 from pairbench.export.escaping import terminal_text
-from pairbench.export.selection import SelectionError, load_inputs, select_run_ids
+from pairbench.export.selection import SelectionError, select_run_ids
 from pairbench.export.tables import (
     Report,
     comparison_csv,
@@ -24,6 +24,7 @@ from pairbench.export.tables import (
     to_markdown,
     to_text,
 )
+from pairbench.services.compare import compare_inputs
 
 TABLE_SUFFIXES = (".md", ".csv", ".html")
 _SIZE_RE = re.compile(r"([0-9]{3,5})x([0-9]{3,5})")
@@ -100,7 +101,7 @@ def handle(args: argparse.Namespace, env: Environment) -> ExitStatus:
     try:
         with env.open_library() as lib:
             ids = select_run_ids(lib, args.runs)
-            inputs = load_inputs(lib, ids)
+            inputs = compare_inputs(lib, ids)
         cmp = compare(
             inputs,
             metric=args.metric,

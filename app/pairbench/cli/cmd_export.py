@@ -17,8 +17,9 @@ from pairbench.export.bundle import BundleError, write_bundle
 from pairbench.export.escaping import terminal_text
 from pairbench.export.run_json import runs_document
 from pairbench.export.runs_csv import write_runs_csv
-from pairbench.export.selection import SelectionError, load_inputs, select_run_ids
+from pairbench.export.selection import SelectionError, select_run_ids
 from pairbench.library import Library
+from pairbench.services.compare import compare_inputs
 
 FORMATS = ("json", "csv", "bundle")
 
@@ -81,7 +82,7 @@ def _series(s: SeriesLike) -> Series:
 
 def _write_text(lib: Library, ids: list[int], out: Path, fmt: str) -> None:
     """JSON or CSV, written to a temp file beside ``out`` and renamed into place."""
-    inputs = load_inputs(lib, ids)
+    inputs = compare_inputs(lib, ids)
     out.parent.mkdir(parents=True, exist_ok=True)
     fd, tmp_name = tempfile.mkstemp(prefix=f".{out.name}.", suffix=".part", dir=out.parent)
     try:

@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from PySide6.QtCore import QSettings, Qt
+from PySide6.QtCore import QObject, QSettings, Qt
 from PySide6.QtGui import QCloseEvent
 from PySide6.QtWidgets import (
     QApplication,
@@ -43,6 +43,7 @@ class MainWindow(QMainWindow):
         self.library = library  # the GUI thread's own connection (reads for compare views)
         self.settings = settings
         self.compare_windows: list[QWidget] = []
+        self.compare_loads: list[QObject] = []  # "Compare" requests: runs load, then a window
         self.secret_prompt = secret_prompt
         self.ask_before_closing = True
         self.closed = False
@@ -166,6 +167,8 @@ class MainWindow(QMainWindow):
         return answer == QMessageBox.StandardButton.Yes
 
     def _open_compare(self, run_ids: list[int]) -> None:
-        from pairbench.ui.compare.view import open_compare
+        from pairbench.ui.compare.loading import open_compare
 
-        self.compare_windows.append(open_compare(self.library, run_ids, self))
+        load = open_compare(self.bridge, run_ids, self)
+        load.opened.connect(self.compare_windows.append)
+        self.compare_loads.append(load)

@@ -2,8 +2,9 @@
 
 Built around the Qt-free model (``analysis.compare``) and exports (``export``): the view only
 gathers the user's choices (metric, grouping, outlier policy, baseline, chart size and dpi),
-calls ``compare`` and shows the result. ``open_compare(library, run_ids)`` is what a
-"Compare" action of the library view calls.
+calls ``compare`` and shows the result. ``open_compare(bridge, run_ids)`` is what a
+"Compare" action of the library view calls: it loads the runs on the engine thread (a
+progress dialog past 200 ms, which can cancel) and opens the view when they are in.
 """
 
 from __future__ import annotations
@@ -42,7 +43,6 @@ from pairbench.analysis.compare import (
 )
 from pairbench.analysis.outliers import OutlierMethod, OutlierPolicy
 from pairbench.export.charts import ChartKind, chart_spec
-from pairbench.export.selection import load_inputs
 from pairbench.export.tables import (
     Report,
     TextTable,
@@ -55,7 +55,6 @@ from pairbench.export.tables import (
     to_markdown,
     welch_table,
 )
-from pairbench.services.library import Library
 from pairbench.ui.compare.render import (
     ChartWidget,
     chart_image,
@@ -68,10 +67,10 @@ class CompareView(QWidget):
 
     compared = Signal()  # after each recomputation (tests and status bars listen)
 
-    def __init__(self, library: Library, run_ids: list[int], parent: QWidget | None = None) -> None:
+    def __init__(self, inputs: list[RunInput], parent: QWidget | None = None) -> None:
         super().__init__(parent)
         self.setObjectName("compareView")
-        self.inputs: list[RunInput] = load_inputs(library, run_ids)
+        self.inputs: list[RunInput] = inputs
         self.comparison: Comparison | None = None
         self.report: Report | None = None
         self.chart: ChartWidget | None = None
@@ -370,13 +369,11 @@ def _fill(view: QTableWidget, table: TextTable | None) -> None:
     view.resizeColumnsToContents()
 
 
-def open_compare(
-    library: Library, run_ids: list[int], parent: QWidget | None = None
-) -> CompareView:
-    """A compare view of these runs in its own window (the library view's "Compare" action)."""
-    view = CompareView(library, run_ids, parent)
+def show_compare(inputs: list[RunInput], parent: QWidget | None = None) -> CompareView:
+    """A compare view of these loaded runs in its own window."""
+    view = CompareView(inputs, parent)
     view.setWindowFlag(Qt.WindowType.Window, True)
-    view.setWindowTitle(f"Compare {len(run_ids)} runs — Pairbench")
+    view.setWindowTitle(f"Compare {len(inputs)} runs — Pairbench")
     view.setAttribute(Qt.WidgetAttribute.WA_DeleteOnClose, True)
     view.resize(1300, 900)
     view.show()
