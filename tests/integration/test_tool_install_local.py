@@ -13,10 +13,10 @@ from pathlib import Path
 import pytest
 
 from pairbench.domain.failures import MissingBuildToolsError, ToolInstallError
-from pairbench.engine.tool_install import install_tool, install_words, vendor_tool
 from pairbench.lab import vendor
 from pairbench.lab.vendor_archive import ArchiveError, obtain
 from pairbench.remote.local import LocalTransport
+from pairbench.services.tool_install import install_tool, install_words, vendor_tool
 from testkit import require_program
 
 

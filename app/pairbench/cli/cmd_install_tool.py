@@ -12,9 +12,9 @@ from pairbench.cli.environment import Environment
 from pairbench.cli.exit_status import ExitStatus
 from pairbench.cli.prompts import TerminalPrompt
 from pairbench.domain.failures import ToolInstallError, TransportError
-from pairbench.engine.tool_install import INSTALLABLE, install_on_host
 from pairbench.export.escaping import terminal_text
 from pairbench.library import LibraryError
+from pairbench.services.tool_install import INSTALLABLE, install_on_host
 
 
 def add_subparser(hosts_sub: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:

@@ -22,11 +22,11 @@ from pairbench.domain.failures import (
 )
 from pairbench.domain.processes import RunTag
 from pairbench.engine.host_lock import HostLocks
+from pairbench.engine.install_hint import INSTALLABLE, install_words
 from pairbench.engine.leftovers import ACTIVE_TAGS, clear_leftovers
 from pairbench.engine.observer import NullObserver, RunObserver
 from pairbench.engine.session import RunSession
 from pairbench.engine.stop import StopCondition
-from pairbench.engine.tool_install import INSTALLABLE, install_words
 from pairbench.engine.transports import Connector
 from pairbench.library import Library, Recorder
 from pairbench.library.runs import create_run, finish_run, get_run, set_run_facts, update_run_notes

@@ -8,7 +8,7 @@ from dataclasses import dataclass, field
 
 from pairbench.domain import HostPair
 from pairbench.domain.failures import ToolMissingError, TransportError
-from pairbench.engine.tool_install import install_words
+from pairbench.engine.install_hint import install_words
 from pairbench.engine.transports import Connector
 from pairbench.library import LibraryError
 from pairbench.remote.base import Transport

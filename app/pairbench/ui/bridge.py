@@ -23,10 +23,10 @@ from pairbench.domain.failures import RunError
 from pairbench.engine.burst import run_burst_probe
 from pairbench.engine.execute import Prepared, execute_run, prepare
 from pairbench.engine.observer import RunObserver
-from pairbench.engine.tool_install import InstallResult, install_on_host
 from pairbench.engine.transports import Connector
 from pairbench.remote.secrets import SecretPrompt
 from pairbench.services.library import Library
+from pairbench.services.tool_install import InstallResult, install_on_host
 
 T = TypeVar("T")
 EngineJob = Callable[[Library], Awaitable[T]]

@@ -22,7 +22,6 @@ from PySide6.QtWidgets import (
 
 from pairbench.domain.host_text import key_fingerprint
 from pairbench.engine.preflight import HostCheck
-from pairbench.engine.tool_install import INSTALLABLE
 from pairbench.services.pair_check import (
     CheckReport,
     clock_line,
@@ -30,6 +29,7 @@ from pairbench.services.pair_check import (
     pair_heading,
     verdict_line,
 )
+from pairbench.services.tool_install import INSTALLABLE
 from pairbench.ui.hosts.tool_install_dialog import install_label
 from pairbench.ui.library.message_bar import BANNER
 

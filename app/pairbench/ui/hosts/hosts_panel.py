@@ -31,7 +31,6 @@ from PySide6.QtWidgets import (
 
 from pairbench.domain import AuthMethod, Host, HostPair
 from pairbench.domain.host_text import format_tags
-from pairbench.engine.tool_install import INSTALLABLE
 from pairbench.remote.secrets import keyring_status
 from pairbench.services.hosts import (
     check_edit_allowed,
@@ -43,6 +42,7 @@ from pairbench.services.hosts import (
 from pairbench.services.library import Library
 from pairbench.services.pair_check import CheckReport, GivenSecrets, run_check
 from pairbench.services.ssh_import import ImportPlan, ImportResult, apply_import, read_plan
+from pairbench.services.tool_install import INSTALLABLE
 from pairbench.ui.bridge import EngineBridge, EngineJob
 from pairbench.ui.hosts.check_view import CheckView
 from pairbench.ui.hosts.host_dialog import HostDialog

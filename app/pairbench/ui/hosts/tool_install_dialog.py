@@ -16,7 +16,7 @@ from PySide6.QtWidgets import (
     QWidget,
 )
 
-from pairbench.engine.tool_install import INSTALLABLE, InstallResult
+from pairbench.services.tool_install import INSTALLABLE, InstallResult
 from pairbench.ui.bridge import EngineBridge
 from pairbench.ui.library.jobs import error_text
 

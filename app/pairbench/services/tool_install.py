@@ -19,17 +19,15 @@ from typing import Final
 from pairbench.domain import LineSource
 from pairbench.domain.failures import MissingBuildToolsError, ToolInstallError, TransportError
 from pairbench.domain.processes import RunTag
+from pairbench.engine.install_hint import INSTALLABLE as INSTALLABLE
 from pairbench.engine.transports import Connector
-from pairbench.lab.vendor import IPERF3, UPERF, VendorTool
+from pairbench.lab.vendor import VendorTool
 from pairbench.lab.vendor_archive import ArchiveError, obtain
 from pairbench.library import Library
 from pairbench.library.hosts import get_host
 from pairbench.remote.base import USER_BIN, Transport
 from pairbench.remote.secrets import SecretPrompt
-from pairbench.tools.registry import TOOLS
 
-# The tools this builds, by the name users give (``hosts install-tool HOST NAME``).
-INSTALLABLE: Final[dict[str, VendorTool]] = {UPERF.program: UPERF, IPERF3.program: IPERF3}
 BUILD_TIMEOUT_S: Final = 900.0
 TAIL_LINES: Final = 25
 # What each build runs, and the packages that provide it (Debian/Ubuntu, Fedora/RHEL).
@@ -108,19 +106,6 @@ class InstallResult:
 
 
 Progress = Callable[[str], None]
-
-
-def install_words(tool: str, host: str) -> str:
-    """How to get ``tool`` onto ``host``, for an error message: Pairbench's own install for
-    the tools it builds, else the Debian package."""
-    own = f"pairbench hosts install-tool {host} {tool}"
-    known = TOOLS.get(tool)
-    if tool not in INSTALLABLE:
-        hint = known.install_hint if known is not None else f"apt-get install {tool}"
-        return f"install it with `sudo {hint}`"
-    if known is not None and tool == "iperf3":
-        return f"install it with `sudo {known.install_hint}`, or build 3.21 with `{own}`"
-    return f"install it with `{own}` (or “Install {tool}…” in the Hosts tab)"
 
 
 def vendor_tool(name: str) -> VendorTool:
