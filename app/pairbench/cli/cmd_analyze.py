@@ -12,9 +12,9 @@ from pairbench.analysis.burst import BurstEstimate, BurstGroup, WorkloadFit, wor
 from pairbench.cli.environment import Environment
 from pairbench.cli.exit_status import ExitStatus
 from pairbench.domain.units import format_bits
-from pairbench.engine.burst import AnalysisError, analyze_stored_burst, burst_groups
 from pairbench.export.escaping import markdown_row, terminal_text
 from pairbench.library.runs import get_run
+from pairbench.services.burst import AnalysisError, analyze_stored_burst, burst_groups
 
 _PREFIX = {"": 1.0, "k": 1e3, "m": 1e6, "g": 1e9, "t": 1e12}
 _RATE_RE = re.compile(r"(\d+(?:\.\d+)?)\s*([kmgt]?)(bit/s|bits/s|bit|bps|b/s)?", re.IGNORECASE)

@@ -207,3 +207,7 @@ class FormErrors(ValueError):
         for error in self.errors:
             out.setdefault(error.field, str(error))
         return out
+
+
+class AnalysisError(Exception):
+    """A run cannot be analysed (no throughput series); the message says why."""

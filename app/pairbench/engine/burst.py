@@ -28,19 +28,16 @@ import numpy as np
 
 from pairbench.analysis.burst import (
     BurstEstimate,
-    BurstGroup,
     BurstModel,
     BurstParams,
     analyze_series,
-    group_estimates,
 )
 from pairbench.domain import HostPair, Record, Run, RunSpec, RunStatus
+from pairbench.domain.failures import AnalysisError
 from pairbench.engine.execute import Prepared, execute_run
 from pairbench.engine.observer import RunObserver
-from pairbench.library import Library, LibraryError
-from pairbench.library.analyses import list_analyses, store_analysis
-from pairbench.library.hosts import get_pair
-from pairbench.library.runs import get_run
+from pairbench.library import Library
+from pairbench.library.analyses import store_analysis
 from pairbench.library.series import SeriesArrays, load_series
 
 ANALYSIS_KIND = "burst"
@@ -57,10 +54,6 @@ FULL_SHARE = 0.95
 REFILL_SLACK_S = 20.0
 
 EstimateCallback = Callable[[BurstEstimate], None]
-
-
-class AnalysisError(Exception):
-    """A run cannot be analysed (no throughput series); the message says why."""
 
 
 def burst_probe_spec(
@@ -327,26 +320,3 @@ def analyze_stored_burst(
         }
         store_analysis(lib, run_id, ANALYSIS_KIND, payload)
     return estimate
-
-
-def burst_groups(lib: Library, tag: str = "type") -> list[BurstGroup]:
-    """Stored burst analyses grouped by a tag (the run's, else its pair's current one):
-    the per-instance-type table. Refill-phase runs are left out (their bucket is partial)."""
-    rows: list[tuple[str, int, BurstEstimate]] = []
-    pair_tags: dict[str, dict[str, str]] = {}
-    for run_id, payload in list_analyses(lib, ANALYSIS_KIND):
-        try:
-            run = get_run(lib, run_id)
-            estimate = BurstEstimate.from_json(payload)
-        except (LibraryError, KeyError, TypeError, ValueError):
-            continue  # a run deleted meanwhile, or an analysis this version cannot read
-        if run.tags.get("phase") == "refill":
-            continue
-        if run.spec.pair not in pair_tags:
-            try:
-                pair_tags[run.spec.pair] = dict(get_pair(lib, run.spec.pair).tags)
-            except LibraryError:
-                pair_tags[run.spec.pair] = {}
-        group = run.tags.get(tag) or pair_tags[run.spec.pair].get(tag) or f"({tag} not set)"
-        rows.append((group, run_id, estimate))
-    return group_estimates(rows)
