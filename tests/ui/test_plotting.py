@@ -7,11 +7,11 @@ import pytest
 from PySide6.QtCore import QPointF, Qt
 from pytestqt.qtbot import QtBot
 
-from pairbench.domain import Record
+from pairbench.domain import METRICS, Record, metric_unit
+from pairbench.domain.units import scale_for
 from pairbench.ui.plotting.buffers import GrowableSeries
 from pairbench.ui.plotting.layout import plot_for
 from pairbench.ui.plotting.run_plots import RunPlots
-from pairbench.ui.plotting.scaling import choose_scale
 from pairbench.ui.plotting.time_axis import clock_text, pick_step
 
 TCP = ("throughput_bps", "retransmits", "cwnd_bytes")
@@ -73,7 +73,7 @@ def test_buffer_notes_non_finite_values() -> None:
         ("bit/s", 0.0, "bit/s"),
         ("µs", 850.0, "µs"),
         ("µs", 1500.0, "ms"),
-        ("ms", 0.07, "µs"),
+        ("ms", 0.07, "ms"),  # never below the unit the metric is stored in
         ("ms", 12.0, "ms"),
         ("B/s", 300 * 2**20, "MiB/s"),
         ("IO/s", 64_800.0, "kIO/s"),
@@ -81,12 +81,12 @@ def test_buffer_notes_non_finite_values() -> None:
     ],
 )
 def test_scale_follows_the_magnitude(unit: str, value: float, expected: str) -> None:
-    assert choose_scale(unit, value).unit == expected
+    assert scale_for(unit, value).unit == expected
 
 
 def test_scale_formats_values() -> None:
-    assert choose_scale("bit/s", 9.41e9).format(9.41e9) == "9.41 Gbit/s"
-    assert choose_scale("ms", 0.07).format(0.063) == "63 µs"
+    assert scale_for("bit/s", 9.41e9).format(9.41e9) == "9.41 Gbit/s"
+    assert scale_for("ms", 0.07).format(0.063) == "0.0630 ms"
 
 
 @pytest.mark.parametrize(
@@ -109,6 +109,12 @@ def test_scale_formats_values() -> None:
 )
 def test_each_metric_has_its_plot(metric: str, plot: str) -> None:
     assert plot_for(metric).id == plot
+
+
+@pytest.mark.parametrize("metric", sorted(METRICS))
+def test_a_plot_shows_its_metrics_in_their_own_unit(metric: str) -> None:
+    # One axis per plot: every curve on it must be in the unit the axis is scaled and named in.
+    assert plot_for(metric).unit == metric_unit(metric)
 
 
 def test_time_axis_reads_like_a_clock() -> None:
@@ -340,5 +346,8 @@ def test_non_finite_values_do_not_break_drawing(plots: RunPlots) -> None:
     plots.add_records([Record("sum", 1.0, ("rtt_ms",), (0.07,))])
     plots.add_records([Record("sum", 2.0, ("rtt_ms",), (float("nan"),))])
     plots.add_records([Record("sum", 3.0, ("rtt_ms",), (0.09,))])
+    for t, rate in ((1.0, float("nan")), (2.0, 2.5e9), (3.0, float("inf"))):
+        plots.add_records([Record("sum", t, ("throughput_bps",), (rate,))])
     assert plots.refresh(force=True)
-    assert plots.plots["rtt"].scale.unit == "µs"
+    assert plots.plots["rtt"].scale.unit == "ms"  # an RTT stays in ms, as ping prints it
+    assert plots.plots["throughput"].scale.unit == "Gbit/s"  # NaN and inf left out

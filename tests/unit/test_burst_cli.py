@@ -125,6 +125,10 @@ def test_burst_table_groups_by_the_type_tag(library_path: Path) -> None:
     assert "| r4.large | 2 | 200 Mbit/s | 1.00 Gbit/s | 16.0 Gbit (2.00 GB) | 20 |" in out
     status, out, _ = _cli(library_path, "analyze", "burst-table")
     assert "r4.xlarge" in out and "max s at burst" in out
+    header, rule, *rows = out.splitlines()
+    assert set(rule) <= {"-", " "} and len(rule) == len(header)  # a ``text_table``
+    large = next(row for row in rows if row.startswith("r4.large "))
+    assert large.split("  ")[-1].strip() == "20" and large.endswith(" 20")  # right-aligned
     status, out, _ = _cli(library_path, "analyze", "burst-table", "--tag", "zone")
     assert "(zone not set)" in out
 

@@ -42,7 +42,7 @@ def test_compare_prints_table_stats_welch_and_diff(
     ids = [str(i) for i in a + b]
     status, out, err = _cli(library_path, "compare", *ids, "--group-by", "pair")
     assert status == 0, err
-    assert "Throughput (bit/s), grouped by pair" in out
+    assert "Throughput (Mbit/s), grouped by pair" in out
     assert "Environment" in out and "vs baseline" in out and "baseline" in out
     assert "95 % CI" in out and "cross-zone − same-zone" in out and "p" in out
     assert "What differs" in out and "client kernel" in out and "6.1.0-21-amd64" in out

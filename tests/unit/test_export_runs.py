@@ -207,6 +207,25 @@ def test_running_runs_are_not_bundled(library: Library, tmp_path: Path) -> None:
     assert not (tmp_path / "b.zip").exists()
 
 
+# A bundle written before run.json's fields were named in one place (export/run_json.py's
+# run_fields): _rich_run with a burst analysis, run 1 of a fresh library, no charts.
+OLD_BUNDLE = Path(__file__).resolve().parents[1] / "data" / "bundles" / "v1_rich_run.zip"
+
+
+def test_an_old_bundle_imports_and_bundles_again_byte_for_byte(tmp_path: Path) -> None:
+    with Library.open(tmp_path / "other.sqlite") as other:
+        [(old_id, new_id)] = import_bundle(other, OLD_BUNDLE).imported
+        assert old_id == new_id == 1  # a fresh library: the run gets its bundled id back
+        assert get_run(other, new_id).summary["odd"] == float("inf")
+        write_bundle(other, [new_id], tmp_path / "again.zip")
+    with zipfile.ZipFile(OLD_BUNDLE) as old, zipfile.ZipFile(tmp_path / "again.zip") as again:
+        members = [n for n in old.namelist() if n.startswith("runs/")]
+        assert members == [n for n in again.namelist() if n.startswith("runs/")]
+        assert "runs/0001/run.json" in members and "runs/0001/analyses.json" in members
+        for name in members:
+            assert old.read(name) == again.read(name), name
+
+
 def test_json_document_has_runs_with_pairs_and_series(library: Library) -> None:
     run_id = _rich_run(library)
     [item] = load_inputs(library, [run_id])

@@ -14,12 +14,8 @@ import pytest
 from compare_runs import DAY, store_run, two_shapes
 from pairbench.analysis.compare import Comparison, GroupBy, compare
 from pairbench.analysis.outliers import OutlierPolicy
-from pairbench.export.formatting import (
-    format_measure,
-    format_p,
-    format_percent_change,
-    scale_for,
-)
+from pairbench.domain.units import format_value, metric_scale
+from pairbench.export.formatting import format_p, format_percent_change
 from pairbench.export.selection import load_inputs
 from pairbench.export.tables import (
     comparison_csv,
@@ -54,7 +50,8 @@ def comparison(library: Library) -> Comparison:
         ("lost_percent", 0.5, None, "0.500 %"),
         ("read_iops", 123456.0, None, "123 kIO/s"),
         ("read_bytes_per_s", 3 * 1024**3, None, "3.00 GiB/s"),
-        ("retransmits", 12.0, None, "12.0"),
+        ("retransmits", 12.0, None, "12"),  # a whole count
+        ("retransmits", 12.34, None, "12.3"),
         ("throughput_bps", 9.79e9, 1e6, "9.79 ± 0.001 Gbit/s"),  # a CI too narrow to round
         ("throughput_bps", None, None, "—"),
         ("throughput_bps", math.nan, None, "—"),
@@ -63,12 +60,12 @@ def comparison(library: Library) -> Comparison:
 def test_measures_read_well(
     metric: str, value: float | None, half: float | None, expected: str
 ) -> None:
-    assert format_measure(metric, value, half) == expected
+    assert format_value(metric, value, half) == expected
 
 
 def test_scales_changes_and_p_values() -> None:
-    assert scale_for("throughput_bps", 4.99e9).unit == "Gbit/s"
-    assert scale_for("latency_avg_us", 650.0).unit == "µs"
+    assert metric_scale("throughput_bps", 4.99e9).unit == "Gbit/s"
+    assert metric_scale("latency_avg_us", 650.0).unit == "µs"
     assert format_percent_change(-0.1297) == "-13.0 %"
     assert format_percent_change(1.5) == "+150.0 %"
     assert format_percent_change(-3e-4) == "-0.03 %"
@@ -116,7 +113,7 @@ def test_markdown_parses_as_tables(comparison: Comparison) -> None:
     assert headline[2][0] == "cross-zone"
     assert headline[2][headline[0].index("Throughput")].endswith("Mbit/s")
     assert re.fullmatch(r"[+-]\d+\.\d %", headline[2][headline[0].index("Throughput") + 1])
-    assert "# Throughput (bit/s), grouped by pair" in text
+    assert "# Throughput (Mbit/s), grouped by pair" in text  # the unit of the numbers
     assert "Outlier policy: beyond 1.5×IQR" in text
 
 

@@ -697,19 +697,6 @@ def test_crlf_and_a_missing_final_newline() -> None:
 # --------------------------------------------------------------------------- fuzzing
 
 
-@FUZZ
-@given(st.lists(st.text(max_size=200), max_size=40))
-def test_fuzz_arbitrary_text(lines: list[str]) -> None:
-    feed_garbage(FioJsonParser, lines)
-
-
-@FUZZ
-@given(st.lists(st.binary(max_size=200), max_size=30))
-def test_fuzz_binary(blobs: list[bytes]) -> None:
-    feed_garbage(FioJsonParser, [b.decode("utf-8", "surrogateescape") for b in blobs])
-    feed_garbage(FioJsonParser, [b.decode("latin-1") for b in blobs])
-
-
 _SOUP = st.sampled_from(
     ["{", "}", " {", " }", "  {", "  }", "[", "]", "  [", "  ]", '  "jobs" : [', '  "jobs" : {',
      '  "read" : {', '    "runtime" : 5,', '    "total_ios" : 1,', '    "io_bytes" : 9', "  },",

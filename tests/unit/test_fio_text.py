@@ -18,7 +18,6 @@ from parser_checks import (
     feed_all,
     feed_garbage,
     fixture_names,
-    fixture_path,
     fixture_text,
 )
 
@@ -212,19 +211,6 @@ def test_the_file_parser_on_a_truncated_json_file() -> None:
 # --------------------------------------------------------------------------- fuzzing
 
 
-@FUZZ
-@given(st.lists(st.text(max_size=200), max_size=40))
-def test_fuzz_arbitrary_text(lines: list[str]) -> None:
-    feed_garbage(FioTextParser, lines)
-    feed_garbage(FioFileParser, lines)
-
-
-@FUZZ
-@given(st.lists(st.binary(max_size=200), max_size=30))
-def test_fuzz_binary(blobs: list[bytes]) -> None:
-    feed_garbage(FioTextParser, [b.decode("utf-8", "surrogateescape") for b in blobs])
-
-
 _LINES = fixture_text("fio", GROUP_NORMAL).split("\n") + fixture_text("fio", NORMAL).split("\n")
 _EDITS = st.sampled_from([*"0123456789.kMGiB ,=()[]|:/", "", "x", "\t", "  ", "1.2.3", "٣"])
 
@@ -241,14 +227,6 @@ def _mutated_line(draw: st.DrawFn) -> str:
 @given(st.lists(_mutated_line(), max_size=40))
 def test_fuzz_mutated_fio_lines(lines: list[str]) -> None:
     feed_garbage(FioTextParser, lines)
-
-
-@FUZZ
-@given(st.sampled_from(TEXT_FIXTURES), st.floats(0.0, 1.0))
-def test_fuzz_truncated_fixtures(name: str, where: float) -> None:
-    data = fixture_path("fio", name).read_bytes()
-    text = data[: int(len(data) * where)].decode("utf-8", "replace")
-    feed_garbage(FioTextParser, text.split("\n"))
 
 
 def test_long_lines_are_skipped() -> None:

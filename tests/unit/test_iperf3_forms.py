@@ -27,6 +27,7 @@ from pairbench.tools.iperf3_json import Iperf3JsonParser
 from pairbench.tools.iperf3_text import Iperf3TextParser
 from pairbench.tools.iperf3_text_forms import UnitForm, body_offset
 from pairbench.tools.registry import TOOLS
+from parser_contract import Goldens, VersionCheck
 
 CAPTURES = Path(__file__).resolve().parents[1] / "data" / "captures" / "iperf3"
 TOOL = TOOLS["iperf3"]
@@ -734,10 +735,10 @@ def test_every_capture_has_a_golden_test_and_a_command() -> None:
         assert cmd.startswith("# ") and "127.0.0.1" in cmd and "timeout 20 " in cmd
 
 
-@pytest.mark.parametrize("name", sorted(GOLDEN))
-def test_file_parser_reads_the_capture(name: str) -> None:
+def check_golden(file_name: str, records: list[Record], summary: Summary) -> None:
+    """The file parser's output of a capture is its golden (run by test_parser_contract)."""
+    name = file_name.removesuffix(".out")
     golden = GOLDEN[name]
-    records, summary = file_parse(name)
     assert summary.form == golden.form
     assert summary.values == approx(golden.summary)
     assert summary.complete is golden.complete
@@ -753,6 +754,17 @@ def test_file_parser_reads_the_capture(name: str) -> None:
         assert {r.stream for r in records} == golden.streams
     for r in records:
         assert all(math.isfinite(v) for v in r.values) or "nan%" in read(name)
+
+
+GOLDENS = Goldens(
+    folder=CAPTURES,
+    names=tuple(f"{name}.out" for name in sorted(GOLDEN)),
+    check=check_golden,
+    live_parser=lambda file_name: live_parser(file_name.removesuffix(".out")),
+    parts=(Iperf3TextParser, Iperf3JsonParser, Iperf3AutoParser),
+    # "iperf 3.12" (-V), "version": "iperf 3.21" (-J, --json-stream): read as before.
+    versions=(VersionCheck(banner=r"iperf 3\.\d+(?:\.\d+)?", future="iperf 99.1"),),
+)
 
 
 def same(a: object, b: object) -> bool:

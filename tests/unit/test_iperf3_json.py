@@ -785,13 +785,6 @@ def test_truncated_at_every_line_end(name: str) -> None:
 
 @FUZZ
 @given(st.sampled_from(JSON_FIXTURES), st.floats(min_value=0.0, max_value=1.0))
-def test_fuzz_truncated_documents(name: str, where: float) -> None:
-    size = fixture_path(TOOL, name).stat().st_size
-    check_truncated(name, int(size * where))
-
-
-@FUZZ
-@given(st.sampled_from(JSON_FIXTURES), st.floats(min_value=0.0, max_value=1.0))
 def test_fuzz_truncated_json_stream(name: str, where: float) -> None:
     data = "\n".join(to_json_stream(document(name))).encode()
     full_records = parse(name)[0]
@@ -811,20 +804,19 @@ def test_fuzz_truncated_json_stream(name: str, where: float) -> None:
 
 @FUZZ
 @given(st.lists(st.text(max_size=300), max_size=30))
-def test_fuzz_arbitrary_text(lines: list[str]) -> None:
-    feed_garbage(Iperf3JsonParser, lines)
+def test_fuzz_arbitrary_text_inside_a_document(lines: list[str]) -> None:
+    # Arbitrary text on its own: the parser contract's (test_parser_contract.py).
     feed_garbage(Iperf3JsonParser, ["{", *lines])
-    feed_garbage(Iperf3AutoParser, lines)
 
 
 @FUZZ
 @given(st.lists(st.binary(max_size=300), max_size=30))
-def test_fuzz_binary(blobs: list[bytes]) -> None:
+def test_fuzz_binary_inside_a_document(blobs: list[bytes]) -> None:
+    # Random bytes on their own: the parser contract's (test_parser_contract.py).
     for lines in (
         [blob.decode("utf-8", "surrogateescape") for blob in blobs],
         [blob.decode("latin-1") for blob in blobs],
     ):
-        feed_garbage(Iperf3JsonParser, lines)
         feed_garbage(Iperf3JsonParser, ["{", *lines, "}"])
 
 

@@ -827,25 +827,6 @@ def test_long_lines_do_not_backtrack() -> None:
 # --------------------------------------------------------------------------- fuzzing
 
 
-@FUZZ
-@given(st.lists(st.text(max_size=300), max_size=30))
-def test_fuzz_arbitrary_text(lines: list[str]) -> None:
-    parser = Iperf3TextParser()
-    for line in lines:
-        feed_or_parse_error(parser, line)
-    assert isinstance(parser.close(), Summary)
-
-
-@FUZZ
-@given(st.lists(st.binary(max_size=300), max_size=30))
-def test_fuzz_binary(blobs: list[bytes]) -> None:
-    parser = Iperf3TextParser()
-    for blob in blobs:
-        feed_or_parse_error(parser, blob.decode("utf-8", "surrogateescape"))
-        feed_or_parse_error(parser, blob.decode("latin-1"))
-    parser.close()
-
-
 _PREFIXES = [
     "[  5]",
     "[SUM]",
@@ -923,13 +904,6 @@ def test_truncated_at_every_line_end(name: str) -> None:
     data = (IPERF3 / name).read_bytes()
     for cut in [i + 1 for i, byte in enumerate(data) if byte == ord("\n")]:
         check_truncated(name, cut)
-
-
-@FUZZ
-@given(st.sampled_from(TEXT_FIXTURES), st.floats(min_value=0.0, max_value=1.0))
-def test_fuzz_truncated_fixtures(name: str, where: float) -> None:
-    size = (IPERF3 / name).stat().st_size
-    check_truncated(name, int(size * where))
 
 
 # --------------------------------------------------------------------------- records

@@ -13,17 +13,21 @@ import json
 from pathlib import Path
 
 import pytest
-from hypothesis import HealthCheck, given, settings
-from hypothesis import strategies as st
 
 from pairbench.cli.environment import Environment
 from pairbench.cli.main import run_cli
 from pairbench.domain import Record, Summary
 from pairbench.tools import nuttcp
-from pairbench.tools.base import Capabilities
+from pairbench.tools.base import Capabilities, Parser
 from pairbench.tools.feed import feed_text
-from pairbench.tools.nuttcp_text import TCP_INTERVAL, THROUGHPUT_ONLY, UDP_INTERVAL
-from parser_checks import assert_only_parse_error, feed_all, mutated_text
+from pairbench.tools.nuttcp_text import (
+    TCP_INTERVAL,
+    THROUGHPUT_ONLY,
+    UDP_INTERVAL,
+    NuttcpTextParser,
+)
+from parser_checks import feed_all
+from parser_contract import Goldens, VersionCheck
 
 CAPTURES = Path(__file__).resolve().parents[1] / "data" / "captures" / "nuttcp"
 CAPS = Capabilities(version="nuttcp-6.1.2", version_tuple=(6, 1, 2))
@@ -1215,11 +1219,15 @@ def test_every_capture_has_its_command_and_a_golden_case() -> None:
         assert cmd.startswith("# ") and "nuttcp" in cmd.splitlines()[-1], name
 
 
-@pytest.mark.parametrize("name", sorted(FORMS))
-def test_file_parser_reads_the_form_and_the_printed_figures(name: str) -> None:
+def check_golden(file_name: str, records: list[Record], summary: Summary) -> None:
+    """The file parser's output of a capture is its golden (run by test_parser_contract)."""
+    name = file_name.removesuffix(".out")
+    if name in ERRORS:
+        assert records == []
+        assert summary == Summary(values={}, complete=False, error=ERRORS[name], form="")
+        return
     form, _, reason = FORMS[name]
     expected_records, expected_summary = GOLDEN[name]
-    records, summary = file_parse(name)
     assert [(r.stream, r.t, r.values) for r in records] == [
         ("sum", t, values) for t, values in expected_records
     ]
@@ -1232,6 +1240,23 @@ def test_file_parser_reads_the_form_and_the_printed_figures(name: str) -> None:
         form=form,
         reason=reason,
     )
+
+
+def live_parser(file_name: str) -> Parser:
+    """The parser the engine makes for the capture's run."""
+    _, params, _ = FORMS.get(file_name.removesuffix(".out"), ("", TCP, None))
+    return nuttcp.TOOL.parser(nuttcp.resolve(params), CAPS)
+
+
+GOLDENS = Goldens(
+    folder=CAPTURES,
+    names=tuple(f"{name}.out" for name in sorted([*FORMS, *ERRORS])),
+    check=check_golden,
+    live_parser=live_parser,
+    parts=(NuttcpTextParser,),
+    # "nuttcp-t: v6.1.2: socket" (-v): read as before.
+    versions=(VersionCheck(banner=r"v6\.1\.2", future="v99.1.0"),),
+)
 
 
 @pytest.mark.parametrize("name", sorted(FORMS))
@@ -1260,13 +1285,6 @@ def test_cli_parse_prints_the_form_reason_and_figures(name: str, library_path: P
         assert payload["series"] == []
 
 
-@pytest.mark.parametrize("name", sorted(ERRORS))
-def test_error_captures(name: str) -> None:
-    records, summary = file_parse(name)
-    assert records == []
-    assert summary == Summary(values={}, complete=False, error=ERRORS[name], form="")
-
-
 def test_errors_printed_without_the_nuttcp_prefix() -> None:
     # err_no_server.out line 2; nuttcp 6.1.2 here printed the others for -l0 and -N 0 (exit 1).
     for line in (
@@ -1291,22 +1309,3 @@ def test_running_totals_keep_the_interval_figures() -> None:
     # line 2: "... 50.0787 ... drop=0 pkt=4468 ... total_rate_Mbps=48.7923 drop=231 pkt=8944 ..."
     records, _ = file_parse("udp_R50m_T3_i1_fparse_frunningtotal_fxmitstats")
     assert records[1].values == (50.0787e6, 0, 4468, 0.00000)
-
-
-ALL_TEXTS = [
-    (CAPTURES / name).read_bytes().decode("utf-8", "replace")
-    for name in sorted(p.name for p in CAPTURES.glob("*.out"))
-]
-
-
-@settings(
-    max_examples=300,
-    deadline=None,
-    database=None,
-    suppress_health_check=[HealthCheck.too_slow, HealthCheck.data_too_large],
-)
-@given(st.data())
-def test_fuzz_mutated_captures_give_records_or_parse_error(data: st.DataObject) -> None:
-    text = data.draw(mutated_text(ALL_TEXTS))
-    assert_only_parse_error(nuttcp.TOOL.file_parser, text)
-    assert_only_parse_error(lambda: nuttcp.TOOL.parser(nuttcp.resolve(UDP), CAPS), text)

@@ -1,15 +1,12 @@
-"""Parsers never crash (issue 12 §5): any input gives records and a summary, or ParseError.
+"""Parsers never crash (issue 12 §5): regression tests for the crash classes fuzzing found.
 
-Regression tests for the crash classes fuzzing found, then one fuzz test per parser that feeds
-arbitrary text and mutated real captures (``tests/data``) the way the application does.
+The fuzzing itself, of every parser of every tool, is the parser contract's
+(``test_parser_contract.py``); guessing a dropped file's tool is fuzzed here.
 """
 
 from __future__ import annotations
 
 import functools
-import importlib
-import inspect
-import pkgutil
 from collections.abc import Callable
 from pathlib import Path
 
@@ -17,16 +14,12 @@ import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
-import pairbench.tools
 from pairbench.services.import_guess import ToolGuess, guess_tool
-from pairbench.tools import iperf3
 from pairbench.tools.base import Capabilities, ParseError, Parser, preview
 from pairbench.tools.feed import feed_text
 from pairbench.tools.fio import FioFileParser
 from pairbench.tools.fio_json import FioJsonParser
 from pairbench.tools.fio_text import FioTextParser
-from pairbench.tools.iperf2_text import Iperf2TextParser
-from pairbench.tools.iperf3_auto import Iperf3AutoParser
 from pairbench.tools.iperf3_json import Iperf3JsonParser
 from pairbench.tools.iperf3_text import Iperf3TextParser
 from pairbench.tools.nuttcp_text import NuttcpTextParser
@@ -37,7 +30,6 @@ from parser_checks import (
     arbitrary_text,
     assert_only_parse_error,
     assert_values_sane,
-    feed_lines_robustly,
     mutated_text,
 )
 
@@ -73,64 +65,12 @@ def registry_parser(tool: str, **params: str) -> Parser:
     return t.parser(t.resolve(params), Capabilities(version=""))
 
 
-# Every parser, as the application makes it: the classes of tools/*_text.py, *_json.py and
-# iperf3_auto.py, and what the registry gives for live runs and saved files: name -> factory,
-# the tool whose captures it reads, and which kind of them ("json", "text"; "": all).
-PARSERS: dict[str, tuple[Callable[[], Parser], str, str]] = {
-    "fio_text": (FioTextParser, "fio", "text"),
-    "fio_json": (FioJsonParser, "fio", "json"),
-    "fio_file": (TOOLS["fio"].file_parser, "fio", ""),
-    "iperf3_text": (Iperf3TextParser, "iperf3", "text"),
-    "iperf3_json": (Iperf3JsonParser, "iperf3", "json"),
-    "iperf3_auto": (Iperf3AutoParser, "iperf3", ""),
-    "iperf3_json_stream": (
-        lambda: iperf3.parser(iperf3.resolve({}), Capabilities("iperf 3.17", (3, 17))),
-        "iperf3",
-        "json",
-    ),
-    "iperf2_text": (Iperf2TextParser, "iperf2", ""),
-    "nuttcp_text": (NuttcpTextParser, "nuttcp", ""),
-    "ping_text": (PingTextParser, "ping", ""),
-    "ping_live": (lambda: registry_parser("ping", interval="0.2"), "ping", ""),
-    "uperf_text": (UperfTextParser, "uperf", ""),
-    "uperf_file": (TOOLS["uperf"].file_parser, "uperf", ""),
-    "uperf_throughput_udp": (
-        lambda: registry_parser("uperf", profile="throughput", protocol="udp", threads="4"),
-        "uperf",
-        "",
-    ),
-}
-
 FUZZ = settings(
     max_examples=150,
     deadline=None,
     database=None,
     suppress_health_check=[HealthCheck.too_slow, HealthCheck.data_too_large],
 )
-
-
-# --------------------------------------------------------------------------- the parser list
-
-
-def test_every_parser_is_fuzzed() -> None:
-    """A new parser module, class or registry entry cannot escape the fuzz tests below."""
-    covered = {type(make()) for make, _, _ in PARSERS.values()}
-    modules = [
-        name
-        for _, name, _ in pkgutil.iter_modules(pairbench.tools.__path__)
-        if name.endswith(("_text", "_json")) or name == "iperf3_auto"
-    ]
-    assert len(modules) >= 8
-    for name in modules:
-        module = importlib.import_module(f"pairbench.tools.{name}")
-        for _, cls in inspect.getmembers(module, inspect.isclass):
-            if cls.__module__ == module.__name__ and cls.__name__.endswith("Parser"):
-                assert cls in covered, cls
-    for tool in TOOLS.values():
-        assert type(tool.file_parser()) in covered, tool.name
-        live = tool.parser(tool.resolve({}), Capabilities(version=""))
-        assert type(live) in covered, tool.name
-    assert FioFileParser in covered
 
 
 # --------------------------------------------------------------------------- known crashes
@@ -308,38 +248,3 @@ def test_guess_tool_never_raises(text: str) -> None:
     assert isinstance(guess, ToolGuess)
     assert set(guess.sure) | set(guess.weak) <= set(TOOLS)
     assert guess.tool is None or guess.tool in TOOLS
-
-
-# --------------------------------------------------------------------------- fuzzing each parser
-
-
-ALL_CAPTURES = [
-    text for tool in sorted({p[1] for p in PARSERS.values()}) for text in captures(tool)
-]
-
-
-@pytest.mark.parametrize("name", sorted(PARSERS))
-@FUZZ
-@given(data=st.data())
-def test_parser_fuzz(name: str, data: st.DataObject) -> None:
-    make, tool, kind = PARSERS[name]
-    text = data.draw(
-        st.one_of(
-            mutated_text(captures(tool, kind)),  # its own format, mutated: the deep paths
-            mutated_text(ALL_CAPTURES),  # other formats and tools
-            arbitrary_text,
-        ),
-        label="text",
-    )
-    assert_only_parse_error(make, text)
-
-
-@pytest.mark.parametrize("name", sorted(PARSERS))
-def test_parser_reads_its_captures_line_by_line(name: str) -> None:
-    # The unmutated captures, cut at every few lines: the fuzz test's starting points are sound.
-    make, tool, _ = PARSERS[name]
-    for text in captures(tool):
-        lines = text.split("\n")
-        for cut in range(0, len(lines) + 1, max(1, len(lines) // 25)):
-            records, summary = feed_lines_robustly(make, lines[:cut])
-            assert_values_sane(text, records, summary)

@@ -14,17 +14,16 @@ import json
 from pathlib import Path
 
 import pytest
-from hypothesis import HealthCheck, given, settings
-from hypothesis import strategies as st
 
 from pairbench.cli.environment import Environment
 from pairbench.cli.main import run_cli
 from pairbench.domain import Record, Summary
 from pairbench.tools import ping
-from pairbench.tools.base import Capabilities
+from pairbench.tools.base import Capabilities, Parser
 from pairbench.tools.feed import feed_text
-from pairbench.tools.ping_text import RTT
-from parser_checks import assert_only_parse_error, feed_all, mutated_text
+from pairbench.tools.ping_text import RTT, PingTextParser
+from parser_checks import feed_all
+from parser_contract import Goldens, VersionCheck
 
 CAPTURES = Path(__file__).resolve().parents[1] / "data" / "captures" / "ping"
 CAPS = Capabilities(version="ping from iputils 20221126", version_tuple=(20221126,))
@@ -613,12 +612,57 @@ def test_live_parser_reads_the_form_and_the_printed_figures(name: str) -> None:
 @pytest.mark.parametrize("name", sorted(FORMS))
 def test_file_parser_detects_the_same(name: str) -> None:
     """A saved file's -i is unknown: the file parser counts 1 s (ping's default) per probe,
-    and otherwise reads what the live parser made with -i 1 reads."""
-    records, summary = file_parse(name)
-    assert (records, summary) == live_parse(name, 1.0)
-    _, replies, _ = GOLDEN[name]
+    and otherwise reads what the live parser made with -i 1 reads (its golden:
+    test_parser_contract with check_golden)."""
+    assert file_parse(name) == live_parse(name, 1.0)
+
+
+def check_golden(file_name: str, records: list[Record], summary: Summary) -> None:
+    """The file parser's output of a capture is its golden (run by test_parser_contract)."""
+    name = file_name.removesuffix(".out")
+    if name in ERRORS:
+        form, error, values = ERRORS[name]
+        assert records == []
+        assert summary.form == form
+        assert summary.error == error
+        assert summary.values == values
+        assert summary.reason is None
+        return
+    form, reason = FORMS[name]
+    _, replies, expected_summary = GOLDEN[name]
+    assert all(r.stream == "sum" and r.metrics == RTT for r in records)
     assert [r.values[0] for r in records] == [rtt for _, rtt in replies]
-    assert summary == live_parse(name, GOLDEN[name][0])[1]
+    assert summary == Summary(
+        values=expected_summary,
+        complete=reason is None,
+        error=None,
+        form=form,
+        reason=reason,
+    )
+
+
+def live_parser(file_name: str) -> Parser:
+    """The parser the engine makes for the capture's run (its -i; 1 s for the errors)."""
+    interval = GOLDEN[name][0] if (name := file_name.removesuffix(".out")) in GOLDEN else 1.0
+    return ping.TOOL.parser(ping.resolve({"interval": format(interval, "g")}), CAPS)
+
+
+GOLDENS = Goldens(
+    folder=CAPTURES,
+    names=tuple(f"{name}.out" for name in sorted([*FORMS, *ERRORS])),
+    check=check_golden,
+    live_parser=live_parser,
+    parts=(PingTextParser,),
+    # iputils ping prints no version: it reaches the parser only through Capabilities.
+    versions=(
+        VersionCheck(
+            banner=None,
+            future="",
+            recorded="ping from iputils 20221126",
+            future_output="ping from iputils 29991231",
+        ),
+    ),
+)
 
 
 @pytest.mark.parametrize("name", sorted(FORMS))
@@ -640,37 +684,7 @@ def test_cli_parse_prints_the_form_reason_and_figures(name: str, library_path: P
         assert payload["series"] == []
 
 
-@pytest.mark.parametrize("name", sorted(ERRORS))
-def test_error_captures(name: str) -> None:
-    form, error, values = ERRORS[name]
-    records, summary = file_parse(name)
-    assert records == []
-    assert summary.form == form
-    assert summary.error == error
-    assert summary.values == values
-    assert summary.reason is None
-
-
 def test_no_answer_yet_lines_give_no_record_and_a_late_reply_still_counts() -> None:
     # c15_i02_O_lossy line 6: "no answer yet for icmp_seq=5", line 7: its reply, 351 ms late.
     records, _ = live_parse("c15_i02_O_lossy", 0.2)
     assert (records[4].t, records[4].values) == (1.0, (351,))
-
-
-ALL_TEXTS = [
-    (CAPTURES / name).read_bytes().decode("utf-8", "replace")
-    for name in sorted(p.name for p in CAPTURES.glob("*.out"))
-]
-
-
-@settings(
-    max_examples=300,
-    deadline=None,
-    database=None,
-    suppress_health_check=[HealthCheck.too_slow, HealthCheck.data_too_large],
-)
-@given(st.data())
-def test_fuzz_mutated_captures_give_records_or_parse_error(data: st.DataObject) -> None:
-    text = data.draw(mutated_text(ALL_TEXTS))
-    assert_only_parse_error(ping.TOOL.file_parser, text)
-    assert_only_parse_error(lambda: ping.TOOL.parser(ping.resolve({"interval": "0.2"}), CAPS), text)

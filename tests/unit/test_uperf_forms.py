@@ -18,13 +18,15 @@ import pytest
 
 from pairbench.cli.environment import Environment
 from pairbench.cli.main import run_cli
-from pairbench.domain import Record
+from pairbench.domain import Record, Summary
 from pairbench.tools.base import Capabilities, Parser
 from pairbench.tools.feed import feed_text
 from pairbench.tools.registry import TOOLS
 from pairbench.tools.uperf_forms import NO_LATENCY_REASON, NO_STATS_REASON, form_name
+from pairbench.tools.uperf_text import UperfTextParser
 from pairbench.tools.uperf_units import bits, byte_count
 from parser_checks import assert_records_well_formed, series_of
+from parser_contract import Goldens, VersionCheck
 
 CAPTURES = Path(__file__).resolve().parents[1] / "data" / "captures" / "uperf"
 UPERF = TOOLS["uperf"]
@@ -628,10 +630,17 @@ def test_every_capture_has_a_golden_test() -> None:
 # --------------------------------------------------------------------------- file parser
 
 
-@pytest.mark.parametrize("name", sorted(GOLDEN))
-def test_file_parser_reads_the_form(name: str) -> None:
+def check_golden(name: str, records: list[Record], summary: Summary) -> None:
+    """The file parser's output of a capture is its golden (run by test_parser_contract)."""
+    if name in NO_STATS:
+        assert records == []
+        assert summary.values == {}
+        assert summary.form == "text -n"
+        assert summary.complete is False
+        assert summary.reason == NO_STATS_REASON
+        assert summary.error is None
+        return
     golden = GOLDEN[name]
-    records, summary = feed_text(UPERF.file_parser(), capture_text(name))
     assert_records_well_formed(records)
     assert summary.form == golden.form
     assert summary.error is None
@@ -647,16 +656,29 @@ def test_file_parser_reads_the_form(name: str) -> None:
     assert {stream for stream, _ in ser} <= {"sum", "txn1", "txn2", "txn3"}
 
 
+GOLDENS = Goldens(
+    folder=CAPTURES,
+    names=tuple(sorted([*GOLDEN, *NO_STATS])),
+    check=check_golden,
+    live_parser=lambda name: live_parser(name),
+    parts=(UperfTextParser,),
+    # uperf prints no version: it reaches the parser only through Capabilities.
+    versions=(
+        VersionCheck(
+            banner=None,
+            future="",
+            recorded="Uperf Version 1.0.8",
+            future_output="Uperf Version 99.1.0",
+        ),
+    ),
+)
+
+
 @pytest.mark.parametrize("name", NO_STATS)
 def test_no_statistics_form_says_so(name: str) -> None:
-    for parser in (UPERF.file_parser(), live_parser(name)):
-        records, summary = feed_text(parser, capture_text(name))
-        assert records == []
-        assert summary.values == {}
-        assert summary.form == "text -n"
-        assert summary.complete is False
-        assert summary.reason == NO_STATS_REASON
-        assert summary.error is None
+    # The file parser's: check_golden (test_parser_contract); the live parser's the same.
+    records, summary = feed_text(live_parser(name), capture_text(name))
+    check_golden(name, records, summary)
 
 
 def test_no_statistics_cut_short_is_not_the_n_form() -> None:

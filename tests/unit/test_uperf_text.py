@@ -689,18 +689,6 @@ def test_truncated_at_every_line_end(name: str) -> None:
 # --------------------------------------------------------------------------- fuzzing
 
 
-@FUZZ
-@given(st.lists(st.text(max_size=300), max_size=30))
-def test_fuzz_arbitrary_text(lines: list[str]) -> None:
-    feed_garbage(UperfTextParser, lines)
-
-
-@FUZZ
-@given(st.lists(st.binary(max_size=300), max_size=30))
-def test_fuzz_binary(blobs: list[bytes]) -> None:
-    feed_garbage(UperfTextParser, [b.decode("utf-8", "replace") for b in blobs])
-
-
 _TOKENS = [
     "\r",
     " " * 79,
@@ -758,15 +746,6 @@ def test_fuzz_line_like(prefix: str, rest: str) -> None:
         except ParseError as exc:
             assert str(exc)
     parser.close()
-
-
-@FUZZ
-@given(st.sampled_from(OUT_FIXTURES), st.floats(min_value=0.0, max_value=1.0))
-def test_fuzz_truncated_fixtures(name: str, where: float) -> None:
-    text = fixture_text("uperf", name)
-    cut = int(len(text) * where)
-    feed_garbage(lambda: make_parser_for(name), text[:cut].split("\n"))
-    feed_garbage(lambda: make_parser_for(name), text[cut:].split("\n"))  # a missing beginning
 
 
 @pytest.mark.parametrize(

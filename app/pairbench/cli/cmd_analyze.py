@@ -11,15 +11,15 @@ from typing import Any
 from pairbench.analysis.burst import BurstEstimate, BurstGroup, WorkloadFit, workload_fit
 from pairbench.cli.environment import Environment
 from pairbench.cli.exit_status import ExitStatus
-from pairbench.domain.units import format_bits
-from pairbench.export.escaping import markdown_row, terminal_text
+from pairbench.domain.units import SI_BYTES, format_bits, format_quantity
+from pairbench.export.escaping import terminal_text
+from pairbench.export.tables import TextTable, markdown_table, text_table
 from pairbench.library.runs import get_run
 from pairbench.services.burst import AnalysisError, analyze_stored_burst, burst_groups
 
 _PREFIX = {"": 1.0, "k": 1e3, "m": 1e6, "g": 1e9, "t": 1e12}
 _RATE_RE = re.compile(r"(\d+(?:\.\d+)?)\s*([kmgt]?)(bit/s|bits/s|bit|bps|b/s)?", re.IGNORECASE)
 _SIZE_RE = re.compile(r"(\d+(?:\.\d+)?)\s*([kKmMgGtT]?)(i?B|bits?)?")
-GROUP_WIDTH = 60  # characters of a group (a tag value) in the terminal table
 
 
 def add_parser(sub: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
@@ -86,17 +86,7 @@ def format_size_bits(bits: float) -> str:
     """A bucket in bits and in bytes, e.g. ``17.0 Gbit (2.13 GB)``."""
     if not math.isfinite(bits):
         return "—"
-    return f"{format_bits(bits)[:-2]} ({_bytes(bits / 8)})"
-
-
-def _bytes(count: float) -> str:
-    scaled, index = float(count), 0
-    prefixes = ("", "k", "M", "G", "T", "P")
-    while abs(scaled) >= 1000 and index < len(prefixes) - 1:
-        scaled /= 1000
-        index += 1
-    digits = 2 if abs(scaled) < 10 else 1 if abs(scaled) < 100 else 0
-    return f"{scaled:.{digits}f} {prefixes[index]}B"
+    return f"{format_quantity('bit', bits)} ({format_quantity(SI_BYTES, bits / 8)})"
 
 
 def format_duration(seconds: float) -> str:
@@ -129,7 +119,7 @@ def describe_estimate(estimate: BurstEstimate) -> list[str]:
         f"burst time    {e.burst_seconds or 0:.1f} s ± {e.burst_seconds_err or 0:.1f} s"
         f" (the step at {e.step_t:.1f} s)",
         f"bucket        {format_size_bits(e.bucket_bits or 0)} "
-        f"± {format_bits(e.bucket_bits_err or 0)[:-2]}",
+        f"± {format_quantity('bit', e.bucket_bits_err or 0)}",
     ]
     refill = e.refill_seconds()
     if refill is not None:
@@ -176,28 +166,11 @@ def handle_table(args: argparse.Namespace, env: Environment) -> ExitStatus:
         )
         return ExitStatus.OK
     header: tuple[str, ...] = (args.tag, "runs", "baseline", "burst", "bucket", "max s at burst")
-    rows = [_table_row(g) for g in groups]
-    if args.md:
-        env.out(markdown_row(header))
-        env.out("|" + "|".join(["---"] + ["---:"] * (len(header) - 1)) + "|")
-        for row in rows:
-            env.out(markdown_row(row))
-        return ExitStatus.OK
-    # The group (a tag's value) and the tag's name may come from an imported file.
-    header, rows = _terminal_row(header), [_terminal_row(r) for r in rows]
-    widths = [max(len(r[i]) for r in [header, *rows]) for i in range(len(header))]
-    for row in [header, *rows]:
-        env.out(
-            "  ".join(
-                cell.ljust(w) if i == 0 else cell.rjust(w)
-                for i, (cell, w) in enumerate(zip(row, widths, strict=True))
-            )
-        )
+    # The group (a tag's value) and the tag's name may come from an imported file: the
+    # renderers escape every cell for Markdown or the terminal.
+    table = TextTable(header, tuple(_table_row(g) for g in groups), ("l",) + ("r",) * 5)
+    env.out(markdown_table(table) if args.md else text_table(table))
     return ExitStatus.OK
-
-
-def _terminal_row(row: tuple[str, ...]) -> tuple[str, ...]:
-    return (terminal_text(row[0], GROUP_WIDTH), *row[1:])
 
 
 def _table_row(group: BurstGroup) -> tuple[str, ...]:

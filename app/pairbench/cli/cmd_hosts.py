@@ -17,6 +17,8 @@ from pairbench.domain import AuthMethod, Host
 from pairbench.domain.host_text import describe_host, edit_tags, format_tags, key_fingerprint
 from pairbench.domain.validation import check_address, check_name, check_port, check_user, shown
 from pairbench.export.escaping import terminal_text
+from pairbench.export.run_json import host_payload
+from pairbench.export.tables import TextTable, text_table
 from pairbench.library.hosts import (
     get_host,
     list_hosts,
@@ -147,24 +149,10 @@ def say(env: Environment, line: str) -> None:
 NAME_MAX, ADDRESS_MAX, USER_MAX, TAGS_MAX = 64, 253, 32, 200
 
 
-def column(text: str, width: int, max_len: int) -> str:
-    """A left-aligned table cell: escaped, cut at ``max_len``, padded to ``width``."""
-    return f"{terminal_text(text, max_len):{width}}"
-
-
 def host_json(host: Host) -> dict[str, Any]:
-    """A host's fields for ``--json``."""
-    return {
-        "name": host.name,
-        "address": host.address,
-        "port": host.port,
-        "user": host.user,
-        "auth": host.auth.value,
-        "key_path": host.key_path,
-        "jump": host.jump,
-        "tags": dict(host.tags),
-        "local": host.is_local,
-    }
+    """A host's fields for ``--json``: its stored fields (``host_payload``, as exports and
+    bundles write them) and whether it is this machine."""
+    return {**host_payload(host), "local": host.is_local}
 
 
 # ---------------------------------------------------------------------------------------------
@@ -295,13 +283,24 @@ def handle_list(args: argparse.Namespace, env: Environment) -> ExitStatus:
     if args.json:
         env.out(json.dumps([host_json(h) for h in hosts]))
         return ExitStatus.OK
-    env.out(f"{'NAME':16}  {'ADDRESS':24}  {'PORT':>5}  {'USER':10}  {'AUTH':8}  {'JUMP':12}  TAGS")
-    for h in hosts:
-        env.out(
-            f"{column(h.name, 16, NAME_MAX)}  {column(h.address, 24, ADDRESS_MAX)}  "
-            f"{h.port:>5}  {column(h.user or '', 10, USER_MAX)}  {h.auth.value:8}  "
-            f"{column(h.jump or '', 12, NAME_MAX)}  {terminal_text(format_tags(h.tags), TAGS_MAX)}"
-        )
+    table = TextTable(
+        ("NAME", "ADDRESS", "PORT", "USER", "AUTH", "JUMP", "TAGS"),
+        tuple(
+            (
+                h.name,
+                h.address,
+                str(h.port),
+                h.user or "",
+                h.auth.value,
+                h.jump or "",
+                format_tags(h.tags),
+            )
+            for h in hosts
+        ),
+        ("l", "l", "r", "l", "l", "l", "l"),
+    )
+    limits = (NAME_MAX, ADDRESS_MAX, 5, USER_MAX, 8, NAME_MAX, TAGS_MAX)
+    env.out(text_table(table, cell_max=limits))
     return ExitStatus.OK
 
 

@@ -8,7 +8,7 @@ import dataclasses
 import json
 from typing import Any
 
-from pairbench.cli.cmd_hosts import ADDRESS_MAX, NAME_MAX, TAGS_MAX, column, fail, host_json, say
+from pairbench.cli.cmd_hosts import ADDRESS_MAX, NAME_MAX, TAGS_MAX, fail, host_json, say
 from pairbench.cli.environment import Environment
 from pairbench.cli.exit_status import ExitStatus
 from pairbench.cli.prompts import TerminalPrompt
@@ -17,7 +17,7 @@ from pairbench.domain.failures import TransportError
 from pairbench.domain.host_text import describe_host, edit_tags, format_tags, key_fingerprint
 from pairbench.domain.validation import MAX_DESCRIPTION, check_address, check_description
 from pairbench.engine.preflight import VERSION_COMMANDS
-from pairbench.export.escaping import terminal_text
+from pairbench.export.tables import TextTable, text_table
 from pairbench.library import LibraryError
 from pairbench.library.hosts import get_pair, list_pairs, remove_pair, replace_pair
 from pairbench.services.hosts import (
@@ -176,14 +176,23 @@ def handle_list(args: argparse.Namespace, env: Environment) -> ExitStatus:
     if args.json:
         env.out(json.dumps([pair_json(p) for p in pairs]))
         return ExitStatus.OK
-    env.out(f"{'NAME':16}  {'CLIENT':16}  {'SERVER':16}  {'TARGET':24}  {'TAGS':30}  DESCRIPTION")
-    for p in pairs:
-        env.out(
-            f"{column(p.name, 16, NAME_MAX)}  {column(p.client.name, 16, NAME_MAX)}  "
-            f"{column(p.server.name, 16, NAME_MAX)}  {column(p.target_address, 24, ADDRESS_MAX)}  "
-            f"{column(format_tags(p.tags), 30, TAGS_MAX)}  "
-            f"{terminal_text(p.description, MAX_DESCRIPTION)}"
-        )
+    table = TextTable(
+        ("NAME", "CLIENT", "SERVER", "TARGET", "TAGS", "DESCRIPTION"),
+        tuple(
+            (
+                p.name,
+                p.client.name,
+                p.server.name,
+                p.target_address,
+                format_tags(p.tags),
+                p.description,
+            )
+            for p in pairs
+        ),
+        ("l",) * 6,
+    )
+    limits = (NAME_MAX, NAME_MAX, NAME_MAX, ADDRESS_MAX, TAGS_MAX, MAX_DESCRIPTION)
+    env.out(text_table(table, cell_max=limits))
     return ExitStatus.OK
 
 

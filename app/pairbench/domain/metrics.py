@@ -48,11 +48,29 @@ METRICS: dict[str, Metric] = {
         Metric("read_lat_p999_us", "µs", "Read p99.9 latency"),
         Metric("write_lat_p50_us", "µs", "Write median latency"),
         Metric("write_lat_p999_us", "µs", "Write p99.9 latency"),
+        Metric("tx_cpu_percent", "%", "Sender CPU"),
+        Metric("rx_cpu_percent", "%", "Receiver CPU"),
     )
 }
 
 
+# The unit a metric name ends in (DESIGN §4: names carry their unit), longest suffix first.
+_SUFFIX_UNITS: tuple[tuple[str, str], ...] = (
+    ("_bytes_per_s", "B/s"),
+    ("_per_s", "op/s"),
+    ("_bps", "bit/s"),
+    ("_bytes", "B"),
+    ("_iops", "IO/s"),
+    ("_percent", "%"),
+    ("_ms", "ms"),
+    ("_us", "µs"),
+)
+
+
 def metric_unit(name: str) -> str:
-    """The unit of a metric name; unknown names get an empty unit rather than an error."""
+    """The unit of a metric name: from ``METRICS``, else from the name's suffix
+    (``foo_bps`` → bit/s), else an empty unit rather than an error."""
     metric = METRICS.get(name)
-    return metric.unit if metric else ""
+    if metric is not None:
+        return metric.unit
+    return next((unit for suffix, unit in _SUFFIX_UNITS if name.endswith(suffix)), "")

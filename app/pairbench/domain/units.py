@@ -1,68 +1,211 @@
-"""Human-readable numbers with scaled units (bit rates in powers of 1000)."""
+"""The one unit vocabulary: a metric's unit, the scale for a range of values, how a value prints.
+
+Every table, chart, live plot, export and CLI line asks here, so a number reads the same
+everywhere and a chart's title, axis and readout name the unit of the numbers drawn.
+
+- A metric's base unit comes from ``domain.metrics`` (the unit it is stored in).
+- Bit rates and bit counts scale in powers of 1000 (Kbit/s, Mbit/s, Gbit/s), as iperf3 and
+  nuttcp print them; byte rates and sizes in powers of 1024 (KiB/s, MiB/s), as fio and iperf3
+  do; ``SI_BYTES`` sizes in powers of 1000 (kB, MB, GB), as cloud providers quote buckets.
+- Times: µs become ms from 1000 µs and s from 10⁶ µs; ms become s from 1000 ms. A value never
+  scales below the unit its metric is stored in (a 0.048 ms RTT stays in ms, as ping prints it).
+- Counts (retransmits, datagrams) and count rates (IO/s, op/s) take k from 10,000 and M from
+  1,000,000 ("9870 IO/s", "64.8 kIO/s", "64.8k"). Percentages never scale.
+- A value prints with 3 significant digits, trailing zeros kept ("1.00 Gbit/s", "0.500 %");
+  a whole count prints as an integer ("6315"). The scale is chosen *after* rounding, so
+  999.6e6 bit/s prints "1.00 Gbit/s", never "1000 Mbit/s". Negative values scale by their
+  magnitude. No value (None, NaN, ±inf) prints as "—".
+"""
 
 from __future__ import annotations
 
 import math
+from collections.abc import Iterable, Sequence
+from dataclasses import dataclass
 
-_BIT_PREFIXES = ("", "K", "M", "G", "T")
+from pairbench.domain.metrics import metric_unit
 
-
-def scale_bits(value: float) -> tuple[float, str]:
-    """A bit rate as (scaled value, unit), e.g. 941e6 → (941.0, "Mbit/s")."""
-    if not math.isfinite(value):
-        return value, "bit/s"
-    index = 0
-    scaled = float(value)
-    while abs(scaled) >= 1000 and index < len(_BIT_PREFIXES) - 1:
-        scaled /= 1000
-        index += 1
-    return scaled, f"{_BIT_PREFIXES[index]}bit/s"
+NO_VALUE = "—"
+SIGNIFICANT = 3
+SI_BYTES = "B (SI)"  # byte sizes in powers of 1000 (GB), e.g. a burst-credit bucket
 
 
-def format_bits(value: float) -> str:
-    """A bit rate with 3–4 significant digits, e.g. "941 Mbit/s", "1.25 Gbit/s"."""
-    scaled, unit = scale_bits(value)
-    if not math.isfinite(scaled):
-        return f"{scaled} {unit}"
-    digits = 2 if abs(scaled) < 10 else 1 if abs(scaled) < 100 else 0
-    return f"{scaled:.{digits}f} {unit}"
+@dataclass(frozen=True, slots=True)
+class Scale:
+    """Multiply a base-unit value by ``factor`` to show it in ``unit``.
+
+    ``unit`` names the scaled unit in axis labels and table headers ("Mbit/s", "thousand");
+    ``suffix`` is what follows a printed number (" Mbit/s", "k"); ``whole`` says that a value
+    with no fraction prints without decimals (counts and bytes in their base unit).
+    """
+
+    factor: float
+    unit: str
+    suffix: str = ""
+    whole: bool = False
+
+    def format(
+        self, value: float | None, half_width: float | None = None, *, unit: bool = True
+    ) -> str:
+        """``value`` (in the base unit) in this scale, with ``± half_width`` if given."""
+        if value is None or not math.isfinite(value):
+            return NO_VALUE
+        scaled = value * self.factor
+        if self.whole and half_width is None and scaled == int(scaled):
+            text = str(int(scaled))
+        else:
+            decimals = rounded_decimals(scaled)
+            text = number(scaled, decimals)
+            if half_width is not None and math.isfinite(half_width):
+                half = half_width * self.factor
+                half_text = number(half, decimals)
+                if half > 0 and float(half_text) == 0:
+                    half_text = f"{half:.1g}"  # a CI too narrow to show at the value's precision
+                text += f" ± {half_text}"
+        return f"{text}{self.suffix}" if unit else text
 
 
-def format_bytes_rate(value: float) -> str:
-    """A byte rate in powers of 1024, e.g. "142 MiB/s"."""
-    scaled = float(value)
-    prefixes = ("", "Ki", "Mi", "Gi", "Ti")
-    index = 0
-    while abs(scaled) >= 1024 and index < len(prefixes) - 1:
-        scaled /= 1024
-        index += 1
-    digits = 2 if abs(scaled) < 10 else 1 if abs(scaled) < 100 else 0
-    return f"{scaled:.{digits}f} {prefixes[index]}B/s"
+@dataclass(frozen=True, slots=True)
+class _Rung:
+    """One step of a unit's ladder: used for magnitudes from ``start`` (in the base unit)."""
+
+    start: float
+    scale: Scale
 
 
-def format_count(value: float) -> str:
-    """A count or rate with a k/M suffix past 10,000, e.g. "64.8k"."""
-    if abs(value) >= 1e6:
-        return f"{value / 1e6:.3g}M"
-    if abs(value) >= 1e4:
-        return f"{value / 1e3:.3g}k"
-    if value == int(value):
-        return str(int(value))
-    return f"{value:.4g}"
+def _ladder(
+    base: float, names: Sequence[str], *, first: float | None = None, whole: bool = False
+) -> tuple[_Rung, ...]:
+    """Rungs ``names[i]`` at base**i; ``first`` overrides where the second rung starts."""
+    rungs = []
+    for i, name in enumerate(names):
+        size = base**i
+        start = 0.0 if i == 0 else first if i == 1 and first is not None else size
+        rungs.append(_Rung(start, Scale(size**-1, name, f" {name}", whole and i == 0)))
+    return tuple(rungs)
 
 
-def format_value(metric: str, value: float) -> str:
-    """A metric's value in readable form, chosen by the metric's name."""
-    if not math.isfinite(value):
-        return str(value)
-    if metric.endswith("_bps"):
-        return format_bits(value)
-    if metric.endswith("_bytes_per_s"):
-        return format_bytes_rate(value)
-    if metric.endswith("_percent"):
-        return f"{value:.3g} %"
-    if metric.endswith("_ms"):
-        return f"{value:.3g} ms"
-    if metric.endswith("_us"):
-        return f"{value / 1000:.3g} ms" if abs(value) >= 1000 else f"{value:.3g} µs"
-    return format_count(value)
+def _count_ladder(unit: str) -> tuple[_Rung, ...]:
+    """Counts (unit "") print "64.8k" under a "thousand" axis; rates "64.8 kIO/s"."""
+    if unit:
+        return _ladder(1000.0, (unit, f"k{unit}", f"M{unit}"), first=1e4)
+    return (
+        _Rung(0.0, Scale(1.0, "", "", whole=True)),
+        _Rung(1e4, Scale(1e-3, "thousand", "k")),
+        _Rung(1e6, Scale(1e-6, "million", "M")),
+    )
+
+
+_DECIMAL = ("", "K", "M", "G", "T")
+_BINARY = ("", "Ki", "Mi", "Gi", "Ti")
+_LADDERS: dict[str, tuple[_Rung, ...]] = {
+    "bit/s": _ladder(1000.0, [f"{p}bit/s" for p in _DECIMAL]),
+    "bit": _ladder(1000.0, [f"{p}bit" for p in _DECIMAL], whole=True),
+    "B/s": _ladder(1024.0, [f"{p}B/s" for p in _BINARY]),
+    "B": _ladder(1024.0, [f"{p}B" for p in _BINARY], whole=True),
+    SI_BYTES: _ladder(1000.0, ("B", "kB", "MB", "GB", "TB", "PB"), whole=True),
+    "µs": _ladder(1000.0, ("µs", "ms", "s")),
+    "ms": _ladder(1000.0, ("ms", "s")),
+    "IO/s": _count_ladder("IO/s"),
+    "op/s": _count_ladder("op/s"),
+    "count": _count_ladder(""),
+    "": _count_ladder(""),
+}
+
+
+def has_ladder(unit: str) -> bool:
+    """True if values of ``unit`` change prefix with their size (False for %, s, unknown)."""
+    return unit in _LADDERS
+
+
+def scale_for(unit: str, magnitude: float) -> Scale:
+    """The scale of ``unit`` for values around ``magnitude`` (its sign and NaN ignored).
+
+    The rung is chosen on the magnitude as it prints: 999.6e6 bit/s rounds to 1.00e9, so
+    Gbit/s. Units without a ladder (%, s, unknown symbols) come back as they are.
+    """
+    ladder = _LADDERS.get(unit)
+    if ladder is None:
+        return Scale(1.0, unit, f" {unit}" if unit else "")
+    size = abs(magnitude) if math.isfinite(magnitude) else 0.0
+    index = max(i for i, rung in enumerate(ladder) if size >= rung.start)
+    if index + 1 < len(ladder):
+        factor = ladder[index].scale.factor
+        shown = abs(float(number(size * factor, rounded_decimals(size * factor))))
+        if shown / factor >= ladder[index + 1].start * (1 - 1e-9):
+            index += 1  # rounding carried it into the next rung ("1000 Mbit/s")
+    return ladder[index].scale
+
+
+def range_scale(unit: str, values: Iterable[float]) -> Scale:
+    """The scale of an axis showing ``values``: the one of their largest finite magnitude."""
+    finite = [abs(v) for v in values if math.isfinite(v)]
+    return scale_for(unit, max(finite, default=0.0))
+
+
+def metric_scale(metric: str, magnitude: float) -> Scale:
+    """``scale_for`` the unit of ``metric`` (a name of ``domain.metrics``)."""
+    return scale_for(metric_unit(metric), magnitude)
+
+
+def axis_label(label: str, scale: Scale) -> str:
+    """``Throughput (Mbit/s)``: a chart axis or column title naming the scaled unit."""
+    return f"{label} ({scale.unit})" if scale.unit else label
+
+
+def format_quantity(
+    unit: str,
+    value: float | None,
+    half_width: float | None = None,
+    *,
+    scale: Scale | None = None,
+    with_unit: bool = True,
+) -> str:
+    """A value of ``unit`` for people, in ``scale`` or the scale of its own size."""
+    if value is None or not math.isfinite(value):
+        return NO_VALUE
+    chosen = scale or scale_for(unit, value)
+    return chosen.format(value, half_width, unit=with_unit)
+
+
+def format_value(
+    metric: str,
+    value: float | None,
+    half_width: float | None = None,
+    *,
+    scale: Scale | None = None,
+    unit: bool = True,
+) -> str:
+    """A metric's value: ``9.79 Gbit/s``, ``9.79 ± 0.02 Gbit/s``, ``0.0480 ms``, ``6315``."""
+    return format_quantity(metric_unit(metric), value, half_width, scale=scale, with_unit=unit)
+
+
+def format_bits(value: float | None) -> str:
+    """A bit rate: ``941 Mbit/s``, ``1.25 Gbit/s``."""
+    return format_quantity("bit/s", value)
+
+
+def format_count(value: float | None) -> str:
+    """A count or a count rate without its unit: ``6315``, ``64.8k``, ``1.20M``."""
+    return format_quantity("count", value)
+
+
+def rounded_decimals(scaled: float, significant: int = SIGNIFICANT) -> int:
+    """``decimals_for`` after rounding, so 9.996 shows as "10.0", not "10.00"."""
+    decimals = decimals_for(scaled, significant)
+    rounded = float(number(scaled, decimals))
+    return min(decimals, decimals_for(rounded, significant)) if rounded else decimals
+
+
+def decimals_for(scaled: float, significant: int = SIGNIFICANT) -> int:
+    """Decimal places that show ``significant`` digits of ``scaled`` (never negative, ≤ 6)."""
+    if scaled == 0 or not math.isfinite(scaled):
+        return 0
+    magnitude = math.floor(math.log10(abs(scaled)))
+    return max(0, min(6, significant - 1 - magnitude))
+
+
+def number(value: float, decimals: int) -> str:
+    """A number with a fixed count of decimals ("-0.0" shown as "0.0")."""
+    text = f"{value:.{decimals}f}"
+    return text[1:] if text.startswith("-") and float(text) == 0 else text

@@ -43,7 +43,7 @@ from pairbench.domain import Line, LineSource, Record, Run, RunSpec, RunStatus
 from pairbench.domain.units import format_value
 from pairbench.export.charts import ChartKind, ChartRenderer, ChartUnavailable, chart_spec
 from pairbench.export.escaping import markdown_row, markdown_text
-from pairbench.export.run_json import pair_from_payload, pair_payload
+from pairbench.export.run_json import pair_from_payload, pair_payload, run_fields
 from pairbench.export.runs_csv import runs_csv
 from pairbench.export.selection import load_inputs
 from pairbench.export.tables import comparison_report, to_markdown
@@ -145,26 +145,10 @@ def run_record(
         name = _raw_name(seq, source)
         files[name] = text.encode("utf-8", errors="surrogatepass")
         raw_index.append({"source": source, "file": name})
-    record = {
-        "id": run.id,
-        "pair": run.spec.pair,
-        "tool": run.spec.tool,
-        "tool_version": run.tool_version,
-        "params": dict(run.spec.params),
-        "status": run.status.value,
-        "started_at": run.started_at,
-        "ended_at": run.ended_at,
-        "label": run.label,
-        "tags": dict(run.tags),
-        "notes": run.notes,
-        "error": run.error,
-        "summary": {k: _float_out(v) for k, v in run.summary.items()},
-        "summary_complete": run.summary_complete,
-        "host_facts": {k: dict(v) for k, v in run.host_facts.items()},
-        "pair_detail": pair_payload(item.pair),
-        "series": series_index,
-        "raw": raw_index,
-    }
+    record = run_fields(run, number=_float_out)
+    record["pair_detail"] = pair_payload(item.pair)
+    record["series"] = series_index
+    record["raw"] = raw_index
     if item.series:
         files["series.csv"] = runs_csv([(run, item.series)]).encode()
     return record, files

@@ -13,7 +13,6 @@ from __future__ import annotations
 
 import enum
 import math
-import statistics
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Protocol
@@ -22,8 +21,8 @@ import numpy as np
 
 from pairbench.analysis.compare import Comparison, Curve, GroupKind
 from pairbench.analysis.stats import FloatArray
-from pairbench.export.formatting import Scale, scale_for
-from pairbench.export.tables import comparison_title, footer_text
+from pairbench.domain.units import Scale, axis_label
+from pairbench.export.tables import comparison_scale, comparison_title, footer_text
 
 # Okabe–Ito (colour-blind safe) first, then more distinct hues for larger comparisons.
 PALETTE = (
@@ -122,10 +121,6 @@ def _legend(text: str) -> str:
     return text if len(text) <= MAX_LEGEND else text[: MAX_LEGEND - 1] + "…"
 
 
-def _axis_label(label: str, scale: Scale) -> str:
-    return f"{label} ({scale.unit})" if scale.unit else label
-
-
 def chart_spec(
     cmp: Comparison,
     kind: ChartKind = ChartKind.BOTH,
@@ -140,11 +135,7 @@ def chart_spec(
         raise ValueError("a chart needs at least 200×150 pixels and 24–1200 dpi")
     groups = [g.name for g in cmp.groups]
     colors = {name: PALETTE[i % len(PALETTE)] for i, name in enumerate(groups)}
-    means = [g.stats.mean for g in cmp.groups if g.stats is not None]
-    reference = statistics.median([abs(m) for m in means]) if means else 0.0
-    if not means and cmp.curves:
-        reference = float(np.median(np.abs(np.concatenate([c.v for c in cmp.curves]))))
-    scale = scale_for(cmp.metric.name, reference)
+    scale = comparison_scale(cmp)  # the title, the value axis and the points share it
     if kind is ChartKind.BOTH and not cmp.curves:
         kind = ChartKind.SUMMARY  # nothing to overlay: no run stored a series of the metric
     span = max((float(c.t[-1]) for c in cmp.curves if c.t.size), default=0.0)
@@ -154,7 +145,7 @@ def chart_spec(
         title=title or comparison_title(cmp),
         footer=footer_text(cmp),
         x_label=f"Time since run start ({t_unit})",
-        y_label=_axis_label(cmp.metric.label, scale),
+        y_label=axis_label(cmp.metric.label, scale),
         curves=tuple(_curves(cmp, colors, scale, t_factor)),
         points=tuple(_points(cmp, colors, scale)),
         summary_title=_summary_title(cmp),

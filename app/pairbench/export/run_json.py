@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 import math
-from collections.abc import Iterable, Mapping
+from collections.abc import Callable, Iterable, Mapping
 from typing import Any
 
 from pairbench.domain import AuthMethod, Host, HostPair, Run, Series
@@ -55,8 +55,12 @@ def parse_payload(
     return payload
 
 
-def run_fields(run: Run) -> dict[str, Any]:
-    """A stored run's own fields (without series)."""
+def run_fields(run: Run, *, number: Callable[[float], Any] = _number) -> dict[str, Any]:
+    """A stored run's own fields (without series), the one place that names them.
+
+    ``number`` writes a summary value: by default NaN and infinities become null; the evidence
+    bundle (``export/bundle.py``) keeps them, as strings.
+    """
     return {
         "id": run.id,
         "pair": run.spec.pair,
@@ -70,7 +74,7 @@ def run_fields(run: Run) -> dict[str, Any]:
         "tags": dict(run.tags),
         "notes": run.notes,
         "error": run.error,
-        "summary": {k: _number(v) for k, v in run.summary.items()},
+        "summary": {k: number(v) for k, v in run.summary.items()},
         "summary_complete": run.summary_complete,
         "host_facts": {k: dict(v) for k, v in run.host_facts.items()},
     }

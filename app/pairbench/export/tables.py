@@ -19,8 +19,11 @@ from collections.abc import Sequence
 from dataclasses import dataclass
 from datetime import UTC, datetime
 
+import numpy as np
+
 from pairbench.analysis.compare import Comparison, GroupKind, GroupResult
 from pairbench.analysis.outliers import OutlierMethod
+from pairbench.domain.units import Scale, axis_label, format_value, metric_scale
 from pairbench.export.escaping import (
     csv_line,
     html_text,
@@ -28,14 +31,7 @@ from pairbench.export.escaping import (
     markdown_text,
     terminal_text,
 )
-from pairbench.export.formatting import (
-    Scale,
-    format_fraction,
-    format_measure,
-    format_p,
-    format_percent_change,
-    scale_for,
-)
+from pairbench.export.formatting import format_fraction, format_p, format_percent_change
 
 
 @dataclass(frozen=True, slots=True)
@@ -85,7 +81,7 @@ def headline_table(cmp: Comparison) -> TextTable:
     for row in table.rows:
         cells = [row.group, row.description, str(row.n)]
         for column, cell, scale in zip(table.columns, row.cells, scales, strict=True):
-            cells.append(format_measure(column.metric, cell.mean, cell.half_width, scale=scale))
+            cells.append(format_value(column.metric, cell.mean, cell.half_width, scale=scale))
             if row.is_baseline:
                 cells.append("baseline")
             else:
@@ -98,29 +94,34 @@ def _column_scale(cmp: Comparison, index: int) -> Scale:
     metric = cmp.table.columns[index].metric
     means = [r.cells[index].mean for r in cmp.table.rows if r.cells[index].mean is not None]
     reference = statistics.median([abs(m) for m in means if m is not None]) if means else 0.0
-    return scale_for(metric, reference)
+    return metric_scale(metric, reference)
 
 
-def _metric_scale(cmp: Comparison) -> Scale:
-    means = [g.stats.mean for g in cmp.groups if g.stats is not None]
-    return scale_for(cmp.metric.name, statistics.median(map(abs, means)) if means else 0.0)
+def comparison_scale(cmp: Comparison) -> Scale:
+    """The scale of the compared metric that the title, the statistics and the chart share:
+    the one of the groups' median mean (of the curves' median value when no group has one)."""
+    means = [abs(g.stats.mean) for g in cmp.groups if g.stats is not None]
+    if means:
+        return metric_scale(cmp.metric.name, statistics.median(means))
+    values = np.abs(np.concatenate([c.v for c in cmp.curves])) if cmp.curves else np.empty(0)
+    values = values[np.isfinite(values)]
+    return metric_scale(cmp.metric.name, float(np.median(values)) if values.size else 0.0)
 
 
 def stats_table(cmp: Comparison) -> TextTable:
     """Group | n | Mean | Median | Std dev | CV | CI | Min | Max | Discarded."""
-    scale = _metric_scale(cmp)
-    unit = f" ({scale.unit})" if scale.unit else ""
+    scale = comparison_scale(cmp)
     metric = cmp.metric.name
     headers = (
         "Group",
         "n",
-        f"Mean{unit}",
-        f"Median{unit}",
-        f"Std dev{unit}",
+        axis_label("Mean", scale),
+        axis_label("Median", scale),
+        axis_label("Std dev", scale),
         "CV",
-        f"{_level(cmp)} CI{unit}",
-        f"Min{unit}",
-        f"Max{unit}",
+        axis_label(f"{_level(cmp)} CI", scale),
+        axis_label("Min", scale),
+        axis_label("Max", scale),
         "Discarded",
     )
     rows: list[tuple[str, ...]] = []
@@ -132,7 +133,7 @@ def stats_table(cmp: Comparison) -> TextTable:
             continue
 
         def fmt(value: float | None) -> str:
-            return format_measure(metric, value, scale=scale, unit=False)
+            return format_value(metric, value, scale=scale, unit=False)
 
         ci = "—" if st.ci is None else f"{fmt(st.ci.low)} … {fmt(st.ci.high)}"
         rows.append(
@@ -161,16 +162,16 @@ def welch_table(cmp: Comparison) -> TextTable | None:
     for name, d in cmp.differences.items():
         # Each row in the unit of its own size: "21.6 Mbit/s", not "0.0216 Gbit/s".
         bounds = [d.ci.low, d.ci.high] if d.ci is not None else []
-        scale = scale_for(metric, max(abs(x) for x in [d.difference, *bounds]))
+        scale = metric_scale(metric, max(abs(x) for x in [d.difference, *bounds]))
         ci = "—"
         if d.ci is not None:
-            low = format_measure(metric, d.ci.low, scale=scale)
-            high = format_measure(metric, d.ci.high, scale=scale)
+            low = format_value(metric, d.ci.low, scale=scale)
+            high = format_value(metric, d.ci.high, scale=scale)
             ci = f"{low} … {high}"
         rows.append(
             (
                 f"{name} − {cmp.baseline}",
-                format_measure(metric, d.difference, scale=scale),
+                format_value(metric, d.difference, scale=scale),
                 format_percent_change(d.relative),
                 ci,
                 "—" if d.t is None else f"{d.t:.2f}",
@@ -221,9 +222,9 @@ def _grouping_text(cmp: Comparison) -> str:
 
 
 def comparison_title(cmp: Comparison) -> str:
-    """E.g. "Throughput (bit/s), grouped by pair"."""
-    unit = f" ({cmp.metric.unit})" if cmp.metric.unit else ""
-    return f"{cmp.metric.label}{unit}, {_grouping_text(cmp)}"
+    """E.g. "Throughput (Mbit/s), grouped by pair": the unit of the numbers shown under it
+    (``comparison_scale``: the statistics table's columns and the chart's value axis)."""
+    return f"{axis_label(cmp.metric.label, comparison_scale(cmp))}, {_grouping_text(cmp)}"
 
 
 def comparison_report(cmp: Comparison, *, title: str | None = None) -> Report:
@@ -269,7 +270,7 @@ def _discarded_section(cmp: Comparison) -> Section:
     lines: list[str] = []
     for g in cmp.groups:
         lines += [
-            f"run {d.run_id} ({g.name}): {format_measure(cmp.metric.name, d.value)} — {d.reason}"
+            f"run {d.run_id} ({g.name}): {format_value(cmp.metric.name, d.value)} — {d.reason}"
             for d in g.discarded
         ]
         lines += [f"{g.name}: {g.outliers.note}" for g in [g] if g.outliers and g.outliers.note]
@@ -372,12 +373,17 @@ def to_html(report: Report) -> str:
 TEXT_CELL_MAX = 60  # characters of a terminal table cell; longer text is cut with "…"
 
 
-def text_table(table: TextTable) -> str:
-    """Columns padded to their widest cell, two spaces apart; cells safe for a terminal
-    (``terminal_text``: controls shown as escapes, cut at ``TEXT_CELL_MAX`` characters)."""
+def text_table(table: TextTable, *, cell_max: int | Sequence[int] = TEXT_CELL_MAX) -> str:
+    """Columns padded to their widest cell, two spaces apart, a rule under the headers; cells
+    safe for a terminal (``terminal_text``: controls shown as escapes, cut at ``cell_max``
+    characters, one limit for every column or one per column)."""
+    limits = [cell_max] * len(table.headers) if isinstance(cell_max, int) else list(cell_max)
     table = TextTable(
-        tuple(terminal_text(h, TEXT_CELL_MAX) for h in table.headers),
-        tuple(tuple(terminal_text(c, TEXT_CELL_MAX) for c in row) for row in table.rows),
+        tuple(terminal_text(h, n) for h, n in zip(table.headers, limits, strict=True)),
+        tuple(
+            tuple(terminal_text(c, n) for c, n in zip(row, limits, strict=True))
+            for row in table.rows
+        ),
         table.align,
     )
     widths = [len(h) for h in table.headers]
@@ -454,7 +460,7 @@ def group_summary_lines(groups: Sequence[GroupResult], metric: str) -> list[str]
             continue
         half = g.stats.ci.half_width if g.stats.ci else None
         lines.append(
-            f"{g.name}: {format_measure(metric, g.stats.mean, half)} "
+            f"{g.name}: {format_value(metric, g.stats.mean, half)} "
             f"(n = {g.stats.n}, CV {format_fraction(g.stats.cv)})"
         )
     return lines

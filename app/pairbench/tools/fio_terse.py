@@ -7,6 +7,7 @@ import re
 from typing import Final, NamedTuple
 
 from pairbench.domain import Record, Summary
+from pairbench.tools.base import ParseError
 from pairbench.tools.feed import feed_text
 from pairbench.tools.fio_intervals import Cumulative, ReportDiffer, SlotReport
 from pairbench.tools.fio_json import fio_error_message
@@ -34,6 +35,8 @@ _INT_RE: Final = re.compile(r"[0-9]{1,20}")
 _FLOAT_RE: Final = re.compile(r"[0-9]{1,20}(?:\.[0-9]{1,20})?")
 _PCT_RE: Final = re.compile(r"([0-9]{1,3}\.[0-9]{1,20})%=([0-9]{1,20})")
 _START_RE: Final = re.compile(r"[2-5];")
+# A terse line of a version this parser does not know (a later fio's): "6;fio-4.0;job;...".
+_OTHER_VERSION_RE: Final = re.compile(r"([0-9]{1,4});fio-[0-9]")
 # Clones of one job (numjobs) print lines with the same name; within one report their
 # runtimes differ by a few ms. A line of the first job's name that is later than this (or
 # whose disk figures differ) begins the next report.
@@ -175,6 +178,10 @@ class FioTerseParser:
         if parsed is None:
             if _START_RE.match(line) is not None and line.count(";") >= 20:
                 self._truncated = True  # a terse line cut short
+            elif (other := _OTHER_VERSION_RE.match(line)) and line.count(";") >= 20:
+                raise ParseError(
+                    f"fio terse version {other.group(1)}: Pairbench reads versions 2 to 5"
+                )
             return []
         self._truncated = False
         self.version = parsed.version

@@ -29,7 +29,7 @@ import pyqtgraph as pg  # after PySide6 (DESIGN §2)
 
 from pairbench.domain import METRICS, Run
 from pairbench.domain.host_text import format_tags
-from pairbench.domain.units import format_value
+from pairbench.domain.units import format_value, range_scale
 from pairbench.engine.run_query import RunDetail, load_run_detail
 from pairbench.library.analyses import get_analyses
 from pairbench.library.series import SeriesArrays
@@ -39,14 +39,6 @@ from pairbench.ui.library.jobs import call_for, error_text
 from pairbench.ui.library.runs_model import STATUS_COLORS
 from pairbench.ui.run.burst_panel import burst_analysis_rows
 
-# Units pyqtgraph may scale with SI prefixes (values converted to the base unit first).
-_SI_UNITS: dict[str, tuple[str, float]] = {
-    "bit/s": ("bit/s", 1.0),
-    "B/s": ("B/s", 1.0),
-    "ms": ("s", 1e-3),
-    "µs": ("s", 1e-6),
-    "B": ("B", 1.0),
-}
 _COLORS = ("#1f77b4", "#ff7f0e", "#2ca02c", "#d62728", "#9467bd", "#8c564b", "#e377c2", "#17becf")
 PLOT_HEIGHT = 210
 FEW_POINTS = 40  # up to this many samples, each is drawn as a dot too
@@ -87,6 +79,12 @@ def _without_copied_sum(group: list[SeriesArrays]) -> list[SeriesArrays]:
     return group
 
 
+def _max_abs(values: np.ndarray) -> float:
+    """The largest finite magnitude of ``values`` (0.0 when none is finite)."""
+    finite = np.abs(values[np.isfinite(values)])
+    return float(finite.max()) if finite.size else 0.0
+
+
 class MetricPlot(pg.PlotWidget):
     """One metric over time, a curve per stream ("sum" drawn thicker)."""
 
@@ -95,7 +93,9 @@ class MetricPlot(pg.PlotWidget):
         self.metric = metric
         info = METRICS.get(metric)
         unit = series[0].unit if series else ""
-        si_unit, factor = _SI_UNITS.get(unit, ("", 1.0))
+        # The axis in the unit vocabulary's scale for these values (Gbit/s, MiB/s, ms).
+        scale = range_scale(unit, (_max_abs(one.v) for one in series))
+        factor = scale.factor
         title = info.label if info else metric
         self.setMinimumHeight(PLOT_HEIGHT)
         self.setMaximumHeight(PLOT_HEIGHT + 60)
@@ -108,10 +108,8 @@ class MetricPlot(pg.PlotWidget):
             item.getAxis(axis).setPen("#606060")
             item.getAxis(axis).setTextPen("#303030")
         item.getAxis("left").setWidth(72)  # the same for every plot: their x axes line up
-        if si_unit:
-            item.setLabel("left", units=si_unit)
-        elif unit and unit != "count":
-            item.setLabel("left", unit)
+        if scale.unit:
+            item.setLabel("left", scale.unit)
         item.setLabel("bottom", "time since start", units="s")
         if len(series) > 1:
             item.addLegend(offset=(-10, 10), labelTextColor="#202020")

@@ -1,4 +1,4 @@
-"""Live plots: growable buffers, unit scaling, pyqtgraph plots that follow a streaming run.
+"""Live plots: growable buffers, pyqtgraph plots that follow a streaming run.
 
 PySide6 is imported here, before any module of this package imports pyqtgraph, so pyqtgraph
 binds to it (DESIGN §2: import PySide6 before pyqtgraph).

@@ -24,9 +24,9 @@ from PySide6.QtWidgets import (
     QWidget,
 )
 
+from pairbench.domain.units import Scale, scale_for
 from pairbench.ui.plotting.buffers import GrowableSeries
 from pairbench.ui.plotting.layout import PlotSpec, curve_name
-from pairbench.ui.plotting.scaling import Scale, choose_scale
 from pairbench.ui.plotting.time_axis import TimeAxis, clock_text
 
 # A qualitative palette readable on white (Tableau 10 without its grey).
@@ -90,7 +90,7 @@ class LivePlot(QWidget):
         self.curves: dict[tuple[str, str], Curve] = {}
         # Fixed curves drawn with the live ones (a pinned baseline): counted when fitting y.
         self.overlays: list[pg.PlotDataItem] = []
-        self.scale: Scale = choose_scale(spec.unit, 0.0)
+        self.scale: Scale = scale_for(spec.unit, 0.0)
         self._dirty = False
         self._stream_colors = stream_colors if stream_colors is not None else {}
 
@@ -258,7 +258,7 @@ class LivePlot(QWidget):
             else:  # a NaN or infinity arrived: let pyqtgraph leave gaps there
                 curve.item.setData(series.t, series.v, skipFiniteCheck=False, connect="finite")
         max_abs = max((c.series.max_abs for c in self.curves.values()), default=0.0)
-        scale = choose_scale(self.spec.unit, max_abs)
+        scale = scale_for(self.spec.unit, max_abs)
         if scale != self.scale:
             self._apply_scale(scale)
         return True

@@ -17,7 +17,7 @@ from PySide6.QtWidgets import QFrame, QGridLayout, QLabel, QVBoxLayout, QWidget
 
 from pairbench.analysis.burst import BurstEstimate, BurstModel, BurstState
 from pairbench.domain import Record
-from pairbench.domain.units import format_bits
+from pairbench.domain.units import SI_BYTES, format_bits, format_quantity, scale_for
 from pairbench.ui.plotting.run_plots import RunPlots
 from pairbench.ui.run.burst_overlay import BASELINE_COLOR, BURST_COLOR, BurstOverlay
 from pairbench.ui.run.controller import RunController
@@ -30,23 +30,13 @@ ATTACH_RETRY_MS = 250  # the throughput plot is built lazily: look again this of
 
 
 def gigabytes(bits: float) -> str:
-    """Bits as decimal gigabytes, ~3 significant digits: ``2.1 GB``."""
-    gb = bits / 8e9
-    return f"{gb:.3g} GB" if abs(gb) < 100 else f"{gb:.0f} GB"
+    """Bits as decimal gigabytes (how clouds quote a bucket), 3 significant digits: ``2.10 GB``."""
+    return scale_for(SI_BYTES, 1e9).format(bits / 8)
 
 
 def size(bits: float) -> str:
-    """Bits as bytes with a decimal prefix, ~3 significant digits: ``6.68 MB``."""
-    scaled, index = bits / 8, 0
-    prefixes = ("B", "kB", "MB", "GB", "TB", "PB")
-    while abs(scaled) >= 1000 and index < len(prefixes) - 1:
-        scaled /= 1000
-        index += 1
-    return (
-        f"{scaled:.3g} {prefixes[index]}"
-        if abs(scaled) < 100
-        else f"{scaled:.0f} {prefixes[index]}"
-    )
+    """Bits as bytes with a decimal prefix, 3 significant digits: ``6.68 MB``."""
+    return format_quantity(SI_BYTES, bits / 8)
 
 
 def _pm(value: str, err: str | None) -> str:
