@@ -73,7 +73,7 @@ def _table_texts(table) -> list[list[str]]:  # type: ignore[no-untyped-def]
 
 
 def _open_host_dialog(qtbot: QtBot, panel: HostsPanel) -> HostDialog:
-    qtbot.mouseClick(panel.add_host_button, Qt.MouseButton.LeftButton)
+    qtbot.mouseClick(panel.hosts_list.add_button, Qt.MouseButton.LeftButton)
     dialog = panel.dialog
     assert isinstance(dialog, HostDialog) and dialog.isVisible()
     return dialog
@@ -109,7 +109,7 @@ def test_add_host_and_pair_through_the_dialogs(
     )
     qtbot.waitUntil(lambda: _closed(dialog), timeout=WAIT_MS)
     qtbot.waitUntil(lambda: any(h.name == "client-1" for h in panel.hosts), timeout=WAIT_MS)
-    rows = _table_texts(panel.hosts_table)
+    rows = _table_texts(panel.hosts_list.table)
     assert [
         "client-1",
         "10.0.0.5",
@@ -129,7 +129,7 @@ def test_add_host_and_pair_through_the_dialogs(
     )
     assert dict(host.tags) == {"role": "client", "note": "two words"}
 
-    qtbot.mouseClick(panel.add_pair_button, Qt.MouseButton.LeftButton)
+    qtbot.mouseClick(panel.pairs_list.add_button, Qt.MouseButton.LeftButton)
     pair_dialog = panel.dialog
     assert isinstance(pair_dialog, PairDialog)
     qtbot.keyClicks(pair_dialog.name_edit, "lab-pair")
@@ -145,7 +145,7 @@ def test_add_host_and_pair_through_the_dialogs(
     qtbot.waitUntil(lambda: any(p.name == "lab-pair" for p in panel.pairs), timeout=WAIT_MS)
     assert _closed(pair_dialog)
     assert panel.selected_pair() == "lab-pair"
-    rows = _table_texts(panel.pairs_table)
+    rows = _table_texts(panel.pairs_list.table)
     assert [
         "lab-pair",
         "localhost → client-1",
@@ -238,7 +238,7 @@ def test_key_file_and_jump_rules_are_the_clis(
 
     # bastion is now a jump host: removing it is refused with the CLI's message.
     panel.select_host("bastion")
-    qtbot.mouseClick(panel.remove_host_button, Qt.MouseButton.LeftButton)
+    qtbot.mouseClick(panel.hosts_list.remove_button, Qt.MouseButton.LeftButton)
     qtbot.waitUntil(lambda: "jump host of inner" in panel.message.text(), timeout=WAIT_MS)
     assert panel.message.kind == "error"
     assert get_host(library, "bastion")
@@ -273,25 +273,25 @@ def test_password_host_without_keyring_says_it_is_asked_each_time(
     qtbot.waitUntil(lambda: _closed(dialog), timeout=WAIT_MS)
     assert "asked at each connection" in panel.message.text()
     assert get_host(library, "pw-host").auth is AuthMethod.PASSWORD
-    qtbot.waitUntil(lambda: panel.keyring_note.isVisibleTo(panel), timeout=WAIT_MS)
-    assert "asked at each connection" in panel.keyring_note.text()
+    qtbot.waitUntil(lambda: panel.hosts_list.keyring_note.isVisibleTo(panel), timeout=WAIT_MS)
+    assert "asked at each connection" in panel.hosts_list.keyring_note.text()
 
 
 def test_built_in_refusals_and_used_hosts_are_shown_plainly(
     qtbot: QtBot, panel: HostsPanel, library: Library, monkeypatch: pytest.MonkeyPatch
 ) -> None:
     panel.select_host("localhost")
-    qtbot.mouseClick(panel.edit_host_button, Qt.MouseButton.LeftButton)
+    qtbot.mouseClick(panel.hosts_list.edit_button, Qt.MouseButton.LeftButton)
     assert panel.dialog is None
     assert panel.message.text() == "the built-in host 'localhost' cannot be edited"
-    qtbot.mouseClick(panel.remove_host_button, Qt.MouseButton.LeftButton)
+    qtbot.mouseClick(panel.hosts_list.remove_button, Qt.MouseButton.LeftButton)
     qtbot.waitUntil(lambda: "cannot be removed" in panel.message.text(), timeout=WAIT_MS)
     assert panel.message.text() == "the built-in host 'localhost' cannot be removed"
 
     panel.select_pair("local")
-    qtbot.mouseClick(panel.edit_pair_button, Qt.MouseButton.LeftButton)
+    qtbot.mouseClick(panel.pairs_list.edit_button, Qt.MouseButton.LeftButton)
     assert panel.message.text() == "the built-in pair 'local' cannot be edited"
-    qtbot.mouseClick(panel.remove_pair_button, Qt.MouseButton.LeftButton)
+    qtbot.mouseClick(panel.pairs_list.remove_button, Qt.MouseButton.LeftButton)
     qtbot.waitUntil(
         lambda: panel.message.text() == "the built-in pair 'local' cannot be removed",
         timeout=WAIT_MS,
@@ -299,7 +299,7 @@ def test_built_in_refusals_and_used_hosts_are_shown_plainly(
 
     dialog = _add_host(qtbot, panel, "srv", "10.0.0.2")
     qtbot.waitUntil(lambda: _closed(dialog), timeout=WAIT_MS)
-    qtbot.mouseClick(panel.add_pair_button, Qt.MouseButton.LeftButton)
+    qtbot.mouseClick(panel.pairs_list.add_button, Qt.MouseButton.LeftButton)
     pair_dialog = panel.dialog
     assert isinstance(pair_dialog, PairDialog)
     qtbot.keyClicks(pair_dialog.name_edit, "p1")
@@ -316,18 +316,18 @@ def test_built_in_refusals_and_used_hosts_are_shown_plainly(
 
     monkeypatch.setattr(QMessageBox, "question", answer)
     panel.select_host("srv")
-    qtbot.mouseClick(panel.remove_host_button, Qt.MouseButton.LeftButton)
+    qtbot.mouseClick(panel.hosts_list.remove_button, Qt.MouseButton.LeftButton)
     qtbot.waitUntil(lambda: "used by pair(s) p1" in panel.message.text(), timeout=WAIT_MS)
     assert asked == []  # a refusal needs no confirmation
     assert get_host(library, "srv")
 
     panel.select_pair("p1")
-    qtbot.mouseClick(panel.remove_pair_button, Qt.MouseButton.LeftButton)
+    qtbot.mouseClick(panel.pairs_list.remove_button, Qt.MouseButton.LeftButton)
     qtbot.waitUntil(lambda: all(p.name != "p1" for p in panel.pairs), timeout=WAIT_MS)
     assert len(asked) == 1 and "runs stay" in asked[0]
     assert [p.name for p in list_pairs(library)] == ["local"]
     panel.select_host("srv")
-    qtbot.mouseClick(panel.remove_host_button, Qt.MouseButton.LeftButton)
+    qtbot.mouseClick(panel.hosts_list.remove_button, Qt.MouseButton.LeftButton)
     qtbot.waitUntil(lambda: all(h.name != "srv" for h in panel.hosts), timeout=WAIT_MS)
     assert [h.name for h in list_hosts(library)] == ["localhost"]
 
@@ -339,8 +339,8 @@ def test_check_on_the_local_pair_shows_tool_versions(
     require_program("ping")
     panel.select_pair("local")
     with qtbot.waitSignal(panel.checkFinished, timeout=60_000) as blocker:
-        qtbot.mouseClick(panel.check_button, Qt.MouseButton.LeftButton)
-        assert not panel.check_button.isEnabled()  # one check at a time
+        qtbot.mouseClick(panel.pairs_list.check_button, Qt.MouseButton.LeftButton)
+        assert not panel.pairs_list.check_button.isEnabled()  # one check at a time
     report = blocker.args[0]
     assert report is not None and report.ready
     lines = panel.check_view.texts()
@@ -349,7 +349,7 @@ def test_check_on_the_local_pair_shows_tool_versions(
     assert any(line.startswith("Data path ok, localhost reaches 127.0.0.1") for line in lines)
     assert any(line.startswith("Clock offset +0.000 s") for line in lines)
     assert panel.check_view.verdict.text() == "pair local is ready"
-    assert panel.check_button.isEnabled()
+    assert panel.pairs_list.check_button.isEnabled()
     out = REPO / "test-output"
     out.mkdir(exist_ok=True)
     assert panel.grab().save(str(out / "hosts_panel.png"))
@@ -392,7 +392,7 @@ def test_ssh_config_errors_are_shown_in_the_panel(
     panel.import_ssh_config(tmp_path / "nope")
     qtbot.waitUntil(lambda: "cannot read" in panel.message.text(), timeout=WAIT_MS)
     assert panel.message.kind == "error"
-    assert panel.import_button.isEnabled()
+    assert panel.hosts_list.import_button.isEnabled()
 
 
 # ---------------------------------------------------------------------------------------------
@@ -475,7 +475,7 @@ def password_ssh_server() -> Iterator[tuple[int, asyncssh.SSHKey]]:
 
 
 def _add_pair(qtbot: QtBot, panel: HostsPanel, name: str, client: str, server: str) -> None:
-    qtbot.mouseClick(panel.add_pair_button, Qt.MouseButton.LeftButton)
+    qtbot.mouseClick(panel.pairs_list.add_button, Qt.MouseButton.LeftButton)
     dialog = panel.dialog
     assert isinstance(dialog, PairDialog)
     qtbot.keyClicks(dialog.name_edit, name)
@@ -499,7 +499,7 @@ def test_unknown_host_key_is_shown_with_its_fingerprint_then_accepted(
     _add_pair(qtbot, panel, "p1", "localhost", "sshd")
 
     with qtbot.waitSignal(panel.checkFinished, timeout=60_000):
-        qtbot.mouseClick(panel.check_button, Qt.MouseButton.LeftButton)
+        qtbot.mouseClick(panel.pairs_list.check_button, Qt.MouseButton.LeftButton)
     view = panel.check_view
     assert view.key_box.isVisibleTo(panel)
     assert fingerprint in view.key_label.text() and "sshd" in view.key_label.text()
@@ -547,7 +547,7 @@ def test_without_a_keyring_the_check_asks_the_password_once_per_check(
     _add_pair(qtbot, panel, "p2", "localhost", "pwhost")
 
     with qtbot.waitSignal(panel.checkFinished, timeout=60_000):
-        qtbot.mouseClick(panel.check_button, Qt.MouseButton.LeftButton)
+        qtbot.mouseClick(panel.pairs_list.check_button, Qt.MouseButton.LeftButton)
     assert len(asked) == 1
     assert "root@127.0.0.1 (pwhost)" in asked[0] and "asked each time" in asked[0]
     assert panel.check_view.key_box.isVisibleTo(panel)  # the password came first, then the key
@@ -561,7 +561,7 @@ def test_without_a_keyring_the_check_asks_the_password_once_per_check(
     ]
 
     with qtbot.waitSignal(panel.checkFinished, timeout=60_000) as blocker:
-        qtbot.mouseClick(panel.check_button, Qt.MouseButton.LeftButton)
+        qtbot.mouseClick(panel.pairs_list.check_button, Qt.MouseButton.LeftButton)
     assert blocker.args[0].check.server.reachable
     assert len(asked) == 2  # a new check asks again: nothing keeps it
 

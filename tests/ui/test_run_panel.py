@@ -48,7 +48,7 @@ def test_first_start_has_this_computer_ready(
         panel = window.run_panel
         pair = panel.current_pair()
         assert pair is not None and pair.name == LOCAL_PAIR.name
-        assert panel.pair_combo.currentText() == "local — This computer"
+        assert panel.run_form.pair_choice.combo.currentText() == "local — This computer"
         assert panel.current_tool().name == "iperf3"
         assert panel.form is not None and set(panel.form.fields) == set(TOOLS["iperf3"].params)
         assert panel.start_button.isEnabled()
@@ -115,7 +115,7 @@ def test_presets_fill_the_form(
             if name not in preset.params:
                 assert values[name] == field.param.default, name
         assert panel.form.errors() == {}
-        assert panel.label_edit.text() == preset.name
+        assert panel.run_form.label_edit.text() == preset.name
         # What Start would submit resolves exactly like the CLI's --set.
         checked = panel.validate()
         assert not isinstance(checked, str), checked
@@ -141,9 +141,9 @@ def test_bad_values_show_an_error_and_start_nothing(
         set_field(panel, "bitrate", "fast")
         assert "bitrate must be" in panel.form.fields["bitrate"].widget.toolTip()  # live check
         click_start(qtbot, panel)
-        assert panel.error_label.isVisible()
-        assert "bitrate must be a rate" in panel.error_label.text()
-        assert "Traceback" not in panel.error_label.text()
+        assert panel.error_line.isVisible()
+        assert "bitrate must be a rate" in panel.error_line.text()
+        assert "Traceback" not in panel.error_line.text()
         assert window.bridge.runs == []
         assert window.run_tabs.tabs == []  # no run tab opened
 
@@ -151,7 +151,7 @@ def test_bad_values_show_an_error_and_start_nothing(
         set_field(panel, "reverse", "true")
         set_field(panel, "bidir", "true")
         click_start(qtbot, panel)
-        assert "reverse and bidir cannot be combined" in panel.error_label.text()
+        assert "reverse and bidir cannot be combined" in panel.error_line.text()
         assert window.bridge.runs == []
 
 
@@ -231,7 +231,7 @@ def test_unknown_host_key_shows_the_fingerprint_and_accept_restarts(
             "host lab-client: unknown host key SHA256:q1w2e3r4t5y6u7i8o9p0; check it, then "
             "accept it (--accept-new-host-key on the command line)"
         )
-        qtbot.waitUntil(panel.error_label.isVisible)
+        qtbot.waitUntil(panel.error_line.isVisible)
         assert not panel.host_key_box.isVisible()
         # What the engine raises when a host presents a key nobody accepted yet.
         controller.signals.refused.emit(
@@ -243,10 +243,10 @@ def test_unknown_host_key_shows_the_fingerprint_and_accept_restarts(
         )
         controller.signals.failed.emit("refused")
         qtbot.waitUntil(panel.host_key_box.isVisible)
-        assert "SHA256:q1w2e3r4t5y6u7i8o9p0" in panel.host_key_label.text()
-        assert "lab-client" in panel.host_key_label.text()
-        assert "--accept-new-host-key" not in panel.host_key_label.text()
-        qtbot.mouseClick(panel.accept_key_button, Qt.MouseButton.LeftButton)
+        assert "SHA256:q1w2e3r4t5y6u7i8o9p0" in panel.host_key_box.label.text()
+        assert "lab-client" in panel.host_key_box.label.text()
+        assert "--accept-new-host-key" not in panel.host_key_box.label.text()
+        qtbot.mouseClick(panel.host_key_box.accept_button, Qt.MouseButton.LeftButton)
         assert [accept for _spec, accept in started] == [False, True]
         assert started[1][0] == started[0][0]
         assert not panel.host_key_box.isVisible()
@@ -265,10 +265,10 @@ def test_engine_errors_are_shown_without_traceback(
 
         monkeypatch.setattr(window.bridge, "start_run", start_run)
         click_start(qtbot, panel)
-        qtbot.waitUntil(panel.error_label.isVisible, timeout=10_000)
-        assert "could not start" in panel.error_label.text()
-        assert "unknown tool 'no-such-tool'" in panel.error_label.text()
-        assert "Traceback" not in panel.error_label.text()
+        qtbot.waitUntil(panel.error_line.isVisible, timeout=10_000)
+        assert "could not start" in panel.error_line.text()
+        assert "unknown tool 'no-such-tool'" in panel.error_line.text()
+        assert "Traceback" not in panel.error_line.text()
         assert last_controller(panel).phase is RunPhase.FAILED
         assert window.run_tabs.tabs == []  # a run that never started gets no tab
 
@@ -382,7 +382,7 @@ def test_a_second_run_on_a_busy_host_is_refused_with_its_holder(
         first = last_controller(panel)
         # The same pair is busy: a second run there is refused, with the reason.
         click_start(qtbot, panel)
-        assert "busy" in panel.error_label.text()
+        assert "busy" in panel.error_line.text()
         qtbot.waitUntil(lambda: first.phase is RunPhase.RUNNING, timeout=15_000)
         with Library.open(library_path) as lib:
             add_pair(lib, replace(LOCAL_PAIR, name="local-2", description="This computer, again"))

@@ -71,10 +71,10 @@ def test_the_hosts_panel_builds_iperf3_321_on_the_chosen_host(
     panel.resize(1200, 760)
     panel.show()
     qtbot.waitUntil(lambda: bool(panel.hosts), timeout=WAIT_MS)
-    assert not panel.install_button.isEnabled()  # no host chosen yet
+    assert not panel.hosts_list.install_button.isEnabled()  # no host chosen yet
     panel.select_host(LOCAL_HOST.name)
-    assert panel.install_button.isEnabled()
-    menu = panel.install_button.menu()
+    assert panel.hosts_list.install_button.isEnabled()
+    menu = panel.hosts_list.install_button.menu()
     assert menu is not None
     labels = [action.text() for action in menu.actions()]
     assert labels == ["Install uperf on this host…", "Install iperf3 3.21 on this host…"]
@@ -122,9 +122,9 @@ def test_a_missing_uperf_is_offered_by_the_run_panel_and_the_pair_check(
         refused = last_controller(panel)
         qtbot.waitUntil(lambda: refused.phase is RunPhase.FAILED, timeout=WAIT_MS)
         assert panel.install_box.isVisible()
-        assert panel.install_button.text() == "Install uperf on localhost"
-        assert "uperf is not installed on localhost" in panel.install_label.text()
-        assert not panel.error_label.isVisible()
+        assert panel.install_box.button.text() == "Install uperf on localhost"
+        assert "uperf is not installed on localhost" in panel.install_box.label.text()
+        assert not panel.error_line.isVisible()
         save_png(panel, "run-panel-install-offer.png")
 
         hosts = window.hosts_panel
@@ -143,12 +143,13 @@ def test_a_missing_uperf_is_offered_by_the_run_panel_and_the_pair_check(
             line.startswith("uperf Uperf Version 1.0.8") for line in hosts.check_view.texts()
         )
 
-        qtbot.mouseClick(panel.install_button, Qt.MouseButton.LeftButton)
+        qtbot.mouseClick(panel.install_box.button, Qt.MouseButton.LeftButton)
         dialog = panel.install_dialog
         assert dialog is not None
-        qtbot.waitUntil(lambda: dialog.result is not None or dialog.error is not None,
+        qtbot.waitUntil(lambda: dialog.install_result is not None or dialog.error is not None,
                         timeout=60_000)  # fmt: skip
-        assert dialog.error is None and dialog.result is not None and dialog.result.already
+        assert dialog.error is None and dialog.install_result is not None
+        assert dialog.install_result.already
         assert not panel.install_box.isVisible()
         again = last_controller(panel)
         assert again is not refused  # started again by itself, with the same parameters

@@ -23,12 +23,18 @@ SETTINGS_ENV = "PAIRBENCH_SETTINGS"
 
 def create_app() -> QApplication:
     """The QApplication (reused if one exists, as under pytest-qt)."""
-    app = QApplication.instance() or QApplication(sys.argv[:1])
+    existing = QApplication.instance()
+    if existing is None:
+        app = QApplication(sys.argv[:1])
+    elif isinstance(existing, QApplication):
+        app = existing
+    else:
+        raise RuntimeError("a QCoreApplication without widgets is already running")
     app.setApplicationName("Pairbench")
     app.setOrganizationName("Pairbench")
     app.setApplicationVersion(__version__)
     set_desktop_identity(app)  # the icon (package data) and the .desktop file's name
-    return app  # type: ignore[return-value]
+    return app
 
 
 def app_settings() -> QSettings:

@@ -17,13 +17,14 @@ Formats (DESIGN §3):
 from __future__ import annotations
 
 from pathlib import Path
+from typing import cast
 
 import numpy as np
 import pyqtgraph as pg
 from PySide6.QtCore import QMarginsF, QRect, QRectF, QSize, QSizeF, Qt
-from PySide6.QtGui import QColor, QImage, QPageSize, QPainter, QPdfWriter
+from PySide6.QtGui import QColor, QImage, QPageSize, QPainter, QPaintEvent, QPdfWriter
 from PySide6.QtSvg import QSvgGenerator
-from PySide6.QtWidgets import QApplication
+from PySide6.QtWidgets import QApplication, QWidget
 
 from pairbench import __version__
 from pairbench.analysis.stats import FloatArray
@@ -49,7 +50,7 @@ DOWNSAMPLE_FACTOR = 1.0
 class ChartWidget(pg.GraphicsLayoutWidget):
     """A chart: title, overlay and/or summary plots, footer; white background."""
 
-    def __init__(self, spec: ChartSpec, parent=None) -> None:
+    def __init__(self, spec: ChartSpec, parent: QWidget | None = None) -> None:
         super().__init__(parent)
         self.spec = spec
         self.overlay_plot: pg.PlotItem | None = None
@@ -76,7 +77,7 @@ class ChartWidget(pg.GraphicsLayoutWidget):
             row += 1
         self.addLabel(spec.footer, row=row, col=0, size="8pt", color=FOOTER)
 
-    def paintEvent(self, event) -> None:
+    def paintEvent(self, event: QPaintEvent) -> None:
         super().paintEvent(event)
         self.frames_painted += 1
 
@@ -352,7 +353,8 @@ def _restore_pens(widget: ChartWidget, widths: list[float]) -> None:
 
 
 def _save_png(widget: ChartWidget, path: Path) -> None:
-    if not chart_image(widget).save(str(path), "PNG"):
+    # PySide6's stub types the format as bytes, but at run time only a str is accepted.
+    if not chart_image(widget).save(str(path), cast(bytes, "PNG")):
         raise OSError(f"cannot write {path}")
 
 

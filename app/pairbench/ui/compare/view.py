@@ -9,9 +9,11 @@ progress dialog past 200 ms, which can cancel) and opens the view when they are 
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from pathlib import Path
 
 from PySide6.QtCore import Qt, Signal
+from PySide6.QtGui import QCloseEvent
 from PySide6.QtWidgets import (
     QApplication,
     QComboBox,
@@ -42,7 +44,7 @@ from pairbench.analysis.compare import (
     tag_value,
 )
 from pairbench.analysis.outliers import OutlierMethod, OutlierPolicy
-from pairbench.export.charts import ChartKind, chart_spec
+from pairbench.export.charts import ChartKind, ChartSpec, chart_spec
 from pairbench.export.tables import (
     Report,
     TextTable,
@@ -130,8 +132,8 @@ class CompareView(QWidget):
         self.baseline_box.currentIndexChanged.connect(self.refresh)
 
         exports = QHBoxLayout()
-        for widget in (self.width_box, self.height_box, self.dpi_box):
-            exports.addWidget(widget)
+        for box in (self.width_box, self.height_box, self.dpi_box):
+            exports.addWidget(box)
         self.export_chart_button = QPushButton("Export chart…")
         self.copy_chart_button = QPushButton("Copy chart")
         self.export_table_button = QPushButton("Export table…")
@@ -246,7 +248,7 @@ class CompareView(QWidget):
             self.baseline_box.setCurrentIndex(names.index(cmp.baseline))
             self.baseline_box.blockSignals(False)
 
-    def spec(self, kind: ChartKind = ChartKind.BOTH):
+    def spec(self, kind: ChartKind = ChartKind.BOTH) -> ChartSpec:
         """The chart spec of the current comparison at the chosen size and dpi."""
         assert self.comparison is not None
         return chart_spec(
@@ -315,13 +317,13 @@ class CompareView(QWidget):
         if path:
             self._try(lambda: self.export_table(Path(path)))
 
-    def _try(self, action) -> None:
+    def _try(self, action: Callable[[], object]) -> None:
         try:
             action()
         except (OSError, ValueError) as exc:
             QMessageBox.warning(self, "Pairbench", f"Export failed: {exc}")
 
-    def closeEvent(self, event) -> None:
+    def closeEvent(self, event: QCloseEvent) -> None:
         if self.chart is not None:
             self.chart.release()
             self.chart = None

@@ -122,8 +122,8 @@ class CheckView(QWidget):
         self.verdict.setText(verdict_line(report.pair, ready))
         self.verdict.setStyleSheet(f"color: {(OK_COLOR if ready else BAD_COLOR).name()};")
         self.tree.clear()
-        self.install_buttons: list[QPushButton] = []
-        self._offers: list[tuple[QTreeWidgetItem, QPushButton]] = []
+        self.install_buttons = []
+        self._offers = []
         unknown = {key.host: key.fingerprint for key in report.unknown_keys}
         for role, host_check in (("Client", check.client), ("Server", check.server)):
             item = self._host_item(role, host_check, report.tool, unknown.get(host_check.name))
@@ -148,7 +148,9 @@ class CheckView(QWidget):
             self.tree.addTopLevelItem(problems)
             problems.setExpanded(True)
         for offer, button in self._offers:  # widgets go in once their items are in the tree
-            offer.parent().setExpanded(True)
+            parent = offer.parent()
+            if parent is not None:
+                parent.setExpanded(True)
             self.tree.setItemWidget(offer, 1, button)
         self._show_keys(report)
 
@@ -214,7 +216,9 @@ class CheckView(QWidget):
         """Every line of the result tree as "column0 column1" (for tests and copying)."""
         out: list[str] = []
 
-        def walk(item: QTreeWidgetItem) -> None:
+        def walk(item: QTreeWidgetItem | None) -> None:
+            if item is None:
+                return
             out.append(f"{item.text(0)} {item.text(1)}".strip())
             for index in range(item.childCount()):
                 walk(item.child(index))

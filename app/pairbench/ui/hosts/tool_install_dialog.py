@@ -39,7 +39,7 @@ class ToolInstallDialog(QDialog):
     ) -> None:
         super().__init__(parent)
         self.bridge, self.host, self.tool = bridge, host, tool
-        self.result: InstallResult | None = None
+        self.install_result: InstallResult | None = None
         self.error: str | None = None
         self._future: concurrent.futures.Future[InstallResult] | None = None
         self.setWindowTitle(f"{install_label(tool)} on {host}")
@@ -104,7 +104,7 @@ class ToolInstallDialog(QDialog):
         self.status.setText(f"{text[:1].upper()}{text[1:]}…")
 
     def _done(self, result: InstallResult) -> None:
-        self.result = result
+        self.install_result = result
         if result.already:
             text = f"{result.tool} is already on {result.host}: {result.path} ({result.version})."
         else:

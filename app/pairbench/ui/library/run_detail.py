@@ -371,4 +371,5 @@ class RunDetailView(QWidget):
         item = self.summary_item
         if item is None:
             return {}
-        return {item.child(i).text(0): item.child(i).text(1) for i in range(item.childCount())}
+        children = (item.child(i) for i in range(item.childCount()))
+        return {child.text(0): child.text(1) for child in children if child is not None}

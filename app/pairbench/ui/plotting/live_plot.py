@@ -62,7 +62,7 @@ def _pen(stream: str, metric: str, primary: str, index: int) -> QPen:
         color, width = REVERSE_SUM_COLOR, 2.0
     else:
         color, width = PALETTE[index % len(PALETTE)], 1.0
-    pen = pg.mkPen(color=color, width=width)
+    pen: QPen = pg.mkPen(color=color, width=width)
     if metric != primary:
         pen.setStyle(Qt.PenStyle.DashLine)
     pen.setCosmetic(True)

@@ -8,7 +8,7 @@ from __future__ import annotations
 
 from collections.abc import Mapping
 
-from PySide6.QtCore import Signal
+from PySide6.QtCore import Signal, SignalInstance
 from PySide6.QtWidgets import (
     QCheckBox,
     QComboBox,
@@ -33,7 +33,7 @@ def _is_spin(param: Param) -> bool:
 class ParamField:
     """One parameter's widget, read and written as the parameter's string form."""
 
-    def __init__(self, param: Param, on_change: Signal) -> None:
+    def __init__(self, param: Param, on_change: SignalInstance) -> None:
         self.param = param
         self.widget: QWidget
         choices = getattr(param, "choices", None)

@@ -214,7 +214,8 @@ class RunTab(QWidget):
     def _raw_toggled(self, expanded: bool) -> None:
         """Give the raw lines room when opened, hand it back to the plots when closed."""
         total = sum(self.splitter.sizes())
-        bottom = self.splitter.widget(1).minimumSizeHint().height()
+        lower = self.splitter.widget(1)
+        bottom = lower.minimumSizeHint().height() if lower is not None else 0
         if expanded:
             bottom = total * 2 // 5
         self.splitter.setSizes([max(total - bottom, 0), bottom])
@@ -259,8 +260,9 @@ class RunTab(QWidget):
         """Status, duration, tool and the summary values, three label/value pairs a row."""
         while self.summary_grid.count():
             item = self.summary_grid.takeAt(0)
-            if item is not None and item.widget() is not None:
-                item.widget().deleteLater()
+            widget = item.widget() if item is not None else None
+            if widget is not None:
+                widget.deleteLater()
         cells: list[tuple[str, str]] = [("Status", run.status.value)]
         if run.duration is not None:
             cells.append(("Duration", f"{run.duration:.1f} s"))
