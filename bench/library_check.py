@@ -43,6 +43,10 @@ def _build(path: Path, runs: int) -> None:
                 '{"throughput_bps": 9.4e8}',
             ),
         )
+        time_id = conn.execute(
+            "INSERT INTO times (run_id, n, t) VALUES (?, ?, ?)",
+            (run, SAMPLES_PER_SERIES, t_blob),
+        ).lastrowid
         for k in range(SERIES_PER_RUN):
             cur = conn.execute(
                 "INSERT INTO series (run_id, stream, metric) VALUES (?, ?, ?)",
@@ -50,8 +54,8 @@ def _build(path: Path, runs: int) -> None:
             )
             values = array("d", [rng.random() * 1e9 for _ in range(SAMPLES_PER_SERIES)])
             conn.execute(
-                "INSERT INTO chunks (series_id, seq, n, t, v) VALUES (?, 0, ?, ?, ?)",
-                (cur.lastrowid, SAMPLES_PER_SERIES, t_blob, values.tobytes()),
+                "INSERT INTO chunks (series_id, seq, n, time_id, v) VALUES (?, 0, ?, ?, ?)",
+                (cur.lastrowid, SAMPLES_PER_SERIES, time_id, values.tobytes()),
             )
     conn.execute("COMMIT")
     conn.close()

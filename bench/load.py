@@ -84,11 +84,13 @@ def _frombuffer_all(blobs: list[tuple[bytes, bytes]]) -> int:
 
 
 def _select_blobs(lib: Library, run_id: int) -> int:
+    """The run's stored blobs: its time rows, and its chunks' values."""
+    times = lib.conn.execute("SELECT t FROM times WHERE run_id = ?", (run_id,)).fetchall()
     rows = lib.conn.execute(
-        "SELECT c.t, c.v FROM chunks c JOIN series s ON s.id = c.series_id WHERE s.run_id = ?",
+        "SELECT c.v FROM chunks c JOIN series s ON s.id = c.series_id WHERE s.run_id = ?",
         (run_id,),
     ).fetchall()
-    return len(rows)
+    return len(times) + len(rows)
 
 
 def _load_on_new_connection(path: Path, run_id: int) -> float:

@@ -1,4 +1,4 @@
-"""``python -m pairbench``."""
+"""``python -m pairbench``: the same entry as the ``pairbench`` command (``main.main``)."""
 
 import sys
 

@@ -13,16 +13,30 @@ if TYPE_CHECKING:
 
 
 def main(argv: Sequence[str] | None = None) -> int:
-    """Entry point of the ``pairbench`` console script and ``python -m pairbench``."""
-    args = list(sys.argv[1:] if argv is None else argv)
-    if not args or (len(args) == 2 and args[0] == "--library"):
-        from pairbench.library import default_library_path
-        from pairbench.ui.application import run_app
+    """Entry point of the ``pairbench`` console script and ``python -m pairbench``.
 
-        return run_app(Path(args[1]) if args else default_library_path())
-    from pairbench.cli.main import run_cli
+    One parser reads the command line (``cli.main``): with a command, the CLI runs it;
+    without one, the window opens on ``--library`` (else ``PAIRBENCH_LIBRARY``, else the
+    user data directory).
+    """
+    from pairbench.cli.main import parse_command_line, run_command
 
-    return run_cli(args, cli_environment())
+    env = cli_environment()
+    parsed = parse_command_line(list(sys.argv[1:] if argv is None else argv), env)
+    if isinstance(parsed, int):  # --help, --version or a usage error
+        return parsed
+    if parsed.command is None:
+        if parsed.library is not None:
+            env.library_path = parsed.library
+        return open_window(env.resolve_library_path())
+    return run_command(parsed, env)
+
+
+def open_window(library_path: Path) -> int:
+    """Start the desktop workbench on this library file (imports Qt only now)."""
+    from pairbench.ui.application import run_app
+
+    return run_app(library_path)
 
 
 def cli_environment() -> Environment:

@@ -177,6 +177,37 @@ def _check_v3(lib: Library, ids: dict[str, int]) -> None:
     assert get_analyses(lib, ids["done"]) == {"burst": {"bucket_bits": 1.7e10, "detected": True}}
 
 
+def _seed_v5(conn: sqlite3.Connection) -> dict[str, int]:
+    """A run in the shared-time layout (new in version 5): two series on one time row."""
+    run_id = conn.execute(
+        "INSERT INTO runs (pair, tool, status, started_at, ended_at, updated_at, label) "
+        "VALUES ('local', 'ping', 'completed', 300.0, 305.0, 305.0, 'shared axis')"
+    ).lastrowid
+    t = np.array(SERIES_T, dtype="<f8").tobytes()
+    time_id = conn.execute(
+        "INSERT INTO times (run_id, n, t) VALUES (?, 5, ?)", (run_id, t)
+    ).lastrowid
+    for metric, scale in (("rtt_ms", 1.0), ("rtt_max_ms", 2.0)):
+        series_id = conn.execute(
+            "INSERT INTO series (run_id, stream, metric, unit) VALUES (?, 'sum', ?, 'ms')",
+            (run_id, metric),
+        ).lastrowid
+        v = (np.array(SERIES_V, dtype="<f8") * scale).tobytes()
+        conn.execute(
+            "INSERT INTO chunks (series_id, seq, n, time_id, v) VALUES (?, 0, 5, ?, ?)",
+            (series_id, time_id, v),
+        )
+    return {"shared": int(run_id or 0)}
+
+
+def _check_v5(lib: Library, ids: dict[str, int]) -> None:
+    loaded = load_series(lib, ids["shared"])
+    assert [(s.metric, s.t.tolist(), s.v.tolist()) for s in loaded] == [
+        ("rtt_max_ms", SERIES_T, [x * 2.0 for x in SERIES_V]),
+        ("rtt_ms", SERIES_T, SERIES_V),
+    ]
+
+
 Seed = Callable[[sqlite3.Connection], dict[str, int]]
 Check = Callable[[Library, dict[str, int]], None]
 
@@ -186,18 +217,12 @@ SEED_STEPS: dict[int, tuple[Seed, Check]] = {
     1: (_seed_v1, _check_v1),
     2: (_seed_v2, _check_v2),
     3: (_seed_v3, _check_v3),
+    5: (_seed_v5, _check_v5),
 }
 
 
 def _steps_for(version: int) -> list[tuple[Seed, Check]]:
     return [SEED_STEPS[v] for v in sorted(SEED_STEPS) if v <= version]
-
-
-def _seed(conn: sqlite3.Connection, version: int) -> dict[str, int]:
-    ids: dict[str, int] = {}
-    for seed, _check in _steps_for(version):
-        ids.update(seed(conn))
-    return ids
 
 
 def _check(lib: Library, version: int, ids: dict[str, int]) -> None:
@@ -210,9 +235,13 @@ def _check(lib: Library, version: int, ids: dict[str, int]) -> None:
 def _build(path: Path, version: int) -> dict[str, int]:
     """A library file at ``version`` (version 0: an empty file, no schema), with seed data."""
     with _raw(path) as conn:
-        assert migrate(conn, target=version) == 0
+        ids: dict[str, int] = {}
+        # Each step's data is written in the schema of its own version, then upgraded.
+        for step in range(version + 1):
+            assert migrate(conn, target=step) == max(step - 1, 0)
+            if step in SEED_STEPS:
+                ids.update(SEED_STEPS[step][0](conn))
         assert _pragma(conn, "user_version") == version
-        ids = _seed(conn, version)
     assert path.exists()
     if version == 0:
         assert path.stat().st_size == 0

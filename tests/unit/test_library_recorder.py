@@ -181,13 +181,14 @@ def test_a_record_is_split_into_one_chunk_per_metric_sharing_its_times(
     rec.add([Record("5", float(i), METRICS, (i * 1.5, float(i % 3), 1e5 + i)) for i in range(7)])
     assert rec.flush() == 7 * len(METRICS)
     rows = library.conn.execute(
-        "SELECT s.metric, c.n, c.t, c.v FROM chunks c JOIN series s ON s.id = c.series_id "
+        "SELECT s.metric, c.n, c.time_id, c.v FROM chunks c JOIN series s ON s.id = c.series_id "
         "WHERE s.run_id = ?",
         (run_id,),
     ).fetchall()
     assert sorted(r[0] for r in rows) == sorted(METRICS)
     assert {r[1] for r in rows} == {7}
-    assert len({bytes(r[2]) for r in rows}) == 1  # the same time blob for every metric
+    assert len({r[2] for r in rows}) == 1  # one stored time blob for every metric
+    assert _count(library, "SELECT COUNT(*) FROM times WHERE run_id = ?", run_id) == 1
     assert _as_dict(library, run_id) == {
         ("5", "throughput_bps"): ([float(i) for i in range(7)], [i * 1.5 for i in range(7)]),
         ("5", "retransmits"): ([float(i) for i in range(7)], [float(i % 3) for i in range(7)]),
@@ -476,8 +477,9 @@ def test_compaction_merges_chunks_and_keeps_identical_arrays(library_path: Path)
             assert old.v.tobytes() == new.v.tobytes()
         assert _as_dict(lib, run_id) == _expected(n_flushes * per_flush)
         rows = lib.conn.execute(
-            "SELECT c.seq, c.n, length(c.t), length(c.v) FROM chunks c "
-            "JOIN series s ON s.id = c.series_id WHERE s.run_id = ?",
+            "SELECT c.seq, c.n, length(tm.t), length(c.v) FROM chunks c "
+            "JOIN series s ON s.id = c.series_id JOIN times tm ON tm.id = c.time_id "
+            "WHERE s.run_id = ?",
             (run_id,),
         ).fetchall()
         total = n_flushes * per_flush
@@ -497,7 +499,8 @@ def test_compaction_splits_into_bounded_chunks(library: Library, max_samples: in
     assert len(series_ids) == len(STREAMS) * len(METRICS)
     for series_id in series_ids:
         rows = library.conn.execute(
-            "SELECT seq, n, length(t), length(v) FROM chunks WHERE series_id = ? ORDER BY seq",
+            "SELECT c.seq, c.n, length(tm.t), length(c.v) FROM chunks c "
+            "JOIN times tm ON tm.id = c.time_id WHERE c.series_id = ? ORDER BY c.seq",
             (series_id,),
         ).fetchall()
         assert [r[0] for r in rows] == list(range(n_chunks))

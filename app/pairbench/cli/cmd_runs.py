@@ -10,32 +10,93 @@ from __future__ import annotations
 import argparse
 import json
 import re
-from datetime import datetime
+from datetime import date, datetime, timedelta
 from typing import Any
 
-from pairbench.cli.cmd_analyze import describe_analysis
 from pairbench.cli.environment import Environment
 from pairbench.cli.exit_status import ExitStatus
-from pairbench.domain import Run, Series
+from pairbench.domain import Run, RunStatus, Series
 from pairbench.domain.units import format_value
 from pairbench.export.escaping import terminal_cell, terminal_text
-from pairbench.export.run_json import run_fields, run_payload
-from pairbench.library import LibraryError
-from pairbench.library.analyses import get_analyses
-from pairbench.library.runs import delete_run, get_run, list_runs
-from pairbench.library.series import load_series
+from pairbench.export.run_json import run_payload
+from pairbench.services.runs import (
+    SORT_KEYS,
+    IdRange,
+    LibraryError,
+    RunFilter,
+    count_runs,
+    delete_run,
+    find_runs,
+    runs_list_json,
+    show_run,
+)
 
+HELP = "list, show or delete stored runs"  # also in cli.main.COMMANDS (checked by a test)
 _KEY_METRICS = ("throughput_bps", "rtt_avg_ms", "latency_avg_us", "read_iops", "write_iops")
 LABEL_WIDTH = 48  # characters of a label in ``runs list``; longer ones end with "…"
 _NOTE_LINES_RE = re.compile("\r\n|[\r\n]")
+_ID_SPAN_RE = re.compile(r"^\s*(\d+)\s*(?:(-)\s*(\d*)\s*)?$")
+_LIST_EPILOG = """\
+times are local unless they say otherwise (e.g. 2026-11-24T09:30+01:00); a date alone
+means the whole day: --since 2026-11-01 --until 2026-11-30 lists all of November.
+ids: --id 12-40 (both included), --id 7,9,12-40, --id 100- (100 and later); repeatable."""
 
 
 def add_parser(sub: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
     """Register ``runs`` and its subcommands."""
-    p = sub.add_parser("runs", help="list, show or delete stored runs")
+    p = sub.add_parser("runs", help=HELP)
     runs_sub = p.add_subparsers(dest="runs_command", required=True, metavar="list|show|delete")
-    p_list = runs_sub.add_parser("list", help="all runs, newest first")
+    p_list = runs_sub.add_parser(
+        "list",
+        help="all runs, newest first (or those matching filters)",
+        epilog=_LIST_EPILOG,
+        formatter_class=argparse.RawDescriptionHelpFormatter,
+    )
     p_list.add_argument("--json", action="store_true")
+    p_list.add_argument(
+        "--since", metavar="WHEN", type=since_time, help="runs started at or after this time"
+    )
+    p_list.add_argument(
+        "--until",
+        metavar="WHEN",
+        type=until_time,
+        help="runs started before this time (a date: before the end of that day)",
+    )
+    p_list.add_argument(
+        "--id",
+        metavar="IDS",
+        dest="ids",
+        action="append",
+        type=id_ranges,
+        help="run ids or id ranges, e.g. 12-40 or 7,9,12-40",
+    )
+    p_list.add_argument("--pair", help="runs on this pair")
+    p_list.add_argument("--tool", help="runs of this tool")
+    p_list.add_argument(
+        "--status", choices=[s.value for s in RunStatus], help="runs with this status"
+    )
+    p_list.add_argument("--label", help="runs with exactly this label")
+    p_list.add_argument(
+        "--tag",
+        metavar="KEY[=VALUE]",
+        dest="tags",
+        action="append",
+        help="runs with this tag (any value, or this one in any case); repeatable",
+    )
+    p_list.add_argument(
+        "--search", metavar="TEXT", help="text in the label, notes, tags or pair name"
+    )
+    p_list.add_argument(
+        "--sort", choices=SORT_KEYS, default="started", help="order by (default: started)"
+    )
+    p_list.add_argument(
+        "--ascending", action="store_true", help="oldest (or lowest) first instead of newest"
+    )
+    p_list.add_argument("--limit", type=_count, metavar="N", help="at most N runs")
+    p_list.add_argument("--offset", type=_count, default=0, metavar="N", help="skip N runs first")
+    p_list.add_argument(
+        "--count", action="store_true", help="print only how many runs match (all pages)"
+    )
     p_list.set_defaults(handler=handle_list)
     p_show = runs_sub.add_parser("show", help="one run with its summary and series")
     p_show.add_argument("id", type=int)
@@ -45,6 +106,77 @@ def add_parser(sub: argparse._SubParsersAction[argparse.ArgumentParser]) -> None
     p_delete.add_argument("id", type=int)
     p_delete.add_argument("--json", action="store_true")
     p_delete.set_defaults(handler=handle_delete)
+
+
+def _count(text: str) -> int:
+    value = int(text)
+    if value < 0:
+        raise argparse.ArgumentTypeError(f"expected 0 or more, got {text}")
+    return value
+
+
+def _parse_when(text: str, *, day_end: bool) -> float:
+    """An ISO date or date-time as epoch seconds (local time unless it names an offset)."""
+    raw = text.strip()
+    try:
+        day = date.fromisoformat(raw)
+    except ValueError:
+        pass
+    else:
+        start = datetime(day.year, day.month, day.day)
+        return (start + timedelta(days=1) if day_end else start).timestamp()
+    try:
+        return datetime.fromisoformat(raw).timestamp()
+    except ValueError:
+        raise argparse.ArgumentTypeError(
+            f"expected an ISO date or time such as 2026-11-24 or 2026-11-24T09:30, got {text!r}"
+        ) from None
+
+
+def since_time(text: str) -> float:
+    """``--since``: a date means its first instant."""
+    return _parse_when(text, day_end=False)
+
+
+def until_time(text: str) -> float:
+    """``--until`` (excluded): a date means the end of that day."""
+    return _parse_when(text, day_end=True)
+
+
+def id_ranges(text: str) -> tuple[IdRange, ...]:
+    """``7``, ``12-40``, ``100-`` or several of them separated by commas."""
+    spans: list[IdRange] = []
+    for part in text.split(","):
+        match = _ID_SPAN_RE.match(part)
+        if match is None:
+            raise argparse.ArgumentTypeError(
+                f"expected ids such as 12, 12-40 or 100-, got {part.strip()!r}"
+            )
+        low = int(match[1])
+        high = low if not match[2] else (int(match[3]) if match[3] else 2**63 - 1)
+        if high < low:
+            raise argparse.ArgumentTypeError(f"empty id range {part.strip()!r}")
+        spans.append(IdRange(low, high))
+    return tuple(spans)
+
+
+def list_filter(args: argparse.Namespace) -> RunFilter:
+    """The ``RunFilter`` that ``runs list``'s options describe."""
+    return RunFilter(
+        pair=args.pair,
+        tool=args.tool,
+        status=None if args.status is None else RunStatus(args.status),
+        text=args.search or None,
+        limit=args.limit,
+        since=args.since,
+        until=args.until,
+        ids=tuple(span for spans in args.ids or () for span in spans),
+        label=args.label,
+        tags=tuple(args.tags or ()),
+        sort=args.sort,
+        descending=not args.ascending,
+        offset=args.offset,
+    )
 
 
 def _when(timestamp: float) -> str:
@@ -59,14 +191,25 @@ def _key_metric(run: Run) -> str:
 
 
 def handle_list(args: argparse.Namespace, env: Environment) -> ExitStatus:
-    """Print every run, newest first."""
+    """Print the runs that match the options (every run by default), newest first."""
+    flt = list_filter(args)
     with env.open_library() as lib:
-        runs = list_runs(lib)
+        if args.count:
+            total = count_runs(lib, flt)
+            env.out(json.dumps({"count": total}) if args.json else str(total))
+            return ExitStatus.OK
+        if args.json:
+            text = runs_list_json(lib, flt)  # built from raw rows: thousands of runs
+        else:
+            runs = find_runs(lib, flt)
     if args.json:
-        env.out(json.dumps([run_fields(run) for run in runs]))
+        env.out(text)
         return ExitStatus.OK
     if not runs:
-        env.out("no runs yet: try `pairbench run --pair local --tool iperf3 --set duration=5`")
+        if _filtered(args):
+            env.out("no runs match")
+        else:
+            env.out("no runs yet: try `pairbench run --pair local --tool iperf3 --set duration=5`")
         return ExitStatus.OK
     env.out(
         f"{'ID':>5}  {'STARTED':19}  {'PAIR':12}  {'TOOL':7}  {'STATUS':11}  {'RESULT':>14}  LABEL"
@@ -80,12 +223,16 @@ def handle_list(args: argparse.Namespace, env: Environment) -> ExitStatus:
     return ExitStatus.OK
 
 
+def _filtered(args: argparse.Namespace) -> bool:
+    flt = list_filter(args)
+    return flt != RunFilter(sort=flt.sort, descending=flt.descending)
+
+
 def handle_show(args: argparse.Namespace, env: Environment) -> ExitStatus:
     """Print one run: its fields, summary and (with --json) series."""
     with env.open_library() as lib:
-        run = get_run(lib, args.id)
-        series = [s.to_series() for s in load_series(lib, args.id)]
-        analyses = get_analyses(lib, args.id)
+        shown = show_run(lib, args.id)
+    run, series, analyses = shown.run, shown.series, shown.analyses
     if args.json:
         env.out(json.dumps({**run_payload(run, series), "analyses": analyses}))
         return ExitStatus.OK
@@ -116,6 +263,9 @@ def _show_lines(run: Run, series: list[Series], analyses: dict[str, Any]) -> lis
         first, *more = _NOTE_LINES_RE.split(run.notes)
         lines.append(f"  notes     {first}")
         lines += [f"            {line}" for line in more]
+    if analyses:
+        # Imported only for a run with analyses: it loads the burst model (numpy).
+        from pairbench.cli.cmd_analyze import describe_analysis
     for kind, payload in analyses.items():
         lines.append(f"  analysis  {kind}")
         lines += [f"    {line}" for line in describe_analysis(kind, payload)]

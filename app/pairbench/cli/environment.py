@@ -9,11 +9,9 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import TYPE_CHECKING, TextIO
 
-from pairbench.export.escaping import terminal_text
-from pairbench.library import Library, default_library_path
-
-if TYPE_CHECKING:  # not at run time: every command would pay for numpy's import
+if TYPE_CHECKING:  # imported when used: `pairbench --version` needs neither (CLI start)
     from pairbench.export.charts import ChartRenderer
+    from pairbench.library import Library
 
 
 @dataclass
@@ -32,10 +30,15 @@ class Environment:
         """``--library``, else ``PAIRBENCH_LIBRARY``, else the user data directory."""
         if self.library_path is not None:
             return self.library_path
+        from pairbench.library import default_library_path  # not for `--version` (CLI start)
+
         return default_library_path(self.environ)
 
     def open_library(self) -> Library:
         """Open the library this environment points at; say what its opening repaired."""
+        from pairbench.export.escaping import terminal_text
+        from pairbench.library import Library
+
         library = Library.open(self.resolve_library_path())
         for warning in library.warnings:
             self.err(terminal_text(f"pairbench: warning: {warning}"))

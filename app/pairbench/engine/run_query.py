@@ -61,14 +61,11 @@ def find_runs(lib: Library, query: RunQuery) -> RunListing:
             tool=query.tool or None,
             status=query.status,
             text=(query.text or "").strip() or None,
+            since=query.since,
+            until=query.until,
+            tags=(query.tag,) if query.tag and query.tag.strip() else (),
         ),
-    )
-    if query.tag and query.tag.strip():
-        runs = [run for run in runs if tag_matches(run.tags, query.tag)]
-    if query.since is not None:
-        runs = [run for run in runs if run.started_at >= query.since]
-    if query.until is not None:
-        runs = [run for run in runs if run.started_at < query.until]
+    )  # every filter in SQL, on the indexes (``library.runs``), as ``tag_matches`` reads tags
     pairs = sorted({p.name for p in list_pairs(lib)} | {run.spec.pair for run in runs})
     tools = sorted(set(TOOLS) | {run.spec.tool for run in runs})
     return RunListing(runs, pairs, tools)

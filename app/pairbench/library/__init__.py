@@ -1,5 +1,9 @@
 """The run library: one SQLite file holding hosts, pairs, runs, their series and raw output."""
 
+from __future__ import annotations
+
+from typing import TYPE_CHECKING, Any
+
 from pairbench.library.connection import (
     Library,
     LibraryDamagedError,
@@ -8,7 +12,9 @@ from pairbench.library.connection import (
     default_library_path,
 )
 from pairbench.library.integrity import IntegrityReport
-from pairbench.library.recorder import Recorder
+
+if TYPE_CHECKING:
+    from pairbench.library.recorder import Recorder
 
 __all__ = [
     "IntegrityReport",
@@ -19,3 +25,12 @@ __all__ = [
     "check_library_file",
     "default_library_path",
 ]
+
+
+def __getattr__(name: str) -> Any:
+    """``Recorder`` on first use: it needs numpy, which listing runs does not (CLI start)."""
+    if name == "Recorder":
+        from pairbench.library.recorder import Recorder
+
+        return Recorder
+    raise AttributeError(f"module {__name__!r} has no attribute {name!r}")

@@ -102,11 +102,63 @@ MIGRATIONS: list[str] = [
     ) WITHOUT ROWID;
     CREATE INDEX analyses_kind ON analyses(kind);
     """,
-    # 3 -> 4: indexes for the Library's filters and sort orders (all newest first).
+    # 3 -> 4: indexes for the Library's filters and sort orders: one per sortable column,
+    # each followed by the start time (newest first within a pair, tool, ...) and, as in
+    # every SQLite index, the id. runs_status(status) is a prefix of runs_status_started.
     """
     CREATE INDEX runs_started ON runs(started_at, id);
     CREATE INDEX runs_pair ON runs(pair, started_at);
     CREATE INDEX runs_tool ON runs(tool, started_at);
+    CREATE INDEX runs_status_started ON runs(status, started_at);
+    DROP INDEX runs_status;
+    CREATE INDEX runs_label ON runs(label, started_at);
+    """,
+    # 4 -> 5: a run's time axis stored once. Time blobs move to `times`, one row per distinct
+    # blob of a run; a chunk refers to its time row (time_id, a row of the same run; not a
+    # declared foreign key: SQLite would need an index on chunks(time_id) to delete a run).
+    # The window groups the old chunks by (run, time blob): its dense rank is the time row's
+    # id, and the one row of each group whose row number equals its rank supplies the blob.
+    """
+    CREATE TABLE times (
+        id INTEGER PRIMARY KEY,
+        run_id INTEGER NOT NULL REFERENCES runs(id) ON DELETE CASCADE,
+        n INTEGER NOT NULL,
+        t BLOB NOT NULL
+    );
+    CREATE INDEX times_run ON times(run_id);
+    CREATE TEMP TABLE time_of_chunk (
+        series_id INTEGER NOT NULL,
+        seq INTEGER NOT NULL,
+        time_id INTEGER NOT NULL,
+        supplies INTEGER NOT NULL,
+        PRIMARY KEY (series_id, seq)
+    ) WITHOUT ROWID;
+    INSERT INTO time_of_chunk (series_id, seq, time_id, supplies)
+        SELECT c.series_id, c.seq, DENSE_RANK() OVER w, ROW_NUMBER() OVER w = RANK() OVER w
+        FROM chunks c JOIN series s ON s.id = c.series_id
+        WINDOW w AS (ORDER BY s.run_id, c.t);
+    INSERT INTO times (id, run_id, n, t)
+        SELECT m.time_id, s.run_id, c.n, c.t
+        FROM time_of_chunk m
+        JOIN chunks c ON c.series_id = m.series_id AND c.seq = m.seq
+        JOIN series s ON s.id = c.series_id
+        WHERE m.supplies
+        ORDER BY m.time_id;
+    CREATE TABLE chunks_v5 (
+        series_id INTEGER NOT NULL REFERENCES series(id) ON DELETE CASCADE,
+        seq INTEGER NOT NULL,
+        n INTEGER NOT NULL,
+        time_id INTEGER NOT NULL,
+        v BLOB NOT NULL,
+        PRIMARY KEY (series_id, seq)
+    ) WITHOUT ROWID;
+    INSERT INTO chunks_v5 (series_id, seq, n, time_id, v)
+        SELECT c.series_id, c.seq, c.n, m.time_id, c.v
+        FROM chunks c JOIN time_of_chunk m ON m.series_id = c.series_id AND m.seq = c.seq
+        ORDER BY c.series_id, c.seq;
+    DROP TABLE chunks;
+    ALTER TABLE chunks_v5 RENAME TO chunks;
+    DROP TABLE temp.time_of_chunk;
     """,
 ]
 

@@ -10,7 +10,13 @@ from pairbench.domain import Line, Record
 from pairbench.library.connection import Library
 from pairbench.library.progress import Progress
 from pairbench.library.runs import touch_run
-from pairbench.library.series import ensure_series, insert_chunks, next_chunk_seq, to_blob
+from pairbench.library.series import (
+    SharedTimes,
+    ensure_series,
+    insert_chunks,
+    next_chunk_seq,
+    to_blob,
+)
 
 # Lines arrive about once a second per stream; a flush is one small transaction, so the
 # recorder may write several times a second and a killed process loses at most this long.
@@ -28,7 +34,8 @@ class Recorder:
 
     ``add`` is the hot path (no SQL): records of the same stream and metrics tuple share one
     buffer, a time array and a flat value array. ``flush`` splits each buffer into one chunk
-    per metric, all sharing the time blob, plus one raw-output chunk per source. The engine
+    per metric, all referring to one stored time blob (shared too by the other streams whose
+    time stamps in this flush are byte-identical), plus one raw-output chunk per source. The engine
     calls ``flush_if_due`` every 0.1 s, so a killed process loses at most the lines of the
     last 0.3 s. After each commit the run's committed sample count goes to the library's
     progress journal (``library.progress``), so a commit lost with a deleted write-ahead log
@@ -128,17 +135,18 @@ class Recorder:
         saved = (dict(self._series_ids), dict(self._next_seq), self._raw_seq)
         conn.execute("BEGIN IMMEDIATE")
         try:
-            rows: list[tuple[int, int, int, bytes, bytes]] = []
+            rows: list[tuple[int, int, int, int, bytes]] = []
+            shared = SharedTimes(conn, self._run_id)
             for stream, metrics, times, flat in segments:
                 n = len(times)
                 k = len(metrics)
-                t_blob = to_blob(times)
+                time_id = shared.id_of(to_blob(times))
                 for j, metric in enumerate(metrics):
                     series_id = self._series_id(stream, metric)
                     seq = self._next_seq[series_id]
                     self._next_seq[series_id] = seq + 1
                     values = flat if k == 1 else flat[j::k]
-                    rows.append((series_id, seq, n, t_blob, to_blob(values)))
+                    rows.append((series_id, seq, n, time_id, to_blob(values)))
                 written += n * k
             insert_chunks(conn, rows)
             for source, lines in self._raw.items():

@@ -1,11 +1,15 @@
-"""Typed queries on runs: create, finish, list, fetch, edit, delete."""
+"""Typed queries on runs: create, finish, list (filter, sort, page in SQL), count, fetch, edit,
+delete."""
 
 from __future__ import annotations
 
+import contextlib
+import json
 import sqlite3
 import time
-from collections.abc import Mapping
+from collections.abc import Iterable, Iterator, Mapping
 from dataclasses import dataclass
+from typing import Any, Literal, get_args
 
 from pairbench.domain import Run, RunSpec, RunStatus
 from pairbench.library.codec import (
@@ -22,16 +26,61 @@ _COLUMNS = (
     "summary_complete, host_facts, label, tags, notes, error"
 )
 
+SortKey = Literal["id", "started", "pair", "tool", "status", "label"]
+"""The columns a run list can be sorted by (the Library tab's sortable columns)."""
+SORT_KEYS: tuple[SortKey, ...] = get_args(SortKey)
+
+# ORDER BY per sort key: ties broken by start time, then id, in the same direction, so every
+# order is total and each one walks an index (runs_started, runs_pair, ...; see migrations).
+_ORDER_BY: dict[str, str] = {
+    "id": "id {d}",
+    "started": "started_at {d}, id {d}",
+    "pair": "pair {d}, started_at {d}, id {d}",
+    "tool": "tool {d}, started_at {d}, id {d}",
+    "status": "status {d}, started_at {d}, id {d}",
+    "label": "label {d}, started_at {d}, id {d}",
+}
+# Text search takes % and _ as themselves: LIKE ... ESCAPE '\'.
+_LIKE_ESCAPE = str.maketrans({"\\": "\\\\", "%": "\\%", "_": "\\_"})
+
+
+@dataclass(frozen=True, slots=True)
+class IdRange:
+    """Run ids from ``low`` to ``high``, both included (a single id: ``IdRange(n, n)``)."""
+
+    low: int
+    high: int
+
 
 @dataclass(frozen=True, slots=True)
 class RunFilter:
-    """Criteria for ``list_runs``; None means "any"."""
+    """Criteria, order and page for ``list_runs`` and ``count_runs``; None or empty: "any".
+
+    ``since``/``until`` bound the start time (epoch seconds, ``since`` included, ``until``
+    excluded); ``ids`` keeps runs in any of the ranges; ``tags`` holds ``key`` or
+    ``key=value`` (value compared case-insensitively), every one must match; ``label`` is
+    the whole label; ``text`` searches label, notes, tags and pair (case-insensitive).
+    """
 
     pair: str | None = None
     tool: str | None = None
     status: RunStatus | None = None
     text: str | None = None
     limit: int | None = None
+    since: float | None = None
+    until: float | None = None
+    ids: tuple[IdRange, ...] = ()
+    label: str | None = None
+    tags: tuple[str, ...] = ()
+    sort: SortKey = "started"
+    descending: bool = True
+    offset: int = 0
+
+    def __post_init__(self) -> None:
+        if self.sort not in _ORDER_BY:
+            raise ValueError(f"unknown sort key {self.sort!r}; expected one of {SORT_KEYS}")
+        if self.offset < 0 or (self.limit is not None and self.limit < 0):
+            raise ValueError("limit and offset cannot be negative")
 
 
 def create_run(lib: Library, spec: RunSpec, *, started_at: float | None = None) -> int:
@@ -115,8 +164,87 @@ def get_run(lib: Library, run_id: int) -> Run:
 
 
 def list_runs(lib: Library, flt: RunFilter | None = None) -> list[Run]:
-    """Runs matching the filter, newest first."""
+    """Runs matching the filter, in its order (newest first by default), one page of them."""
     flt = flt or RunFilter()
+    where, args = _where(lib.conn, flt)
+    sql = f"SELECT {_COLUMNS} FROM runs{where}{_order_page(flt, args)}"
+    return _rows_to_runs(lib.conn.execute(sql, args).fetchall())
+
+
+def count_runs(lib: Library, flt: RunFilter | None = None) -> int:
+    """How many runs match the filter (its order, limit and offset aside)."""
+    where, args = _where(lib.conn, flt or RunFilter())
+    return int(lib.conn.execute(f"SELECT count(*) FROM runs{where}", args).fetchone()[0])
+
+
+def list_run_ids(lib: Library, flt: RunFilter | None = None) -> list[int]:
+    """The ids of the runs ``list_runs`` would return, in the same order."""
+    flt = flt or RunFilter()
+    where, args = _where(lib.conn, flt)
+    sql = f"SELECT id FROM runs{where}{_order_page(flt, args)}"
+    return [int(row[0]) for row in lib.conn.execute(sql, args)]
+
+
+def query_plan(lib: Library, flt: RunFilter | None = None) -> list[str]:
+    """SQLite's plan for ``list_runs`` with this filter (does it search an index?)."""
+    flt = flt or RunFilter()
+    where, args = _where(lib.conn, flt)
+    sql = f"EXPLAIN QUERY PLAN SELECT {_COLUMNS} FROM runs{where}{_order_page(flt, args)}"
+    return [str(row[3]) for row in lib.conn.execute(sql, args)]
+
+
+# The stored fields of a run, in the order ``list_run_rows`` gives them. The mappings
+# (params, tags, summary, host_facts) are their stored JSON text (``codec.dumps``).
+ROW_FIELDS = (
+    "id",
+    "pair",
+    "tool",
+    "tool_version",
+    "params",
+    "status",
+    "started_at",
+    "ended_at",
+    "label",
+    "tags",
+    "notes",
+    "error",
+    "summary",
+    "summary_complete",
+    "host_facts",
+)
+_ROW_COLUMNS = ", ".join(ROW_FIELDS)
+_MAP_DECODER = json.JSONDecoder()
+_STATUS_OF = {status.value: status for status in RunStatus}
+_FLOAT_DECODER = json.JSONDecoder(parse_int=float)  # what ``codec.loads_float_map`` gives
+
+
+def list_run_rows(lib: Library, flt: RunFilter | None = None) -> list[tuple[Any, ...]]:
+    """The runs ``list_runs`` would return as raw rows of ``ROW_FIELDS``, nothing decoded:
+    for outputs of thousands of runs that need no ``Run`` apiece."""
+    flt = flt or RunFilter()
+    where, args = _where(lib.conn, flt)
+    sql = f"SELECT {_ROW_COLUMNS} FROM runs{where}{_order_page(flt, args)}"
+    return lib.conn.execute(sql, args).fetchall()
+
+
+def _decode_distinct(texts: list[str]) -> list[Any]:
+    """Each stored mapping decoded, each distinct text once (one call for all of them)."""
+    texts = [text or "{}" for text in texts]
+    unique = list(dict.fromkeys(texts))
+    decoded = dict(zip(unique, _decode_all(_MAP_DECODER, unique), strict=True))
+    return [decoded[text] for text in texts]
+
+
+def _decode_all(decoder: json.JSONDecoder, texts: list[str]) -> list[Any]:
+    """Decode many JSON texts with one call (as one array), not one call each."""
+    values = decoder.decode("[" + ",".join(texts) + "]")
+    if not isinstance(values, list) or len(values) != len(texts):  # a text held two values
+        return [decoder.decode(text) for text in texts]
+    return values
+
+
+def _where(conn: sqlite3.Connection, flt: RunFilter) -> tuple[str, list[object]]:
+    """`` WHERE ...`` (or nothing) and its arguments for the filter's criteria."""
     where: list[str] = []
     args: list[object] = []
     if flt.pair:
@@ -128,18 +256,65 @@ def list_runs(lib: Library, flt: RunFilter | None = None) -> list[Run]:
     if flt.status:
         where.append("status = ?")
         args.append(flt.status.value)
+    if flt.label is not None:
+        where.append("label = ?")
+        args.append(flt.label)
     if flt.text:
-        where.append("(label LIKE ? OR notes LIKE ? OR tags LIKE ? OR pair LIKE ?)")
-        pattern = f"%{flt.text}%"
-        args.extend([pattern] * 4)
-    sql = f"SELECT {_COLUMNS} FROM runs"
-    if where:
-        sql += " WHERE " + " AND ".join(where)
-    sql += " ORDER BY started_at DESC, id DESC"
-    if flt.limit:
-        sql += " LIMIT ?"
-        args.append(flt.limit)
-    return [_row_to_run(row) for row in lib.conn.execute(sql, args)]
+        where.append(
+            "(label LIKE ? ESCAPE '\\' OR notes LIKE ? ESCAPE '\\' "
+            "OR tags LIKE ? ESCAPE '\\' OR pair LIKE ? ESCAPE '\\')"
+        )
+        args.extend([f"%{flt.text.translate(_LIKE_ESCAPE)}%"] * 4)
+    if flt.since is not None:
+        where.append("started_at >= ?")
+        args.append(flt.since)
+    if flt.until is not None:
+        where.append("started_at < ?")
+        args.append(flt.until)
+    if flt.ids:
+        singles = [r.low for r in flt.ids if r.low == r.high]
+        spans = [r for r in flt.ids if r.low != r.high]
+        parts: list[str] = []
+        if singles:  # one parameter however many ids (SQLite allows 32,766 parameters)
+            parts.append("id IN (SELECT value FROM json_each(?))")
+            args.append(json.dumps(singles))
+        for span in spans:
+            parts.append("id BETWEEN ? AND ?")
+            args.extend((span.low, span.high))
+        where.append("(" + " OR ".join(parts) + ")")
+    for wanted in flt.tags:
+        key, sep, value = wanted.strip().partition("=")
+        if not key.strip():
+            continue
+        if sep:
+            _add_casefold(conn)
+            where.append(
+                "EXISTS (SELECT 1 FROM json_each(runs.tags) AS t "
+                "WHERE t.key = ? AND pb_casefold(t.value) = ?)"
+            )
+            args.extend((key.strip(), value.strip().casefold()))
+        else:
+            where.append("EXISTS (SELECT 1 FROM json_each(runs.tags) AS t WHERE t.key = ?)")
+            args.append(key.strip())
+    return (" WHERE " + " AND ".join(where) if where else ""), args
+
+
+def _order_page(flt: RunFilter, args: list[object]) -> str:
+    """`` ORDER BY ... LIMIT ? OFFSET ?`` for the filter (appends its arguments)."""
+    sql = " ORDER BY " + _ORDER_BY[flt.sort].format(d="DESC" if flt.descending else "ASC")
+    if flt.limit is not None or flt.offset:
+        sql += " LIMIT ? OFFSET ?"
+        args.extend((-1 if flt.limit is None else flt.limit, flt.offset))
+    return sql
+
+
+def _casefold(value: object) -> str | None:
+    return None if value is None else str(value).casefold()
+
+
+def _add_casefold(conn: sqlite3.Connection) -> None:
+    """``pb_casefold(x)``: Python's casefold in SQL (tag values compare in any case, any script)."""
+    conn.create_function("pb_casefold", 1, _casefold, deterministic=True)
 
 
 def update_run_notes(
@@ -160,12 +335,143 @@ def update_run_notes(
         lib.conn.execute("UPDATE runs SET notes = ? WHERE id = ?", (notes, run_id))
 
 
+def edit_runs(
+    lib: Library,
+    run_ids: Iterable[int],
+    *,
+    label: str | None = None,
+    tags: Mapping[str, str] | None = None,
+    add_tags: Mapping[str, str] | None = None,
+    remove_tags: Iterable[str] = (),
+    notes: str | None = None,
+) -> list[int]:
+    """Edit the user's fields of several runs at once, in one transaction; return their ids.
+
+    ``tags`` replaces each run's tags; ``add_tags`` sets these keys and ``remove_tags``
+    drops these, keeping the others. ``LibraryError`` (nothing changed) if a run is missing.
+    """
+    ids = list(dict.fromkeys(run_ids))
+    removed = set(remove_tags)
+    with _transaction(lib.conn):
+        current = _existing_tags(lib.conn, ids)
+        if label is not None:
+            lib.conn.executemany(
+                "UPDATE runs SET label = ? WHERE id = ?", [(label, i) for i in ids]
+            )
+        if notes is not None:
+            lib.conn.executemany(
+                "UPDATE runs SET notes = ? WHERE id = ?", [(notes, i) for i in ids]
+            )
+        if tags is not None or add_tags or removed:
+            rows = []
+            for run_id in ids:
+                merged = dict(current[run_id] if tags is None else tags)
+                merged.update(add_tags or {})
+                for key in removed:
+                    merged.pop(key, None)
+                rows.append((dumps(merged), run_id))
+            lib.conn.executemany("UPDATE runs SET tags = ? WHERE id = ?", rows)
+    return ids
+
+
+def delete_runs(lib: Library, run_ids: Iterable[int]) -> list[int]:
+    """Delete several runs with their data, in one transaction; return their ids.
+
+    ``LibraryError`` (nothing deleted) if one is missing or still running.
+    """
+    ids = list(dict.fromkeys(run_ids))
+    with _transaction(lib.conn):
+        statuses = _statuses(lib.conn, ids)
+        running = [i for i in ids if statuses[i] == RunStatus.RUNNING.value]
+        if running:
+            raise LibraryError(
+                f"run {', '.join(map(str, running))} is still running; cancel it first"
+            )
+        lib.conn.executemany("DELETE FROM runs WHERE id = ?", [(i,) for i in ids])
+    return ids
+
+
+@contextlib.contextmanager
+def _transaction(conn: sqlite3.Connection) -> Iterator[None]:
+    """One write transaction: all of it or nothing."""
+    conn.execute("BEGIN IMMEDIATE")
+    try:
+        yield
+    except BaseException:
+        if conn.in_transaction:
+            conn.execute("ROLLBACK")
+        raise
+    conn.execute("COMMIT")
+
+
+def _statuses(conn: sqlite3.Connection, ids: list[int]) -> dict[int, str]:
+    """Each run's status; ``LibraryError`` naming the ids that are not there."""
+    rows = conn.execute(
+        "SELECT id, status FROM runs WHERE id IN (SELECT value FROM json_each(?))",
+        (json.dumps(ids),),
+    ).fetchall()
+    found = {int(i): str(status) for i, status in rows}
+    _require_all(ids, found)
+    return found
+
+
+def _existing_tags(conn: sqlite3.Connection, ids: list[int]) -> dict[int, dict[str, str]]:
+    rows = conn.execute(
+        "SELECT id, tags FROM runs WHERE id IN (SELECT value FROM json_each(?))",
+        (json.dumps(ids),),
+    ).fetchall()
+    found = {int(i): loads_str_map(str(tags)) for i, tags in rows}
+    _require_all(ids, found)
+    return found
+
+
+def _require_all(ids: list[int], found: Mapping[int, object]) -> None:
+    missing = [i for i in ids if i not in found]
+    if len(missing) == 1:
+        raise LibraryError(f"no run with id {missing[0]}")
+    if missing:
+        raise LibraryError(f"no runs with ids {', '.join(map(str, missing))}")
+
+
 def delete_run(lib: Library, run_id: int) -> None:
     """Delete a run with its series and raw output; refuses a run still running."""
     run = get_run(lib, run_id)
     if run.status is RunStatus.RUNNING:
         raise LibraryError(f"run {run_id} is still running; cancel it first")
     lib.conn.execute("DELETE FROM runs WHERE id = ?", (run_id,))
+
+
+def _rows_to_runs(rows: list[tuple[Any, ...]]) -> list[Run]:
+    """``_row_to_run`` for many rows, each JSON column decoded for all of them in one call."""
+    if not rows:
+        return []
+    # Parameters, host facts and tags repeat from run to run: each distinct text is decoded
+    # once and its runs share the (read-only) mapping.
+    params = _decode_distinct([row[4] for row in rows])
+    summaries = _decode_all(_FLOAT_DECODER, [row[8] or "{}" for row in rows])
+    facts = _decode_distinct([row[10] for row in rows])
+    tags = _decode_distinct([row[12] for row in rows])
+    status_of = _STATUS_OF
+    # Positional arguments, in the dataclasses' field order (a quarter faster than keywords);
+    # test_services_runs checks these runs equal ``get_run``'s, which names every field.
+    return [
+        Run(
+            row[0],
+            RunSpec(row[1], row[2], p, row[11], t),
+            status_of[row[5]],
+            row[6],
+            row[7],
+            row[3],
+            s,
+            bool(row[9]),
+            f,
+            row[11],
+            t,
+            row[13],
+            row[14],
+        )
+        for row, p, s, f, t in zip(rows, params, summaries, facts, tags, strict=True)
+    ]
 
 
 def _row_to_run(row: tuple[object, ...]) -> Run:
