@@ -103,7 +103,7 @@ def view(qtbot: QtBot, bridge: EngineBridge) -> LibraryView:
 
 
 def _column(view: LibraryView, column: int) -> list[str]:
-    proxy = view.proxy
+    proxy = view.model
     return [str(proxy.index(row, column).data()) for row in range(proxy.rowCount())]
 
 
@@ -130,7 +130,7 @@ def test_lists_every_run_with_its_key_figures(
     statuses = dict(zip(_column(view, LABEL), _column(view, STATUS), strict=True))
     assert statuses["disk"] == "failed"
     row = _column(view, LABEL).index("disk")
-    assert view.proxy.index(row, STATUS).data(Qt.ItemDataRole.ToolTipRole) == (
+    assert view.model.index(row, STATUS).data(Qt.ItemDataRole.ToolTipRole) == (
         "fio: refused a mounted device"
     )
     view.select_run(stored["cross"])

@@ -8,10 +8,10 @@ from pathlib import Path
 import pytest
 
 from pairbench.domain import RunSpec, RunStatus
-from pairbench.engine.run_query import RunQuery, find_runs, load_run_detail, tag_matches
 from pairbench.library import Library
 from pairbench.library.runs import create_run, finish_run
 from pairbench.services.import_guess import check_readable, guess_tool, read_output_file
+from pairbench.services.run_browser import RunQuery, find_runs, load_run_detail, tag_matches
 
 
 @pytest.mark.parametrize(

@@ -30,10 +30,8 @@ import pyqtgraph as pg  # after PySide6 (DESIGN §2)
 from pairbench.domain import METRICS, Run
 from pairbench.domain.host_text import format_tags
 from pairbench.domain.units import format_value, range_scale
-from pairbench.engine.run_query import RunDetail, load_run_detail
-from pairbench.library.analyses import get_analyses
-from pairbench.library.series import SeriesArrays
 from pairbench.services.library import Library
+from pairbench.services.run_browser import RunDetail, SeriesArrays, load_run_detail
 from pairbench.ui.bridge import EngineBridge
 from pairbench.ui.library.jobs import call_for, error_text
 from pairbench.ui.library.runs_model import STATUS_COLORS
@@ -231,13 +229,13 @@ class RunDetailView(QWidget):
         self.raw_text.clear()
         self._clear_plots()
 
-        async def job(lib: Library) -> tuple[RunDetail, dict[str, dict[str, Any]]]:
-            return load_run_detail(lib, run_id), get_analyses(lib, run_id)
+        async def job(lib: Library) -> RunDetail:
+            return load_run_detail(lib, run_id)
 
-        def done(loaded: tuple[RunDetail, dict[str, dict[str, Any]]]) -> None:
+        def done(detail: RunDetail) -> None:
             if generation == self._generation:
-                self.analyses = loaded[1]
-                self._show(loaded[0])
+                self.analyses = detail.analyses
+                self._show(detail)
 
         def failed(error: BaseException) -> None:
             if generation == self._generation:

@@ -1,9 +1,10 @@
-"""A Qt table model over the library's runs (the label is editable in place)."""
+"""A Qt table model over a page-wise loaded, library-sorted list of runs (labels editable)."""
 
 from __future__ import annotations
 
 import dataclasses
 from datetime import datetime
+from difflib import SequenceMatcher
 from typing import Any
 
 from PySide6.QtCore import QAbstractTableModel, QModelIndex, QPersistentModelIndex, Qt, Signal
@@ -12,12 +13,12 @@ from PySide6.QtGui import QColor
 from pairbench.domain import Run, RunStatus
 from pairbench.domain.host_text import format_tags
 from pairbench.domain.units import format_count, format_value
+from pairbench.services.runs import SortKey
 
 _KEY_METRICS = ("throughput_bps", "rtt_avg_ms", "latency_avg_us", "ops_per_s")
 COLUMNS = ("ID", "Started", "Pair", "Tool", "Label", "Result", "Status", "Tags")
 ID, STARTED, PAIR, TOOL, LABEL, RESULT, STATUS, TAGS = range(len(COLUMNS))
 RUN_ROLE = Qt.ItemDataRole.UserRole + 1  # the Run of a row
-SORT_ROLE = Qt.ItemDataRole.UserRole + 2  # a value that sorts the column naturally
 
 STATUS_COLORS = {
     RunStatus.RUNNING: QColor("#1f6feb"),
@@ -51,22 +52,112 @@ def _summary_tooltip(run: Run) -> str:
     return "\n".join(f"{name}: {format_value(name, value)}" for name, value in run.summary.items())
 
 
+_DISPLAY = Qt.ItemDataRole.DisplayRole
+_EDIT = Qt.ItemDataRole.EditRole
+_FOREGROUND = Qt.ItemDataRole.ForegroundRole
+_ALIGNMENT = Qt.ItemDataRole.TextAlignmentRole
+_ANSWERED_ROLES = frozenset(
+    (_DISPLAY, _EDIT, _FOREGROUND, _ALIGNMENT, Qt.ItemDataRole.ToolTipRole, RUN_ROLE)
+)
+_RIGHT = int(Qt.AlignmentFlag.AlignRight | Qt.AlignmentFlag.AlignVCenter)
+
+# The sortable columns and the library's sort key for each (sorting happens in SQL).
+SORT_KEYS: dict[int, SortKey] = {
+    ID: "id",
+    STARTED: "started",
+    PAIR: "pair",
+    TOOL: "tool",
+    LABEL: "label",
+    STATUS: "status",
+}
+
+
 class RunsTableModel(QAbstractTableModel):
-    """Rows are runs in the order given (newest first from the library)."""
+    """The loaded rows of a run list, in the library's order: a page at first, more pages as
+    the view scrolls (``moreWanted``), sorted by the library (``sortWanted``).
+
+    The model does no I/O: its owner loads pages and hands them in. ``sync`` applies a fresh
+    copy of the loaded rows as row inserts, removals and changes, so a refresh while a run
+    records costs the GUI thread only the rows that changed.
+    """
 
     labelEdited = Signal(int, str)
+    moreWanted = Signal(int)  # the offset of the next page
+    sortWanted = Signal(str, bool)  # sort key, descending
 
     def __init__(self) -> None:
         super().__init__()
         self._runs: list[Run] = []
+        self._texts: dict[int, tuple[Run, tuple[Any, ...]]] = {}  # run id → (run, cell texts)
+        self._total = 0
+        self._fetching = False
+        self.sort_key: SortKey = "started"
+        self.descending = True
 
-    def set_runs(self, runs: list[Run]) -> None:
+    # -- what the owner hands in ----------------------------------------------------------
+
+    def set_runs(self, runs: list[Run], total: int | None = None) -> None:
+        """Replace every row (a new filter or order)."""
         self.beginResetModel()
         self._runs = list(runs)
+        self._texts.clear()
+        self._total = len(runs) if total is None else max(total, len(runs))
+        self._fetching = False
         self.endResetModel()
+
+    def append_page(self, offset: int, runs: list[Run], total: int) -> None:
+        """Rows of the page that starts at ``offset`` (a stale page is ignored)."""
+        self._fetching = False
+        if offset != len(self._runs):
+            return
+        self._total = max(total, offset + len(runs))
+        if runs:
+            self.beginInsertRows(QModelIndex(), offset, offset + len(runs) - 1)
+            self._runs.extend(runs)
+            self.endInsertRows()
+
+    def sync(self, runs: list[Run], total: int) -> None:
+        """Make the loaded rows equal ``runs`` (the same window, read again) by the smallest
+        set of row removals, insertions and changes."""
+        old_ids = [run.id for run in self._runs]
+        new_ids = [run.id for run in runs]
+        self._total = max(total, len(runs))
+        if old_ids == new_ids:
+            self._changed_rows(runs)
+            return
+        matcher = SequenceMatcher(a=old_ids, b=new_ids, autojunk=False)
+        # Back to front, so the row numbers of what is still to do stay valid.
+        for tag, a0, a1, b0, b1 in reversed(matcher.get_opcodes()):
+            if tag == "equal":
+                self._changed_rows(runs[b0:b1], first=a0)
+                continue
+            if tag in ("replace", "delete"):
+                self.beginRemoveRows(QModelIndex(), a0, a1 - 1)
+                del self._runs[a0:a1]
+                self.endRemoveRows()
+            if tag in ("replace", "insert"):
+                self.beginInsertRows(QModelIndex(), a0, a0 + (b1 - b0) - 1)
+                self._runs[a0:a0] = runs[b0:b1]
+                self.endInsertRows()
+
+    def _changed_rows(self, runs: list[Run], first: int = 0) -> None:
+        """Replace rows ``first``.. with ``runs`` (same ids), signalling the ones that differ."""
+        last_column = len(COLUMNS) - 1
+        for offset, run in enumerate(runs):
+            row = first + offset
+            if self._runs[row] != run:
+                self._runs[row] = run
+                self.dataChanged.emit(self.index(row, 0), self.index(row, last_column))
+
+    # -- reading -----------------------------------------------------------------------------
 
     def runs(self) -> list[Run]:
         return list(self._runs)
+
+    @property
+    def total(self) -> int:
+        """How many runs match the filters (loaded or not)."""
+        return self._total
 
     def run_at(self, row: int) -> Run:
         return self._runs[row]
@@ -77,10 +168,27 @@ class RunsTableModel(QAbstractTableModel):
     def update_run(self, run: Run) -> None:
         """Replace the row of this run (same id) with the new value."""
         row = self.row_of(run.id)
-        if row is None:
+        if row is not None:
+            self._changed_rows([run], first=row)
+
+    # -- Qt's model interface --------------------------------------------------------------
+
+    def canFetchMore(self, parent: _Index = QModelIndex()) -> bool:  # noqa: B008
+        return not parent.isValid() and len(self._runs) < self._total
+
+    def fetchMore(self, parent: _Index = QModelIndex()) -> None:  # noqa: B008
+        if not parent.isValid() and not self._fetching and len(self._runs) < self._total:
+            self._fetching = True
+            self.moreWanted.emit(len(self._runs))
+
+    def sort(self, column: int, order: Qt.SortOrder = Qt.SortOrder.AscendingOrder) -> None:
+        key = SORT_KEYS.get(column)
+        if key is None:  # Result and Tags: no order in SQL; keep the current one
             return
-        self._runs[row] = run
-        self.dataChanged.emit(self.index(row, 0), self.index(row, len(COLUMNS) - 1))
+        descending = order == Qt.SortOrder.DescendingOrder
+        if (key, descending) != (self.sort_key, self.descending):
+            self.sort_key, self.descending = key, descending
+            self.sortWanted.emit(key, descending)
 
     def rowCount(self, parent: _Index = QModelIndex()) -> int:  # noqa: B008
         return 0 if parent.isValid() else len(self._runs)
@@ -91,8 +199,12 @@ class RunsTableModel(QAbstractTableModel):
     def headerData(
         self, section: int, orientation: Qt.Orientation, role: int = Qt.ItemDataRole.DisplayRole
     ) -> Any:
-        if role == Qt.ItemDataRole.DisplayRole and orientation == Qt.Orientation.Horizontal:
+        if orientation != Qt.Orientation.Horizontal:
+            return None
+        if role == Qt.ItemDataRole.DisplayRole:
             return COLUMNS[section]
+        if role == Qt.ItemDataRole.ToolTipRole and section not in SORT_KEYS:
+            return "This column does not sort: sort by ID, Started, Pair, Tool, Label or Status"
         return None
 
     def flags(self, index: _Index) -> Qt.ItemFlag:
@@ -102,29 +214,38 @@ class RunsTableModel(QAbstractTableModel):
         return flags
 
     def data(self, index: _Index, role: int = Qt.ItemDataRole.DisplayRole) -> Any:
-        if not index.isValid():
+        # A repaint asks each visible cell for a dozen roles: the ones without an answer
+        # return at once.
+        if role not in _ANSWERED_ROLES or not index.isValid():
             return None
         run = self._runs[index.row()]
         column = index.column()
+        if role in (_DISPLAY, _EDIT):
+            return self._row_texts(run)[column]
         if role == RUN_ROLE:
             return run
-        if role in (Qt.ItemDataRole.DisplayRole, Qt.ItemDataRole.EditRole):
-            return self._text(run, column)
-        if role == SORT_ROLE:
-            return self._sort_key(run, column)
-        if role == Qt.ItemDataRole.ToolTipRole:
-            if column == RESULT:
-                return _summary_tooltip(run) or None
-            if column == STATUS and run.error:
-                return run.error
-            if column == LABEL:
-                return "Double-click the run to open it; F2 or a click on a selected label edits it"
-            return None
-        if role == Qt.ItemDataRole.ForegroundRole and column == STATUS:
-            return STATUS_COLORS.get(run.status)
-        if role == Qt.ItemDataRole.TextAlignmentRole and column in (ID, RESULT):
-            return int(Qt.AlignmentFlag.AlignRight | Qt.AlignmentFlag.AlignVCenter)
+        if role == _FOREGROUND:
+            return STATUS_COLORS.get(run.status) if column == STATUS else None
+        if role == _ALIGNMENT:
+            return _RIGHT if column in (ID, RESULT) else None
+        if column == RESULT:  # the tooltip
+            return _summary_tooltip(run) or None
+        if column == STATUS:
+            return run.error or None
+        if column == LABEL:
+            return "Double-click the run to open it; F2 or a click on a selected label edits it"
         return None
+
+    def _row_texts(self, run: Run) -> tuple[Any, ...]:
+        """A row's cell texts, formatted once per version of the run (a repaint after a
+        refresh asks for every visible cell again)."""
+        cached = self._texts.get(run.id)
+        if cached is None or cached[0] is not run:
+            if len(self._texts) > 4 * max(len(self._runs), 256):
+                self._texts.clear()  # rows long gone
+            cached = (run, tuple(self._text(run, column) for column in range(len(COLUMNS))))
+            self._texts[run.id] = cached
+        return cached[1]
 
     @staticmethod
     def _text(run: Run, column: int) -> Any:
@@ -143,19 +264,6 @@ class RunsTableModel(QAbstractTableModel):
         if column == STATUS:
             return run.status.value
         return format_tags(run.tags)
-
-    @staticmethod
-    def _sort_key(run: Run, column: int) -> Any:
-        if column == ID:
-            return run.id
-        if column == STARTED:
-            return run.started_at
-        if column == RESULT:
-            for name in (*_KEY_METRICS, "read_iops", "write_iops"):
-                if name in run.summary:
-                    return float(run.summary[name])
-            return float("-inf")
-        return str(RunsTableModel._text(run, column)).casefold()
 
     def setData(self, index: _Index, value: Any, role: int = Qt.ItemDataRole.EditRole) -> bool:
         if not index.isValid() or index.column() != LABEL or role != Qt.ItemDataRole.EditRole:

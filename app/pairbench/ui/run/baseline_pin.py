@@ -37,9 +37,9 @@ from PySide6.QtWidgets import (
 from pairbench.analysis.compare import CompareError, Curve, RunInput, median_curve, pick_series
 from pairbench.analysis.stats import FloatArray
 from pairbench.domain import Run, RunStatus
-from pairbench.library.runs import RunFilter, get_run, list_runs
-from pairbench.library.series import load_series
 from pairbench.services.library import Library
+from pairbench.services.run_browser import load_series
+from pairbench.services.runs import RunFilter, find_runs, get_run
 from pairbench.ui.bridge import EngineBridge
 from pairbench.ui.library.jobs import call_for, error_text
 from pairbench.ui.library.runs_model import key_result
@@ -74,7 +74,7 @@ class Baseline:
 
 def stored_runs(lib: Library, tool: str, exclude: int | None = None) -> list[Run]:
     """Finished runs of ``tool``, newest first (not ``exclude``, the live run itself)."""
-    runs = list_runs(lib, RunFilter(tool=tool, limit=MAX_LISTED_RUNS + 1))
+    runs = find_runs(lib, RunFilter(tool=tool, limit=MAX_LISTED_RUNS + 1))
     return [r for r in runs if r.status is not RunStatus.RUNNING and r.id != exclude][
         :MAX_LISTED_RUNS
     ]

@@ -1,0 +1,161 @@
+"""Browsing runs in the window: a page of a query (filtered, sorted and paged in SQL), the
+filter choices, and one run in full."""
+
+from __future__ import annotations
+
+from collections.abc import Mapping
+from dataclasses import dataclass, field
+from typing import Any
+
+from pairbench.domain import Run, RunStatus
+from pairbench.library import Library
+from pairbench.library.analyses import get_analyses
+from pairbench.library.hosts import list_pairs
+from pairbench.library.run_choices import run_pairs, run_tools
+from pairbench.library.runs import RunFilter, SortKey, count_runs, get_run, list_runs
+from pairbench.library.series import SeriesArrays as SeriesArrays
+from pairbench.library.series import load_raw_output
+from pairbench.library.series import load_series as load_series
+from pairbench.tools.registry import TOOLS
+
+MAX_RAW_CHARS = 20_000_000  # what a detail view shows of a run's raw output
+PAGE_SIZE = 200  # rows a browser loads at a time (more as the user scrolls)
+
+
+@dataclass(frozen=True, slots=True)
+class RunQuery:
+    """What to show; None or empty means "any". ``since``/``until`` are epoch seconds."""
+
+    pair: str | None = None
+    tool: str | None = None
+    status: RunStatus | None = None
+    text: str | None = None
+    tag: str | None = None  # "key" or "key=value"
+    since: float | None = None
+    until: float | None = None
+
+    def is_empty(self) -> bool:
+        """True when nothing is filtered."""
+        return not any(
+            (self.pair, self.tool, self.status, (self.text or "").strip(), (self.tag or "").strip())
+        ) and (self.since, self.until) == (None, None)
+
+
+@dataclass(frozen=True, slots=True)
+class RunListing:
+    """Runs matching a query, and the choices its filters offer."""
+
+    runs: list[Run]
+    pairs: list[str]
+    tools: list[str]
+
+
+def tag_matches(tags: Mapping[str, str], wanted: str) -> bool:
+    """``key`` matches any run with that tag; ``key=value`` needs the value too (any case)."""
+    key, sep, value = wanted.strip().partition("=")
+    key = key.strip()
+    if key not in tags:
+        return False
+    return not sep or tags[key].casefold() == value.strip().casefold()
+
+
+def _filter(
+    query: RunQuery,
+    *,
+    sort: SortKey = "started",
+    descending: bool = True,
+    offset: int = 0,
+    limit: int | None = None,
+) -> RunFilter:
+    """The library's filter for a query: every criterion in SQL, on the indexes."""
+    return RunFilter(
+        pair=query.pair or None,
+        tool=query.tool or None,
+        status=query.status,
+        text=(query.text or "").strip() or None,
+        since=query.since,
+        until=query.until,
+        tags=(query.tag,) if query.tag and query.tag.strip() else (),
+        sort=sort,
+        descending=descending,
+        offset=offset,
+        limit=limit,
+    )
+
+
+def _choices(lib: Library) -> tuple[list[str], list[str]]:
+    """(pairs, tools) a browser's filters offer: stored pairs and tools, and any a run names."""
+    pairs = sorted({p.name for p in list_pairs(lib)} | set(run_pairs(lib)))
+    tools = sorted(set(TOOLS) | set(run_tools(lib)))
+    return pairs, tools
+
+
+def find_runs(lib: Library, query: RunQuery) -> RunListing:
+    """Every run matching ``query``, newest first, with the filter choices."""
+    pairs, tools = _choices(lib)
+    return RunListing(list_runs(lib, _filter(query)), pairs, tools)
+
+
+@dataclass(frozen=True, slots=True)
+class RunPage:
+    """Runs ``offset`` .. ``offset + len(runs)`` of a query in its order, how many match in
+    all, and the filter choices."""
+
+    runs: list[Run]
+    total: int
+    offset: int = 0
+    pairs: list[str] = field(default_factory=list)
+    tools: list[str] = field(default_factory=list)
+
+
+def browse_runs(
+    lib: Library,
+    query: RunQuery,
+    *,
+    sort: SortKey = "started",
+    descending: bool = True,
+    offset: int = 0,
+    limit: int = PAGE_SIZE,
+    choices: bool = True,
+) -> RunPage:
+    """One page of the runs matching ``query`` in the given order (filtered, sorted and
+    paged in SQL), the number matching, and (with ``choices``) the filter choices."""
+    flt = _filter(query, sort=sort, descending=descending, offset=offset, limit=limit)
+    runs = list_runs(lib, flt)
+    total = count_runs(lib, flt) if (offset or len(runs) >= limit) else len(runs)
+    pairs, tools = _choices(lib) if choices else ([], [])
+    return RunPage(runs, total, offset, pairs, tools)
+
+
+@dataclass(frozen=True, slots=True)
+class RunDetail:
+    """One run with its series and raw output (as one text, headed per source)."""
+
+    run: Run
+    series: list[SeriesArrays] = field(default_factory=list)
+    raw_text: str = ""
+    raw_truncated: bool = False
+    analyses: dict[str, dict[str, Any]] = field(default_factory=dict)  # kind → its JSON
+
+
+def load_run_detail(lib: Library, run_id: int, max_raw_chars: int = MAX_RAW_CHARS) -> RunDetail:
+    """Everything a detail view shows of one run (``LibraryError`` if it is gone)."""
+    run = get_run(lib, run_id)
+    series = load_series(lib, run_id)
+    chunks = load_raw_output(lib, run_id)
+    sources = list(dict.fromkeys(source for source, _ in chunks))
+    parts: list[str] = []
+    size = 0
+    truncated = False
+    for source in sources:
+        text = "\n".join(t for s, t in chunks if s == source)
+        if len(sources) > 1:
+            text = f"── {source} ──\n{text}"
+        if size + len(text) > max_raw_chars:
+            text = text[: max(0, max_raw_chars - size)]
+            truncated = True
+        parts.append(text)
+        size += len(text)
+        if truncated:
+            break
+    return RunDetail(run, series, "\n\n".join(parts), truncated, get_analyses(lib, run_id))

@@ -1,0 +1,140 @@
+"""Importing saved tool output into the library: dropped files, the tool guess, the question."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from pathlib import Path
+
+from PySide6.QtCore import QEvent, QObject, Signal
+from PySide6.QtGui import QDragEnterEvent, QDragMoveEvent, QDropEvent
+from PySide6.QtWidgets import QInputDialog, QWidget
+
+from pairbench.domain import Run
+from pairbench.services.import_guess import ToolGuess, check_readable, guess_tool, read_output_file
+from pairbench.services.importing import ParseError, import_output
+from pairbench.services.library import Library
+from pairbench.tools.registry import TOOLS
+from pairbench.ui.bridge import EngineBridge
+from pairbench.ui.library.jobs import call_for, error_text
+
+
+@dataclass(frozen=True, slots=True)
+class ImportOutcome:
+    """An import attempt: the stored run, or the guess when the user must pick the tool."""
+
+    path: Path
+    run: Run | None
+    guess: ToolGuess | None = None
+
+
+def dropped_files(event: QDropEvent | QDragEnterEvent | QDragMoveEvent) -> list[Path]:
+    """The local files a drag carries (folders and remote URLs are left out)."""
+    mime = event.mimeData()
+    if mime is None or not mime.hasUrls():
+        return []
+    paths = [Path(url.toLocalFile()) for url in mime.urls() if url.isLocalFile()]
+    return [path for path in paths if not path.is_dir()]
+
+
+class FileImport(QObject):
+    """Imports files as runs through the bridge; asks which tool wrote a file when the guess
+    is not conclusive. ``started(path)``, then ``imported(path, run)`` or ``failed(path, message)``
+    (message "cancelled" when the user declined to pick a tool)."""
+
+    started = Signal(object)  # Path
+    imported = Signal(object, object)  # Path, Run
+    failed = Signal(object, str)  # Path, message
+
+    def __init__(self, bridge: EngineBridge, owner: QWidget) -> None:
+        super().__init__(owner)
+        self.bridge = bridge
+        self.owner = owner
+
+    def accept(self, event: QDragEnterEvent | QDragMoveEvent) -> None:
+        """Accept a drag that carries files."""
+        if dropped_files(event):
+            event.acceptProposedAction()
+
+    def drop(self, event: QDropEvent) -> bool:
+        """Import every local file a drop carries; True when there was one."""
+        files = dropped_files(event)
+        if not files:
+            return False
+        event.acceptProposedAction()
+        for path in files:
+            self.import_file(path)
+        return True
+
+    def import_file(self, path: Path | str, tool: str | None = None, pair: str = "local") -> None:
+        """Import a saved tool output as a run (the tool guessed when not given)."""
+        path = Path(path)
+        self.started.emit(path)
+
+        async def job(lib: Library) -> ImportOutcome:
+            text = read_output_file(path)
+            guess = None
+            chosen = tool
+            if chosen is None:
+                guess = guess_tool(text, path.name)
+                chosen = guess.tool
+                if chosen is None:
+                    return ImportOutcome(path, None, guess)
+            else:
+                check_readable(text, chosen, path.name)
+            try:
+                run = import_output(lib, chosen, text, pair=pair, source_name=path.name)
+            except ParseError as exc:
+                raise ValueError(f"{path.name} is not {chosen} output: {exc}") from None
+            return ImportOutcome(path, run, guess)
+
+        def done(outcome: ImportOutcome) -> None:
+            if outcome.run is not None:
+                self.imported.emit(path, outcome.run)
+                return
+            chosen = self.ask_tool(path, outcome.guess or ToolGuess())
+            if chosen is None:
+                self.failed.emit(path, "cancelled")
+            else:
+                self.import_file(path, chosen, pair)
+
+        def failed(error: BaseException) -> None:
+            self.failed.emit(path, f"Cannot import {path.name}: {error_text(error)}")
+
+        call_for(self.owner, self.bridge, job, done, failed)
+
+    def ask_tool(self, path: Path, guess: ToolGuess) -> str | None:
+        """Ask which tool wrote ``path``; None when the user cancels."""
+        if guess.sure:
+            why = f"it reads as the output of {' or '.join(guess.sure)}"
+        elif guess.weak:
+            why = f"it looks like an error message of {' or '.join(guess.weak)}"
+        else:
+            why = "no tool's parser recognised it"
+        name, ok = QInputDialog.getItem(
+            self.owner,
+            "Which tool wrote this file?",
+            f"Pairbench cannot tell which tool wrote {path.name} ({why}).\n"
+            "Import it as the output of:",
+            guess.candidates,
+            0,
+            False,
+        )
+        return name if ok and name in TOOLS else None
+
+
+class DropFilter(QObject):
+    """Lets another widget (the main window) take file drops for the import."""
+
+    def __init__(self, files: FileImport) -> None:
+        super().__init__(files)
+        self._files = files
+
+    def eventFilter(self, watched: QObject, event: QEvent) -> bool:
+        kind = event.type()
+        if kind in (QEvent.Type.DragEnter, QEvent.Type.DragMove):
+            if isinstance(event, QDragMoveEvent) and dropped_files(event):
+                event.acceptProposedAction()
+                return True
+        elif kind == QEvent.Type.Drop and isinstance(event, QDropEvent):
+            return self._files.drop(event)
+        return False

@@ -1,0 +1,84 @@
+"""The selected run's label, tags and notes under the run list, with the actions on runs."""
+
+from __future__ import annotations
+
+from PySide6.QtCore import Qt
+from PySide6.QtWidgets import (
+    QGridLayout,
+    QGroupBox,
+    QLabel,
+    QLineEdit,
+    QPlainTextEdit,
+    QPushButton,
+    QVBoxLayout,
+    QWidget,
+)
+
+from pairbench.domain import Run
+from pairbench.domain.host_text import tags_text
+from pairbench.ui.hosts.form_rows import error_label
+
+
+class RunEditor(QGroupBox):
+    """Edits one selected run; Open, Delete… and Compare act on the selection."""
+
+    def __init__(self, parent: QWidget | None = None) -> None:
+        super().__init__("Selected run", parent)
+        self.selected_label = QLabel("No run selected.")
+        self.label_edit = QLineEdit()
+        self.label_edit.setPlaceholderText("e.g. same zone, after sysctl tuning")
+        self.tags_edit = QLineEdit()
+        self.tags_edit.setPlaceholderText('instance=c6in.xlarge note="two words"')
+        self.tags_error = error_label()
+        self.notes_edit = QPlainTextEdit()
+        self.notes_edit.setPlaceholderText("Notes about this run")
+        self.notes_edit.setMinimumHeight(54)
+        self.save_button = QPushButton("Save changes")
+        self.open_button = QPushButton("Open")
+        self.delete_button = QPushButton("Delete…")
+        self.compare_button = QPushButton("Compare")
+        self.compare_button.setToolTip("Compare the selected runs (select two or more)")
+        grid = QGridLayout(self)
+        grid.addWidget(self.selected_label, 0, 0, 1, 4)
+        grid.addWidget(QLabel("Label"), 1, 0)
+        grid.addWidget(self.label_edit, 1, 1)
+        grid.addWidget(QLabel("Tags"), 1, 2)
+        grid.addWidget(self.tags_edit, 1, 3)
+        grid.addWidget(self.tags_error, 2, 3)
+        grid.addWidget(QLabel("Notes"), 3, 0, Qt.AlignmentFlag.AlignTop)
+        grid.addWidget(self.notes_edit, 3, 1, 1, 3)
+        buttons = QVBoxLayout()
+        for button in (self.save_button, self.open_button, self.delete_button):
+            buttons.addWidget(button)
+        buttons.addWidget(self.compare_button)
+        buttons.addStretch(1)
+        grid.addLayout(buttons, 1, 4, 3, 1)
+        grid.setColumnStretch(1, 2)
+        grid.setColumnStretch(3, 3)
+
+    def show_selection(self, runs: list[Run]) -> None:
+        """Fill the fields from one selected run; with none or several, only the actions."""
+        one = runs[0] if len(runs) == 1 else None
+        for widget in (self.label_edit, self.tags_edit, self.notes_edit, self.save_button):
+            widget.setEnabled(one is not None)
+        self.open_button.setEnabled(one is not None)
+        self.delete_button.setEnabled(bool(runs))
+        self.tags_error.hide()
+        if one is None:
+            self.selected_label.setText(
+                f"{len(runs)} runs selected." if runs else "No run selected."
+            )
+            self.label_edit.clear()
+            self.tags_edit.clear()
+            self.notes_edit.clear()
+            return
+        self.selected_label.setText(
+            f"Run {one.id}: {one.spec.tool} on {one.spec.pair}, {one.status.value}"
+        )
+        self.label_edit.setText(one.label)
+        self.tags_edit.setText(tags_text(one.tags))
+        self.notes_edit.setPlainText(one.notes)
+
+    def show_tags_error(self, text: str) -> None:
+        self.tags_error.setText(text)
+        self.tags_error.show()

@@ -1,0 +1,162 @@
+"""The Library tab's run list: a table over the library's runs, loaded page by page through the
+bridge, sorted by the library, refreshed row by row."""
+
+from __future__ import annotations
+
+from PySide6.QtCore import QItemSelectionModel, QObject, Qt, Signal
+from PySide6.QtGui import QKeyEvent
+from PySide6.QtWidgets import QAbstractItemView, QHeaderView, QTableView, QWidget
+
+from pairbench.domain import Run
+from pairbench.services.library import Library
+from pairbench.services.run_browser import PAGE_SIZE, RunPage, RunQuery, browse_runs
+from pairbench.ui.bridge import EngineBridge
+from pairbench.ui.library.jobs import call_for, error_text
+from pairbench.ui.library.runs_model import LABEL, STARTED, RunsTableModel
+
+
+class RunsTable(QTableView):
+    """The runs table; Enter opens the current run (double-click too)."""
+
+    openRequested = Signal()
+
+    def keyPressEvent(self, event: QKeyEvent) -> None:
+        if (
+            event.key() in (Qt.Key.Key_Return, Qt.Key.Key_Enter)
+            and self.state() != QAbstractItemView.State.EditingState
+        ):
+            self.openRequested.emit()
+            return
+        super().keyPressEvent(event)
+
+
+class RunsList(QObject):
+    """Loads the runs of a query into its table (never SQLite on the GUI thread).
+
+    ``show_query(query)`` loads the first page (a new filter or order resets the table); the
+    same query and order again re-read the loaded rows and apply only what changed. Scrolling
+    to the end loads the next page. ``loaded(page)`` after each (re)load, ``failed(message)``
+    when the library could not be read.
+    """
+
+    loaded = Signal(object)  # RunPage
+    failed = Signal(str)
+
+    def __init__(self, bridge: EngineBridge, parent: QWidget) -> None:
+        super().__init__(parent)
+        self.bridge = bridge
+        self._generation = 0
+        self._query: RunQuery | None = None  # what the table shows
+        self._shown: tuple[RunQuery, str, bool] | None = None
+        self._sized = False
+        self.model = RunsTableModel()
+        self.model.moreWanted.connect(self._load_more)
+        self.model.sortWanted.connect(lambda *_: self._reload())
+        self.table = RunsTable(parent)
+        self.table.setModel(self.model)
+        self.table.setSortingEnabled(True)
+        self.table.sortByColumn(STARTED, Qt.SortOrder.DescendingOrder)
+        self.table.setSelectionBehavior(QAbstractItemView.SelectionBehavior.SelectRows)
+        self.table.setSelectionMode(QAbstractItemView.SelectionMode.ExtendedSelection)
+        self.table.setEditTriggers(
+            QAbstractItemView.EditTrigger.EditKeyPressed
+            | QAbstractItemView.EditTrigger.SelectedClicked
+        )
+        self.table.setAlternatingRowColors(True)
+        self.table.setWordWrap(False)
+        rows = self.table.verticalHeader()
+        rows.setVisible(False)
+        rows.setSectionResizeMode(QHeaderView.ResizeMode.Fixed)  # no height to measure per row
+        header = self.table.horizontalHeader()
+        header.setSectionResizeMode(QHeaderView.ResizeMode.Interactive)
+        header.setStretchLastSection(True)
+
+    def show_query(self, query: RunQuery) -> None:
+        """Show the runs of ``query``: a fresh first page, or the loaded rows read again."""
+        self._query = query
+        order = (query, self.model.sort_key, self.model.descending)
+        if order == self._shown:
+            self._load(offset=0, limit=max(PAGE_SIZE, self.model.rowCount()), sync=True)
+        else:
+            self._load(offset=0, limit=PAGE_SIZE, sync=False)
+
+    def _reload(self) -> None:
+        if self._query is not None:
+            self._load(offset=0, limit=PAGE_SIZE, sync=False)
+
+    def _load(self, *, offset: int, limit: int, sync: bool) -> None:
+        assert self._query is not None
+        self._generation += 1
+        generation = self._generation
+        query, key, descending = self._query, self.model.sort_key, self.model.descending
+
+        async def job(lib: Library) -> RunPage:
+            return browse_runs(
+                lib,
+                query,
+                sort=key,
+                descending=descending,
+                offset=offset,
+                limit=limit,
+                choices=offset == 0,
+            )
+
+        def done(page: RunPage) -> None:
+            if generation != self._generation:
+                return  # a newer load is on its way
+            if offset:
+                self.model.append_page(offset, page.runs, page.total)
+                return
+            if sync:
+                self.model.sync(page.runs, page.total)
+            else:
+                self.model.set_runs(page.runs, page.total)
+            self._shown = (query, key, descending)
+            if not self._sized and page.runs:  # size the columns once, on real rows
+                self.table.resizeColumnsToContents()
+                self.table.setColumnWidth(LABEL, max(self.table.columnWidth(LABEL), 160))
+                self._sized = True
+            self.loaded.emit(page)
+
+        def failed(error: BaseException) -> None:
+            if generation == self._generation:
+                self.failed.emit(f"Cannot list runs: {error_text(error)}")
+
+        call_for(self.table, self.bridge, job, done, failed)
+
+    def _load_more(self, offset: int) -> None:
+        if self._query is not None:
+            self._load(offset=offset, limit=PAGE_SIZE, sync=False)
+
+    # -- selection ---------------------------------------------------------------------------
+
+    def selected_runs(self) -> list[Run]:
+        """The selected runs, in table order."""
+        selection = self.table.selectionModel()
+        rows = sorted(index.row() for index in selection.selectedRows())
+        return [self.model.run_at(row) for row in rows]
+
+    def selected_ids(self) -> set[int]:
+        """The ids of the selected runs."""
+        return {run.id for run in self.selected_runs()}
+
+    def current_run_id(self) -> int | None:
+        runs = self.selected_runs()
+        if runs:
+            return runs[0].id
+        index = self.table.currentIndex()
+        return self.model.run_at(index.row()).id if index.isValid() else None
+
+    def select_run(self, run_id: int) -> bool:
+        """Select (and scroll to) a run in the table; False if it is not loaded."""
+        row = self.model.row_of(run_id)
+        if row is None:
+            return False
+        index = self.model.index(row, 0)
+        self.table.selectionModel().setCurrentIndex(
+            index,
+            QItemSelectionModel.SelectionFlag.ClearAndSelect
+            | QItemSelectionModel.SelectionFlag.Rows,
+        )
+        self.table.scrollTo(index)
+        return True
