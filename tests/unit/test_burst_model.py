@@ -4,10 +4,12 @@ from __future__ import annotations
 
 import json
 import math
+from typing import Any
 
 import numpy as np
 import pytest
 
+import pairbench.analysis.burst as burst_module
 from pairbench.analysis.burst import (
     BurstEstimate,
     BurstModel,
@@ -312,6 +314,39 @@ def test_update_records_takes_the_aggregate_throughput() -> None:
     )
     assert estimate is not None and estimate.burst_bps == pytest.approx(8e8)
     assert model.samples == 1
+
+
+def test_a_batch_of_records_is_fitted_once_and_ends_where_one_by_one_ends(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    t, v = step_series(600, 21.3)
+    records = [
+        Record("sum", float(ti), ("throughput_bps",), (float(vi),))
+        for ti, vi in zip(t, v, strict=True)
+    ]
+    one_by_one = BurstModel()
+    for record in records:
+        one_by_one.update_records([record])
+    fits: list[int] = []
+    real_fit = burst_module._fit
+
+    def counting_fit(*args: Any, **kwargs: Any) -> BurstEstimate:
+        fits.append(1)
+        return real_fit(*args, **kwargs)
+
+    monkeypatch.setattr(burst_module, "_fit", counting_fit)
+    batched = BurstModel()
+    for start in range(0, len(records), 60):  # a minute of intervals per batch, as a replay
+        batched.update_records(records[start : start + 60])
+    assert len(fits) == 10  # one fit per batch, not one per interval
+    a, b = one_by_one.estimate, batched.estimate
+    assert b.detected and a.detected
+    assert (b.step_t, b.burst_bps, b.baseline_bps, b.bucket_bits) == (
+        a.step_t,
+        a.burst_bps,
+        a.baseline_bps,
+        a.bucket_bits,
+    )
 
 
 def test_json_round_trip_and_no_nan() -> None:

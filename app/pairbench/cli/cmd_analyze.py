@@ -14,8 +14,8 @@ from pairbench.cli.exit_status import ExitStatus
 from pairbench.domain.units import SI_BYTES, format_bits, format_quantity
 from pairbench.export.escaping import terminal_text
 from pairbench.export.tables import TextTable, markdown_table, text_table
-from pairbench.library.runs import get_run
 from pairbench.services.burst import AnalysisError, analyze_stored_burst, burst_groups
+from pairbench.services.runs import get_run
 
 _PREFIX = {"": 1.0, "k": 1e3, "m": 1e6, "g": 1e9, "t": 1e12}
 _RATE_RE = re.compile(r"(\d+(?:\.\d+)?)\s*([kmgt]?)(bit/s|bits/s|bit|bps|b/s)?", re.IGNORECASE)

@@ -18,8 +18,8 @@ from pairbench.export.escaping import terminal_text
 from pairbench.export.run_json import runs_document
 from pairbench.export.runs_csv import write_runs_csv
 from pairbench.export.selection import SelectionError, select_run_ids
-from pairbench.library import Library
 from pairbench.services.compare import compare_inputs
+from pairbench.services.library import Library
 
 FORMATS = ("json", "csv", "bundle")
 

@@ -19,15 +19,6 @@ from pairbench.domain.validation import check_address, check_name, check_port, c
 from pairbench.export.escaping import terminal_text
 from pairbench.export.run_json import host_payload
 from pairbench.export.tables import TextTable, text_table
-from pairbench.library.hosts import (
-    get_host,
-    list_hosts,
-    list_pairs,
-    pinned_host_keys,
-    unpin_host_keys,
-)
-from pairbench.remote.secrets import keyring_status
-from pairbench.remote.ssh_config import SSHConfigError, parse_ssh_config
 from pairbench.services.hosts import (
     HostForm,
     check_edit_allowed,
@@ -35,12 +26,22 @@ from pairbench.services.hosts import (
     check_key_path,
     check_new_host,
     delete_host,
+    forget_host_keys,
+    get_host,
     host_from_form,
+    keyring_status,
+    list_hosts,
     password_status,
+    show_host,
     store_edited_host,
     store_new_host,
 )
-from pairbench.services.ssh_import import apply_import, plan_import
+from pairbench.services.ssh_import import (
+    SSHConfigError,
+    apply_import,
+    plan_import,
+    read_ssh_config,
+)
 
 PASSWORD_STDIN_VAR = "PAIRBENCH_PASSWORD_STDIN"
 _COMMANDS = "add|list|show|edit|remove|forget-key|import-ssh-config|install-tool"
@@ -307,9 +308,8 @@ def handle_list(args: argparse.Namespace, env: Environment) -> ExitStatus:
 def handle_show(args: argparse.Namespace, env: Environment) -> ExitStatus:
     """Print one host, its pinned host keys and the pairs that use it."""
     with env.open_library() as lib:
-        host = get_host(lib, args.name)
-        keys = pinned_host_keys(lib, host.name)
-        pairs = [p.name for p in list_pairs(lib) if host.name in (p.client.name, p.server.name)]
+        shown_host = show_host(lib, args.name)
+    host, keys, pairs = shown_host.host, shown_host.host_keys, shown_host.pairs
     password = password_status(host)
     if args.json:
         payload = host_json(host)
@@ -355,9 +355,7 @@ def handle_remove(args: argparse.Namespace, env: Environment) -> ExitStatus:
 def handle_forget_key(args: argparse.Namespace, env: Environment) -> ExitStatus:
     """Unpin a host's keys so the next connection can accept its new key."""
     with env.open_library() as lib:
-        host = get_host(lib, args.name)
-        keys = pinned_host_keys(lib, host.name)
-        unpin_host_keys(lib, host.name)
+        host, keys = forget_host_keys(lib, args.name)
     if keys:
         prints = ", ".join(key_fingerprint(k) for k in keys)
         say(env, f"forgot {len(keys)} pinned host key(s) of {host.name}: {prints}")
@@ -385,7 +383,7 @@ def handle_forget_key(args: argparse.Namespace, env: Environment) -> ExitStatus:
 def handle_import(args: argparse.Namespace, env: Environment) -> ExitStatus:
     """Add one host per concrete alias; skip existing names; warn about what is not supported."""
     try:
-        entries = parse_ssh_config(args.file)
+        entries = read_ssh_config(args.file)
     except SSHConfigError as exc:
         return fail(env, exc)
     with env.open_library() as lib:

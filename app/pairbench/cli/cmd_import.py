@@ -12,7 +12,7 @@ from pairbench.domain.units import format_value
 from pairbench.export.escaping import terminal_text
 from pairbench.services.import_guess import read_output_file
 from pairbench.services.importing import import_output
-from pairbench.tools.base import ParseError
+from pairbench.services.parsing import ParseError
 
 
 def add_parser(sub: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:

@@ -13,7 +13,7 @@ from pairbench.cli.exit_status import ExitStatus
 from pairbench.cli.prompts import TerminalPrompt
 from pairbench.domain.failures import ToolInstallError, TransportError
 from pairbench.export.escaping import terminal_text
-from pairbench.library import LibraryError
+from pairbench.services.library import LibraryError
 from pairbench.services.tool_install import INSTALLABLE, install_on_host
 
 

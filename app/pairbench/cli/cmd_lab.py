@@ -6,27 +6,14 @@ import argparse
 import dataclasses
 import json
 from collections.abc import Iterable
-from dataclasses import dataclass
 
 from pairbench.cli.environment import Environment
 from pairbench.cli.exit_status import ExitStatus
-from pairbench.domain.failures import HostKeyChangedError
 from pairbench.domain.host_text import key_fingerprint
 from pairbench.lab import LabError, Shaping, manager, parse_shaping, vendor
 from pairbench.lab.info import LabInfo, LabStatus
-from pairbench.library import Library, LibraryError
-from pairbench.library.hosts import (
-    add_host,
-    add_pair,
-    get_host,
-    get_pair,
-    pin_host_key,
-    pinned_host_keys,
-    replace_host,
-    replace_pair,
-    unpin_host_keys,
-)
-from pairbench.remote.host_keys import LAB_REPIN
+from pairbench.services.lab_hosts import key_changes, register_lab
+from pairbench.services.library import LibraryError
 
 TRY = "try: pairbench run --pair lab --tool iperf3 --set duration=5"
 
@@ -93,81 +80,6 @@ def _shaping(args: argparse.Namespace) -> Shaping:
     )
 
 
-@dataclass(frozen=True, slots=True)
-class KeyChange:
-    """A lab host whose pinned host keys do not include the key it offers now."""
-
-    host: str
-    pinned: tuple[str, ...]  # key lines
-    offered: str  # key line
-
-    def error(self, refusing: str) -> HostKeyChangedError:
-        """The changed-key error every command gives, with both fingerprints."""
-        return HostKeyChangedError(
-            self.host,
-            [key_fingerprint(k) for k in self.pinned],
-            key_fingerprint(self.offered),
-            refusing=refusing,
-            remedy=LAB_REPIN,
-        )
-
-
-def key_changes(lib: Library, info: LabInfo) -> list[KeyChange]:
-    """The lab hosts registered in ``lib`` with pinned keys other than the key they offer.
-
-    The key a lab host offers is its sshd's host key file (the only ``HostKey`` of its
-    sshd_config). A host with nothing pinned (or not registered) is not a change.
-    """
-    changes = []
-    for lab_host in (info.client, info.server):
-        pinned = pinned_host_keys(lib, lab_host.name) if _host_exists(lib, lab_host.name) else []
-        if pinned and lab_host.host_key not in pinned:
-            changes.append(KeyChange(lab_host.name, tuple(pinned), lab_host.host_key))
-    return changes
-
-
-def register(lib: Library, info: LabInfo) -> None:
-    """Store (or update) hosts ``lab-client``, ``lab-server`` and pair ``lab``; pin host keys.
-
-    The pins are replaced by the lab's current keys: callers check ``key_changes`` first.
-    """
-    lib.conn.execute("BEGIN IMMEDIATE")
-    try:
-        for lab_host in (info.client, info.server):
-            host = lab_host.to_host()
-            if _host_exists(lib, host.name):
-                replace_host(lib, host)
-            else:
-                add_host(lib, host)
-            unpin_host_keys(lib, host.name)
-            pin_host_key(lib, host.name, lab_host.host_key)
-        pair = info.to_pair()
-        if _pair_exists(lib, pair.name):
-            replace_pair(lib, pair)
-        else:
-            add_pair(lib, pair)
-        lib.conn.execute("COMMIT")
-    except BaseException:
-        lib.conn.execute("ROLLBACK")
-        raise
-
-
-def _host_exists(lib: Library, name: str) -> bool:
-    try:
-        get_host(lib, name)
-    except LibraryError:
-        return False
-    return True
-
-
-def _pair_exists(lib: Library, name: str) -> bool:
-    try:
-        get_pair(lib, name)
-    except LibraryError:
-        return False
-    return True
-
-
 def _print_info(env: Environment, info: LabInfo, verb: str) -> None:
     env.out(f"lab {verb}: pair 'lab' = {info.client.name} → {info.server.name}")
     for host in (info.client, info.server):
@@ -211,7 +123,7 @@ def handle_up(args: argparse.Namespace, env: Environment) -> ExitStatus:
                 "re-pinned (`pairbench lab status` lists the problem)"
             )
             return ExitStatus.ERROR
-        register(lib, info)
+        register_lab(lib, info)
     note = env.err if args.json else env.out
     for change in changes:
         old = ", ".join(key_fingerprint(k) for k in change.pinned)

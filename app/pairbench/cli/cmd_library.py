@@ -7,7 +7,7 @@ import json
 
 from pairbench.cli.environment import Environment
 from pairbench.cli.exit_status import ExitStatus
-from pairbench.library import check_library_file
+from pairbench.services.library import check_library_file
 
 
 def add_parser(sub: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:

@@ -16,18 +16,20 @@ from pairbench.domain import HostPair
 from pairbench.domain.failures import TransportError
 from pairbench.domain.host_text import describe_host, edit_tags, format_tags, key_fingerprint
 from pairbench.domain.validation import MAX_DESCRIPTION, check_address, check_description
-from pairbench.engine.preflight import VERSION_COMMANDS
 from pairbench.export.tables import TextTable, text_table
-from pairbench.library import LibraryError
-from pairbench.library.hosts import get_pair, list_pairs, remove_pair, replace_pair
 from pairbench.services.hosts import (
     PairForm,
     check_pair_edit_allowed,
+    delete_pair,
+    get_pair,
+    list_pairs,
     pair_from_form,
+    store_edited_pair,
     store_new_pair,
     stored_host,
 )
-from pairbench.services.pair_check import report_lines, run_check
+from pairbench.services.library import LibraryError
+from pairbench.services.pair_check import CHECKABLE_TOOLS, report_lines, run_check
 
 _COMMANDS = "add|list|show|edit|remove|check"
 _TAG_HELP = "a tag such as cloud=aws region=eu-west-1 zone=... type=... placement=..."
@@ -69,9 +71,7 @@ def add_parser(sub: argparse._SubParsersAction[argparse.ArgumentParser]) -> None
         "check", help="connect to both hosts, list tool versions, test the data path and clocks"
     )
     p_check.add_argument("name", metavar="NAME")
-    p_check.add_argument(
-        "--tool", choices=sorted(VERSION_COMMANDS), help="a tool the next run needs"
-    )
+    p_check.add_argument("--tool", choices=CHECKABLE_TOOLS, help="a tool the next run needs")
     p_check.add_argument(
         "--accept-new-host-key",
         action="store_true",
@@ -159,7 +159,7 @@ def handle_edit(args: argparse.Namespace, env: Environment) -> ExitStatus:
                 new = dataclasses.replace(new, tags=edit_tags(old.tags, args.tag, args.remove_tag))
             if new == old:
                 return fail(env, "nothing to change: give at least one option", ExitStatus.USAGE)
-            replace_pair(lib, new)
+            store_edited_pair(lib, new)
     except ValueError as exc:
         return fail(env, exc)
     say(
@@ -216,7 +216,7 @@ def handle_show(args: argparse.Namespace, env: Environment) -> ExitStatus:
 def handle_remove(args: argparse.Namespace, env: Environment) -> ExitStatus:
     """Remove a pair; its runs stay in the library."""
     with env.open_library() as lib:
-        remove_pair(lib, args.name)
+        delete_pair(lib, args.name)
     say(env, f"removed pair {args.name} (its runs stay in the library)")
     return ExitStatus.OK
 

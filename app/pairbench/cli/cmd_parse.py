@@ -10,8 +10,7 @@ from pairbench.cli.environment import Environment
 from pairbench.cli.exit_status import ExitStatus
 from pairbench.domain import group_records
 from pairbench.export.run_json import parse_payload
-from pairbench.tools.feed import feed_text
-from pairbench.tools.registry import get_tool
+from pairbench.services.parsing import known_tool, parse_output
 
 
 def add_parser(sub: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
@@ -24,17 +23,18 @@ def add_parser(sub: argparse._SubParsersAction[argparse.ArgumentParser]) -> None
 
 def handle(args: argparse.Namespace, env: Environment) -> ExitStatus:
     """Parse the whole file and print the ``parse`` JSON shape."""
-    tool = get_tool(args.tool)
+    tool = known_tool(args.tool)
     try:
         text = args.file.read_bytes().decode("utf-8", errors="replace")
     except OSError as exc:
         env.err(f"pairbench: cannot read {args.file}: {exc.strerror or exc}")
         return ExitStatus.ERROR
-    records, summary = feed_text(tool.file_parser(), text)
+    parsed = parse_output(tool, text)
+    summary = parsed.summary
     payload = parse_payload(
-        tool.name,
+        parsed.tool,
         summary.values,
-        group_records(records),
+        group_records(parsed.records),
         complete=summary.complete,
         error=summary.error,
         form=summary.form,

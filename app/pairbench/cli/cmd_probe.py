@@ -4,20 +4,20 @@ from __future__ import annotations
 
 import argparse
 import asyncio
-import contextlib
 import json
-import signal
 from typing import Any
 
 from pairbench.analysis.burst import BurstEstimate, BurstState
 from pairbench.cli.cmd_analyze import describe_estimate, format_duration, format_size_bits
+from pairbench.cli.cmd_run import cancel_on_signals
 from pairbench.cli.environment import Environment
 from pairbench.cli.exit_status import ExitStatus
 from pairbench.cli.prompts import TerminalPrompt
 from pairbench.domain import HostPair, Line, Record, Run, RunSpec, RunStatus
 from pairbench.domain.failures import RunError
 from pairbench.domain.units import format_bits, format_value
-from pairbench.engine.burst import (
+from pairbench.export.escaping import terminal_text
+from pairbench.services.burst import (
     DEFAULT_AFTER_STEP_S,
     DEFAULT_MAX_DURATION_S,
     DEFAULT_STREAMS,
@@ -25,13 +25,10 @@ from pairbench.engine.burst import (
     STREAM,
     BurstProbeOutcome,
     burst_probe_spec,
-    run_burst_probe,
 )
-from pairbench.engine.execute import prepare
-from pairbench.engine.transports import Connector
-from pairbench.export.escaping import terminal_text
-from pairbench.library import Library, LibraryError
-from pairbench.library.hosts import get_pair
+from pairbench.services.hosts import get_pair
+from pairbench.services.library import Library, LibraryError
+from pairbench.services.running import probe_burst_on_pair
 
 
 def add_parser(sub: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
@@ -152,10 +149,7 @@ def handle_burst(args: argparse.Namespace, env: Environment) -> ExitStatus:
             spec = burst_probe_spec(
                 pair, max_duration_s=args.max_duration, streams=args.streams, label=args.label
             )
-            connector = Connector(
-                lib, secrets=TerminalPrompt(), accept_new_host_key=args.accept_new_host_key
-            )
-            outcome = asyncio.run(_probe(lib, pair, spec, env, args, connector))
+            outcome = asyncio.run(_probe(lib, pair, spec, env, args))
     except (LibraryError, RunError, ValueError) as exc:
         env.err(terminal_text(f"pairbench: {exc}"))
         return ExitStatus.ERROR
@@ -169,27 +163,22 @@ async def _probe(
     spec: RunSpec,
     env: Environment,
     args: argparse.Namespace,
-    connector: Connector,
 ) -> BurstProbeOutcome:
-    try:
-        prepared = await prepare(pair, spec, connector)
-        cancel = asyncio.Event()
-        loop = asyncio.get_running_loop()
-        with contextlib.suppress(NotImplementedError, RuntimeError, ValueError):
-            loop.add_signal_handler(signal.SIGINT, cancel.set)
-            loop.add_signal_handler(signal.SIGTERM, cancel.set)
-        observer = _ProbeObserver(env, to_stderr=args.json, after_step_s=args.after_step)
-        return await run_burst_probe(
-            lib,
-            prepared,
-            after_step_s=args.after_step,
-            refill_idle_s=args.refill_idle,
-            observer=observer,
-            cancel=cancel,
-            on_estimate=observer.on_estimate,
-        )
-    finally:
-        await connector.close()
+    cancel = asyncio.Event()
+    observer = _ProbeObserver(env, to_stderr=args.json, after_step_s=args.after_step)
+    return await probe_burst_on_pair(
+        lib,
+        pair,
+        spec,
+        after_step_s=args.after_step,
+        refill_idle_s=args.refill_idle,
+        observer=observer,
+        cancel=cancel,
+        on_estimate=observer.on_estimate,
+        secrets=TerminalPrompt(),
+        accept_new_host_key=args.accept_new_host_key,
+        on_ready=lambda: cancel_on_signals(cancel),
+    )
 
 
 def _report(outcome: BurstProbeOutcome, env: Environment, as_json: bool) -> None:

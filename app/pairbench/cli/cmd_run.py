@@ -15,11 +15,10 @@ from pairbench.cli.prompts import TerminalPrompt
 from pairbench.domain import HostPair, Line, Record, Run, RunSpec, RunStatus
 from pairbench.domain.failures import RunError
 from pairbench.domain.units import format_value
-from pairbench.engine.execute import Prepared, execute_run, prepare
-from pairbench.engine.transports import Connector
 from pairbench.export.escaping import terminal_text
-from pairbench.library import Library, LibraryError
-from pairbench.library.hosts import get_pair
+from pairbench.services.hosts import get_pair
+from pairbench.services.library import Library, LibraryError
+from pairbench.services.running import run_on_pair
 
 _BAR_WIDTH = 20
 # The headline of a live line (the first of these a record has), then the other values shown.
@@ -130,10 +129,7 @@ def handle(args: argparse.Namespace, env: Environment) -> ExitStatus:
     try:
         with env.open_library() as lib:
             pair = get_pair(lib, args.pair)
-            connector = Connector(
-                lib, secrets=TerminalPrompt(), accept_new_host_key=args.accept_new_host_key
-            )
-            run = asyncio.run(_run(lib, pair, spec, env, args.json, connector))
+            run = asyncio.run(_run(lib, pair, spec, env, args))
     except (LibraryError, RunError) as exc:
         env.err(terminal_text(f"pairbench: {exc}"))
         return ExitStatus.ERROR
@@ -142,28 +138,28 @@ def handle(args: argparse.Namespace, env: Environment) -> ExitStatus:
 
 
 async def _run(
-    lib: Library,
-    pair: HostPair,
-    spec: RunSpec,
-    env: Environment,
-    as_json: bool,
-    connector: Connector,
+    lib: Library, pair: HostPair, spec: RunSpec, env: Environment, args: argparse.Namespace
 ) -> Run:
-    try:
-        prepared = await prepare(pair, spec, connector)
-        return await _execute(lib, prepared, env, as_json)
-    finally:
-        await connector.close()
-
-
-async def _execute(lib: Library, prepared: Prepared, env: Environment, as_json: bool) -> Run:
     cancel = asyncio.Event()
+    return await run_on_pair(
+        lib,
+        pair,
+        spec,
+        observer=_LiveObserver(env, to_stderr=args.json),
+        cancel=cancel,
+        secrets=TerminalPrompt(),
+        accept_new_host_key=args.accept_new_host_key,
+        on_ready=lambda: cancel_on_signals(cancel),
+    )
+
+
+def cancel_on_signals(cancel: asyncio.Event) -> None:
+    """From now on, Ctrl-C (SIGINT) and SIGTERM set ``cancel`` (on the running loop) instead
+    of stopping the command: the run ends and is stored as cancelled."""
     loop = asyncio.get_running_loop()
     with contextlib.suppress(NotImplementedError, RuntimeError, ValueError):
         loop.add_signal_handler(signal.SIGINT, cancel.set)
         loop.add_signal_handler(signal.SIGTERM, cancel.set)
-    observer = _LiveObserver(env, to_stderr=as_json)
-    return await execute_run(lib, prepared, observer=observer, cancel=cancel)
 
 
 def _report(run: Run, env: Environment, as_json: bool) -> None:

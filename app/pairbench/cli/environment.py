@@ -11,7 +11,7 @@ from typing import TYPE_CHECKING, TextIO
 
 if TYPE_CHECKING:  # imported when used: `pairbench --version` needs neither (CLI start)
     from pairbench.export.charts import ChartRenderer
-    from pairbench.library import Library
+    from pairbench.services.library import Library
 
 
 @dataclass
@@ -30,16 +30,17 @@ class Environment:
         """``--library``, else ``PAIRBENCH_LIBRARY``, else the user data directory."""
         if self.library_path is not None:
             return self.library_path
-        from pairbench.library import default_library_path  # not for `--version` (CLI start)
+        # Imported here, not for `--version` (CLI start time).
+        from pairbench.services.library import default_library_path
 
         return default_library_path(self.environ)
 
     def open_library(self) -> Library:
         """Open the library this environment points at; say what its opening repaired."""
         from pairbench.export.escaping import terminal_text
-        from pairbench.library import Library
+        from pairbench.services.library import open_library
 
-        library = Library.open(self.resolve_library_path())
+        library = open_library(self.resolve_library_path())
         for warning in library.warnings:
             self.err(terminal_text(f"pairbench: warning: {warning}"))
         return library

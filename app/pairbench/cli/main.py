@@ -140,8 +140,8 @@ def run_command(invocation: Invocation, env: Environment) -> int:
 def _is_user_error(exc: Exception) -> bool:
     """A failure the user can act on, reported in one line (no traceback)."""
     # Imported only once something failed: a command that needs none of them is not slowed.
-    from pairbench.library import LibraryError
-    from pairbench.tools.base import ParamError, ParseError
+    from pairbench.services.library import LibraryError
+    from pairbench.services.parsing import ParamError, ParseError
 
     return isinstance(exc, LibraryError | ParamError | ParseError)
 

@@ -1,15 +1,52 @@
-"""Burst analyses of stored runs: analyse one run again, and the per-instance-type table."""
+"""Burst credits: the probe's run spec and settings, analyses of stored runs (one run again,
+and the per-instance-type table). Running the probe is ``services.running``'s."""
 
 from __future__ import annotations
 
-from pairbench.analysis.burst import BurstEstimate, BurstGroup, group_estimates
+from pairbench.analysis.burst import BurstEstimate, BurstGroup, BurstParams, group_estimates
+from pairbench.domain import HostPair, RunSpec
 from pairbench.domain.failures import AnalysisError as AnalysisError
+from pairbench.engine import burst as probe
 from pairbench.engine.burst import ANALYSIS_KIND
-from pairbench.engine.burst import analyze_stored_burst as analyze_stored_burst
+from pairbench.engine.burst import DEFAULT_AFTER_STEP_S as DEFAULT_AFTER_STEP_S
+from pairbench.engine.burst import DEFAULT_MAX_DURATION_S as DEFAULT_MAX_DURATION_S
+from pairbench.engine.burst import DEFAULT_STREAMS as DEFAULT_STREAMS
+from pairbench.engine.burst import METRIC as METRIC
+from pairbench.engine.burst import STREAM as STREAM
+from pairbench.engine.burst import BurstProbeOutcome as BurstProbeOutcome
 from pairbench.library import Library, LibraryError
 from pairbench.library.analyses import list_analyses
 from pairbench.library.hosts import get_pair
 from pairbench.library.runs import get_run
+
+
+def burst_probe_spec(
+    pair: HostPair,
+    *,
+    max_duration_s: int = DEFAULT_MAX_DURATION_S,
+    streams: int = DEFAULT_STREAMS,
+    label: str = "",
+) -> RunSpec:
+    """The probe's iperf3 run on ``pair``: TCP, ``streams`` streams, 1 s intervals, at most
+    ``max_duration_s``; tagged with the pair's tags plus ``probe=burst`` and
+    ``phase=burst``. ``ValueError`` without a duration or a stream."""
+    return probe.burst_probe_spec(pair, max_duration_s=max_duration_s, streams=streams, label=label)
+
+
+def analyze_stored_burst(
+    lib: Library,
+    run_id: int,
+    *,
+    params: BurstParams | None = None,
+    store: bool = True,
+    missing_ok: bool = False,
+) -> BurstEstimate:
+    """Analyse a stored run's aggregate throughput again: burst rate, baseline, burst time
+    and bucket; stored with the run (``store``). ``AnalysisError`` when the run has no
+    aggregate ``throughput_bps`` series (``missing_ok``: an empty estimate, not stored)."""
+    return probe.analyze_stored_burst(
+        lib, run_id, params=params, store=store, missing_ok=missing_ok
+    )
 
 
 def burst_groups(lib: Library, tag: str = "type") -> list[BurstGroup]:

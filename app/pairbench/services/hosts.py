@@ -33,23 +33,12 @@ from pairbench.domain.validation import (
     shown,
 )
 from pairbench.library import Library, LibraryError
-from pairbench.library.hosts import (
-    add_host,
-    add_pair,
-    get_host,
-    get_pair,
-    list_hosts,
-    list_pairs,
-    pinned_host_keys,
-    remove_host,
-    remove_pair,
-    replace_host,
-    replace_pair,
-)
+from pairbench.library import hosts as stored
+from pairbench.library.hosts import add_host, add_pair, remove_host, replace_host
+from pairbench.remote import secrets
 from pairbench.remote.secrets import (
     forget_password,
     keyring_account,
-    keyring_status,
     store_password,
     stored_password,
 )
@@ -76,6 +65,67 @@ class _Collector:
     def raise_any(self) -> None:
         if self.errors:
             raise FormErrors(self.errors)
+
+
+# ---------------------------------------------------------------------------------------------
+# Looking up hosts, pairs and pinned host keys
+
+
+def list_hosts(lib: Library) -> list[Host]:
+    """Every stored host, by name (the built-in ``local`` among them)."""
+    return stored.list_hosts(lib)
+
+
+def get_host(lib: Library, name: str) -> Host:
+    """The stored host of this name; ``LibraryError`` if there is none."""
+    return stored.get_host(lib, name)
+
+
+def list_pairs(lib: Library) -> list[HostPair]:
+    """Every stored pair, by name, with both of its hosts."""
+    return stored.list_pairs(lib)
+
+
+def get_pair(lib: Library, name: str) -> HostPair:
+    """The stored pair of this name, with both of its hosts; ``LibraryError`` if none."""
+    return stored.get_pair(lib, name)
+
+
+def pinned_host_keys(lib: Library, host_name: str) -> list[str]:
+    """The host key lines pinned for a host (the keys its connections accept)."""
+    return stored.pinned_host_keys(lib, host_name)
+
+
+@dataclass(frozen=True, slots=True)
+class HostShown:
+    """One host as ``hosts show`` presents it: with its pinned keys and the pairs using it."""
+
+    host: Host
+    host_keys: list[str]
+    pairs: list[str]  # names of the pairs whose client or server it is
+
+
+def show_host(lib: Library, name: str) -> HostShown:
+    """A host, its pinned host keys and the pairs that use it; ``LibraryError`` if none."""
+    host = stored.get_host(lib, name)
+    keys = stored.pinned_host_keys(lib, host.name)
+    pairs = [p.name for p in stored.list_pairs(lib) if host.name in (p.client.name, p.server.name)]
+    return HostShown(host, keys, pairs)
+
+
+def forget_host_keys(lib: Library, name: str) -> tuple[Host, list[str]]:
+    """Unpin every host key of a host (after a legitimate key change): the next connection
+    asks to accept the key it is offered. Returns the host and the keys that were pinned;
+    ``LibraryError`` if there is no such host."""
+    host = stored.get_host(lib, name)
+    keys = stored.pinned_host_keys(lib, host.name)
+    stored.unpin_host_keys(lib, host.name)
+    return host, keys
+
+
+def keyring_status() -> tuple[bool, str]:
+    """Whether the OS keyring can keep passwords, and if not, why (in words for the user)."""
+    return secrets.keyring_status()
 
 
 # ---------------------------------------------------------------------------------------------
@@ -430,6 +480,11 @@ def store_new_pair(lib: Library, pair: HostPair) -> None:
     add_pair(lib, pair)
 
 
+def store_edited_pair(lib: Library, pair: HostPair) -> None:
+    """Replace the stored pair of ``pair``'s name with it (validated by the caller)."""
+    stored.replace_pair(lib, pair)
+
+
 def check_pair_edit_allowed(name: str) -> None:
     """The built-in pair cannot be edited."""
     if name == "local":
@@ -488,7 +543,7 @@ def save_edited_pair(lib: Library, name: str, form: PairForm) -> HostPair:
     """Validate and replace the pair ``name`` (its name stays)."""
     check_pair_edit_allowed(get_pair(lib, name).name)
     pair = pair_from_form(lib, dataclasses.replace(form, name=name))
-    replace_pair(lib, pair)
+    store_edited_pair(lib, pair)
     return pair
 
 
@@ -504,4 +559,4 @@ def all_pairs(lib: Library) -> list[HostPair]:
 
 def delete_pair(lib: Library, name: str) -> None:
     """Remove a pair; its runs stay in the library. The built-in pair ``local`` stays."""
-    remove_pair(lib, name)
+    stored.remove_pair(lib, name)

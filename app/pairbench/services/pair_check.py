@@ -15,12 +15,15 @@ from dataclasses import dataclass, field
 from pairbench.domain import Host, HostPair
 from pairbench.domain.failures import HostKeyUnknownError
 from pairbench.domain.host_text import key_fingerprint
-from pairbench.engine.preflight import HostCheck, PairCheck, check_pair
+from pairbench.engine.preflight import VERSION_COMMANDS, HostCheck, PairCheck, check_pair
 from pairbench.engine.transports import Connector
 from pairbench.library import Library
 from pairbench.library.hosts import get_pair, list_hosts, pinned_host_keys
 from pairbench.remote.base import Transport
 from pairbench.remote.secrets import SecretPrompt
+
+# The tools a check can look for (each with the version command it runs), by name.
+CHECKABLE_TOOLS: tuple[str, ...] = tuple(sorted(VERSION_COMMANDS))
 
 
 @dataclass(frozen=True, slots=True)

@@ -24,6 +24,7 @@ from pairbench.domain.validation import (
 from pairbench.library import Library
 from pairbench.library.hosts import add_host, list_hosts, replace_host
 from pairbench.remote.ssh_config import SSHConfigEntry, parse_ssh_config
+from pairbench.remote.ssh_config import SSHConfigError as SSHConfigError
 from pairbench.services.hosts import check_jump, check_key_path
 
 
@@ -56,6 +57,12 @@ class ImportResult:
     added: list[Host] = field(default_factory=list)
     skipped: list[tuple[str, str]] = field(default_factory=list)
     warnings: list[str] = field(default_factory=list)
+
+
+def read_ssh_config(path: Path | None = None) -> list[SSHConfigEntry]:
+    """Every concrete alias of the config at ``path`` (default ``~/.ssh/config``), in order,
+    for ``plan_import``; ``SSHConfigError`` (naming the file and line) if unreadable."""
+    return parse_ssh_config(path)
 
 
 def read_plan(lib: Library, path: Path | None = None) -> ImportPlan:
