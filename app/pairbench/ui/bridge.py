@@ -20,18 +20,16 @@ from PySide6.QtCore import QObject, Qt, Signal, Slot
 
 from pairbench.domain import HostPair, Line, Record, Run, RunSpec
 from pairbench.domain.failures import RunError
-from pairbench.engine.burst import run_burst_probe
-from pairbench.engine.execute import Prepared, execute_run, prepare
 from pairbench.engine.observer import RunObserver
-from pairbench.engine.transports import Connector
 from pairbench.remote.secrets import SecretPrompt
 from pairbench.services.library import Library
+from pairbench.services.running import probe_burst_on_pair, run_on_pair
 from pairbench.services.tool_install import InstallResult, install_on_host
 
 T = TypeVar("T")
 EngineJob = Callable[[Library], Awaitable[T]]
 # How a prepared run is executed: plainly, or as a burst probe.
-_Execute = Callable[[Library, Prepared, RunObserver, asyncio.Event], Awaitable[Run]]
+_Execute = Callable[[Library, RunObserver, asyncio.Event], Awaitable[Run]]
 
 
 class _Delivery(QObject):
@@ -197,18 +195,25 @@ class EngineBridge(QObject):
         accept_new_host_key: bool = False,
         signals: RunSignals | None = None,
     ) -> RunHandle:
-        """Start a run; follow it through the handle's signals.
+        """Start a run (``services.running.run_on_pair``); follow it through the handle's
+        signals.
 
         The engine may emit before this returns (a run that fails at once): pass ``signals``
         already connected to miss nothing (a signal emitted with no receiver is lost).
         """
 
-        async def execute(
-            library: Library, prepared: Prepared, observer: RunObserver, cancel: asyncio.Event
-        ) -> Run:
-            return await execute_run(library, prepared, observer=observer, cancel=cancel)
+        async def execute(library: Library, observer: RunObserver, cancel: asyncio.Event) -> Run:
+            return await run_on_pair(
+                library,
+                pair,
+                spec,
+                observer=observer,
+                cancel=cancel,
+                secrets=self._secrets,
+                accept_new_host_key=accept_new_host_key,
+            )
 
-        return self._start(pair, spec, execute, accept_new_host_key, signals)
+        return self._start(execute, signals)
 
     def start_probe(
         self,
@@ -223,36 +228,28 @@ class EngineBridge(QObject):
         ``after_step_s`` after the step is confirmed, its analysis stored with it. Followed
         like ``start_run``; ``finished`` carries the probe's run."""
 
-        async def execute(
-            library: Library, prepared: Prepared, observer: RunObserver, cancel: asyncio.Event
-        ) -> Run:
-            outcome = await run_burst_probe(
-                library, prepared, after_step_s=after_step_s, observer=observer, cancel=cancel
+        async def execute(library: Library, observer: RunObserver, cancel: asyncio.Event) -> Run:
+            outcome = await probe_burst_on_pair(
+                library,
+                pair,
+                spec,
+                after_step_s=after_step_s,
+                observer=observer,
+                cancel=cancel,
+                secrets=self._secrets,
+                accept_new_host_key=accept_new_host_key,
             )
             return outcome.run
 
-        return self._start(pair, spec, execute, accept_new_host_key, signals)
+        return self._start(execute, signals)
 
-    def _start(
-        self,
-        pair: HostPair,
-        spec: RunSpec,
-        execute: _Execute,
-        accept_new_host_key: bool,
-        signals: RunSignals | None,
-    ) -> RunHandle:
+    def _start(self, execute: _Execute, signals: RunSignals | None) -> RunHandle:
         signals = signals or RunSignals()
         handle = RunHandle(self, signals)
 
         async def job(library: Library) -> Run | None:
-            connector = Connector(
-                library, secrets=self._secrets, accept_new_host_key=accept_new_host_key
-            )
             try:
-                prepared = await prepare(pair, spec, connector)
-                return await execute(
-                    library, prepared, _SignalObserver(signals), handle.cancel_event
-                )
+                return await execute(library, _SignalObserver(signals), handle.cancel_event)
             except RunError as exc:
                 signals.refused.emit(exc)
                 signals.failed.emit(str(exc))
@@ -260,8 +257,6 @@ class EngineBridge(QObject):
             except Exception as exc:  # never let an engine error vanish silently
                 signals.failed.emit(f"{type(exc).__name__}: {exc}")
                 return None
-            finally:
-                await connector.close()
 
         handle.future = self.submit(job)
         self.runs.append(handle)
