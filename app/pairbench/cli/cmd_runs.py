@@ -8,15 +8,17 @@ cuts them to their column).
 from __future__ import annotations
 
 import argparse
+import contextlib
+import gc
 import json
 import re
+from collections.abc import Iterator
 from datetime import date, datetime, timedelta
 from typing import Any
 
 from pairbench.cli.environment import Environment
 from pairbench.cli.exit_status import ExitStatus
 from pairbench.domain import Run, RunStatus, Series
-from pairbench.domain.units import format_value
 from pairbench.export.escaping import terminal_cell, terminal_text
 from pairbench.export.run_json import run_payload
 from pairbench.services.runs import (
@@ -27,7 +29,7 @@ from pairbench.services.runs import (
     count_runs,
     delete_run,
     find_runs,
-    runs_list_json,
+    runs_list_json_parts,
     show_run,
 )
 
@@ -184,6 +186,9 @@ def _when(timestamp: float) -> str:
 
 
 def _key_metric(run: Run) -> str:
+    # Imported where used (here and in ``_show_lines``): `runs list --json` needs no units.
+    from pairbench.domain.units import format_value
+
     for name in _KEY_METRICS:
         if name in run.summary:
             return format_value(name, run.summary[name])
@@ -193,18 +198,14 @@ def _key_metric(run: Run) -> str:
 def handle_list(args: argparse.Namespace, env: Environment) -> ExitStatus:
     """Print the runs that match the options (every run by default), newest first."""
     flt = list_filter(args)
+    if args.json and not args.count:
+        return _print_json_list(flt, env)
     with env.open_library() as lib:
         if args.count:
             total = count_runs(lib, flt)
             env.out(json.dumps({"count": total}) if args.json else str(total))
             return ExitStatus.OK
-        if args.json:
-            text = runs_list_json(lib, flt)  # built from raw rows: thousands of runs
-        else:
-            runs = find_runs(lib, flt)
-    if args.json:
-        env.out(text)
-        return ExitStatus.OK
+        runs = find_runs(lib, flt)
     if not runs:
         if _filtered(args):
             env.out("no runs match")
@@ -221,6 +222,32 @@ def handle_list(args: argparse.Namespace, env: Environment) -> ExitStatus:
             f"{terminal_text(run.label, LABEL_WIDTH)}"
         )
     return ExitStatus.OK
+
+
+def _print_json_list(flt: RunFilter, env: Environment) -> ExitStatus:
+    """``runs list --json``: the runs' fields as one JSON array, made from the raw rows (no
+    ``Run`` apiece) and written piece by piece (8 MB at 10,000 runs)."""
+    with _collector_paused():
+        with env.open_library() as lib:
+            parts = runs_list_json_parts(lib, flt)  # reads the rows now
+        for part in parts:
+            env.stdout.write(part)
+    env.out()
+    return ExitStatus.OK
+
+
+@contextlib.contextmanager
+def _collector_paused() -> Iterator[None]:
+    """Python's cycle collector off while the rows are read and turned into text: they hold
+    no cycles, and its passes over tens of thousands of new objects cost a tenth of the
+    command (the CLI runs one command on one thread, and exits)."""
+    enabled = gc.isenabled()
+    gc.disable()
+    try:
+        yield
+    finally:
+        if enabled:
+            gc.enable()
 
 
 def _filtered(args: argparse.Namespace) -> bool:
@@ -242,6 +269,8 @@ def handle_show(args: argparse.Namespace, env: Environment) -> ExitStatus:
 
 
 def _show_lines(run: Run, series: list[Series], analyses: dict[str, Any]) -> list[str]:
+    from pairbench.domain.units import format_value
+
     lines = [f"run {run.id}: {run.spec.tool} on {run.spec.pair} — {run.status.value}"]
     lines.append(f"  started   {_when(run.started_at)}")
     if run.ended_at is not None:

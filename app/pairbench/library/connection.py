@@ -4,7 +4,6 @@ from __future__ import annotations
 
 import contextlib
 import os
-import secrets
 import sqlite3
 import stat
 from collections.abc import Mapping
@@ -210,6 +209,8 @@ def _create(path: Path) -> None:
     """Create a library at ``path`` atomically: built whole under a temporary name, then
     linked into place, so a file at ``path`` is either a complete, marked library or not
     ours. Losing the race to another process creating the same library is fine."""
+    import secrets  # here: only a new library needs it (CLI start time)
+
     temp = path.with_name(f".{path.name}.creating-{os.getpid()}-{secrets.token_hex(4)}")
     try:
         conn = sqlite3.connect(temp, isolation_level=None)

@@ -3,21 +3,30 @@
 from __future__ import annotations
 
 import os
-import socket
 import sqlite3
 
-from pairbench.domain.processes import process_alive, process_token
 from pairbench.library.progress import ProgressJournal
+
+# ``socket`` and ``domain.processes`` (hashlib, secrets) are imported in the functions that
+# use them: opening a library with no running run needs neither (CLI start time).
 
 
 def current_owner() -> tuple[str, int, str]:
     """This process as the owner of a run: (host name, pid, token)."""
+    import socket
+
+    from pairbench.domain.processes import process_token
+
     pid = os.getpid()
     return socket.gethostname(), pid, process_token(pid)
 
 
 def owner_alive(host: str, pid: int, token: str) -> bool:
     """True if the owner may still be running; owners on other hosts are assumed alive."""
+    import socket
+
+    from pairbench.domain.processes import process_alive
+
     if host != socket.gethostname():
         return True
     return process_alive(pid, token)

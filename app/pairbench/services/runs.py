@@ -7,7 +7,7 @@ as on many, in one transaction, and change nothing when one of them cannot be ch
 
 from __future__ import annotations
 
-from collections.abc import Iterable, Mapping
+from collections.abc import Iterable, Iterator, Mapping
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -15,7 +15,7 @@ from pairbench.domain import Run, Series
 from pairbench.library import Library, LibraryError
 from pairbench.library import runs as stored
 from pairbench.library.runs import SORT_KEYS, IdRange, RunFilter, SortKey
-from pairbench.services.runs_json import runs_json
+from pairbench.services.runs_json import runs_json_parts
 
 __all__ = [
     "SORT_KEYS",
@@ -34,6 +34,7 @@ __all__ = [
     "get_run",
     "remove_tags",
     "runs_list_json",
+    "runs_list_json_parts",
     "set_label",
     "set_notes",
     "set_tags",
@@ -59,7 +60,13 @@ def count_runs(lib: Library, flt: RunFilter | None = None) -> int:
 def runs_list_json(lib: Library, flt: RunFilter | None = None) -> str:
     """The runs ``find_runs`` returns as one JSON array of ``export.run_json.run_fields``
     objects (``runs list --json``), built from raw rows: no ``Run`` per row."""
-    return runs_json(stored.list_run_rows(lib, flt))
+    return "".join(runs_list_json_parts(lib, flt))
+
+
+def runs_list_json_parts(lib: Library, flt: RunFilter | None = None) -> Iterator[str]:
+    """``runs_list_json`` in consecutive pieces, to write one after the other (the rows are
+    read at once; the pieces are made as they are taken, and need the library no more)."""
+    return runs_json_parts(stored.list_run_rows(lib, flt))
 
 
 def get_run(lib: Library, run_id: int) -> Run:

@@ -9,7 +9,9 @@ from run to run, such as host facts, only once per distinct text) and encoded wi
 from __future__ import annotations
 
 import json
-from collections.abc import Sequence
+import math
+import re
+from collections.abc import Iterator, Sequence
 from json.encoder import encode_basestring_ascii as _quote  # the escaping json.dumps uses
 from typing import Any
 
@@ -22,56 +24,182 @@ def _null(_: str) -> None:
 # (which JSON lacks) null. The other mappings decode as they are stored.
 _SUMMARY_DECODER = json.JSONDecoder(parse_int=float, parse_constant=_null)
 _MAP_DECODER = json.JSONDecoder()
+PER_PART = 500  # runs per piece of ``runs_json_parts``
 # Between the items of a list that ``json.dumps`` encodes: this string alone, as an item.
 # Inside an encoded mapping a string after ", " is a key, followed by ": ", so the text of
 # ``_GAP`` cannot occur there.
 _MARK = "\x00"
 _GAP = ", " + json.dumps(_MARK) + ", "
 
+# Summaries as ``codec.dumps`` stores them: word keys, numbers as ``json.dumps`` writes them
+# (a float's ``repr``: no trailing zero in a fraction, a signed exponent of two digits or more;
+# an int), NaN and infinities as ``NaN``/``Infinity``. A column of such texts is rewritten as
+# text (``_summary_texts``); any other text is decoded and encoded.
+_NUMBER = (
+    r"(?:-?(?:0|[1-9][0-9]{0,15}+)\.(?:0|[0-9]++(?<!0))"  # 0.25, 1500000000.0
+    r"|-?(?:0|[1-9][0-9]{0,14}+)"  # an int of up to 15 digits: a float holds it exactly
+    r"|-?[1-9](?:\.[0-9]++(?<!0))?e[-+](?:0[1-9]|[1-9][0-9]{1,2}+)"  # 1e-05, 1.5e+16
+    r"|NaN|-?Infinity)(?=[,}])"
+)
+# One summary: ``{}`` or items, each followed by a comma and the next key, or by the end.
+_SUMMARY = rf'\{{(?:"\w++":{_NUMBER}(?:,(?=")|(?=\}})))*+\}}'
+_SUMMARIES = re.compile(rf"(?:{_SUMMARY}(?:\n(?!\Z)|\Z))++", re.ASCII)  # joined by newlines
+# Mappings of strings (or of mappings of strings, as host facts) whose strings hold only
+# printable ASCII but quote marks and backslashes: what ``json.dumps`` writes unescaped.
+_STRING = r'"[ !#-\[\]-~]*+"'
+_FLAT = rf'\{{(?:{_STRING}:{_STRING}(?:,(?=")|(?=\}})))*+\}}'
+_MAPPING = rf'\{{(?:{_STRING}:(?:{_STRING}|{_FLAT})(?:,(?=")|(?=\}})))*+\}}'
+_PLAIN = re.compile(rf"(?:{_MAPPING}(?:\n(?!\Z)|\Z))++")
+_INT_VALUE = re.compile(r":(-?[0-9]++)(?=[,}])")  # in a valid summary: an int, not a float
+
 
 def runs_json(rows: Sequence[Sequence[Any]]) -> str:
     """The JSON array for rows of ``library.runs.ROW_FIELDS``, as ``runs list --json``."""
+    return "".join(runs_json_parts(rows))
+
+
+def runs_json_parts(rows: Sequence[Sequence[Any]], per_part: int = PER_PART) -> Iterator[str]:
+    """``runs_json(rows)`` in consecutive pieces of ``per_part`` runs each, to be written one
+    after the other: the whole text (8 MB at 10,000 runs) is never held in one string."""
     if not rows:
-        return "[]"
-    params = _mapping_texts([r[4] for r in rows], _MAP_DECODER, distinct=True)
-    tags = _mapping_texts([r[9] for r in rows], _MAP_DECODER, distinct=True)
-    summaries = _mapping_texts([r[12] for r in rows], _SUMMARY_DECODER, distinct=False)
-    facts = _mapping_texts([r[14] for r in rows], _MAP_DECODER, distinct=True)
-    starts = _numbers([r[6] for r in rows])
-    ends = _numbers([r[7] for r in rows])
-    q = _quote
-    items = [
-        f'{{"id": {r[0]}, "pair": {q(r[1])}, "tool": {q(r[2])}, '
-        f'"tool_version": {q(r[3])}, "params": {p}, "status": {q(r[5])}, '
-        f'"started_at": {start}, "ended_at": {end}, '
-        f'"label": {q(r[8])}, "tags": {t}, "notes": {q(r[10])}, '
-        f'"error": {"null" if r[11] is None else q(r[11])}, "summary": {s}, '
-        f'"summary_complete": {"true" if r[13] else "false"}, "host_facts": {f}}}'
-        for r, p, t, s, f, start, end in zip(
-            rows, params, tags, summaries, facts, starts, ends, strict=True
-        )
+        yield "[]"
+        return
+    columns = list(zip(*rows, strict=True))  # one tuple per field, in ROW_FIELDS order
+    if len(columns) != len(_BEFORE):
+        raise ValueError(f"rows of {len(_BEFORE)} fields expected, got {len(columns)}")
+    ids, pairs, tools, versions, params, statuses, starts, ends = columns[:8]
+    labels, tags, notes, errors, summaries, complete, facts = columns[8:]
+    # Each field's JSON text for every run, a whole column at a time; the texts that repeat
+    # (pairs, tools, labels, parameters, host facts...) are quoted or encoded once apiece.
+    fields = [
+        list(map(str, ids)),
+        _quoted_each(pairs),
+        _quoted_each(tools),
+        _quoted_each(versions),
+        _mapping_texts(params, _MAP_DECODER, distinct=True),
+        _quoted_each(statuses),
+        _numbers(starts),
+        _numbers(ends),
+        _quoted_each(labels),
+        _mapping_texts(tags, _MAP_DECODER, distinct=True),
+        _quoted_each(notes),
+        _quoted_each(errors),
+        _summary_texts(summaries),
+        list(map(_BOOLEAN.__getitem__, map(bool, complete))),
+        _mapping_texts(facts, _MAP_DECODER, distinct=True),
     ]
-    return "[" + ", ".join(items) + "]"
+    # Each run is the text before each field and the field's text, then "}, ": laid out
+    # with one slice assignment per field and joined once per piece.
+    width = 2 * len(_BEFORE) + 1
+    for begin in range(0, len(rows), per_part):
+        end = min(begin + per_part, len(rows))
+        count = end - begin
+        out = [_AFTER] * (width * count)
+        for i, column in enumerate(fields):
+            out[2 * i :: width] = [_BEFORE[i]] * count
+            out[2 * i + 1 :: width] = column[begin:end]
+        out[-1] = "}"
+        yield ("[" if begin == 0 else ", ") + "".join(out) + ("]" if end == len(rows) else "")
 
 
-def _numbers(values: list[Any]) -> list[str]:
-    """REAL columns as ``json.dumps`` prints their floats (None: null), with one call."""
-    if set(map(type, values)) <= {float, type(None)}:
-        texts = json.dumps(values)[1:-1].split(", ")  # floats and null hold no ", "
+# The text before each field of a run (``library.runs.ROW_FIELDS``, in order) and after its
+# last: the keys of ``export.run_json.run_fields``, spaced as ``json.dumps`` spaces them.
+_BEFORE = (
+    '{"id": ',
+    ', "pair": ',
+    ', "tool": ',
+    ', "tool_version": ',
+    ', "params": ',
+    ', "status": ',
+    ', "started_at": ',
+    ', "ended_at": ',
+    ', "label": ',
+    ', "tags": ',
+    ', "notes": ',
+    ', "error": ',
+    ', "summary": ',
+    ', "summary_complete": ',
+    ', "host_facts": ',
+)
+_AFTER = "}, "
+_BOOLEAN = {False: "false", True: "true"}
+
+
+def _quoted_each(values: Sequence[str | None]) -> list[str]:
+    """Each value as ``json.dumps`` writes it (None: null), each distinct one quoted once."""
+    quoted = {value: "null" if value is None else _quote(value) for value in set(values)}
+    return list(map(quoted.__getitem__, values))
+
+
+def _numbers(values: Sequence[Any]) -> list[str]:
+    """REAL columns as ``json.dumps`` prints their floats (None: null), a column at a time."""
+    kinds = set(map(type, values))
+    if kinds == {float} and math.isfinite(sum(values)):  # no NaN or infinity among them
+        return list(map(float.__repr__, values))  # what json.dumps writes for a finite float
+    if kinds <= {float, type(None)}:
+        texts = json.dumps(list(values))[1:-1].split(", ")  # floats and null hold no ", "
         if len(texts) == len(values):
             return texts
     return ["null" if v is None else json.dumps(float(v)) for v in values]
 
 
-def _mapping_texts(texts: list[str], decoder: json.JSONDecoder, *, distinct: bool) -> list[str]:
+def _summary_texts(stored: Sequence[str | None]) -> list[str]:
+    """Stored summaries as ``json.dumps`` prints them after ``_SUMMARY_DECODER``, for all rows.
+
+    Decoding and encoding every number costs most of ``runs list --json``; the texts that
+    ``codec.dumps`` writes need neither: a float's ``repr`` decodes and encodes to itself, an
+    int of up to 15 digits becomes the same digits and ``.0``, NaN and the infinities become
+    null; keys of word characters print as stored, and ``:`` and ``,`` occur only between
+    items. So when the whole column has that shape (one regular expression, in C) it is
+    rewritten as text; otherwise every summary is decoded and encoded.
+    """
+    texts = [text or "{}" for text in stored]
+    joined = "\n".join(texts)
+    if _SUMMARIES.fullmatch(joined) is None:
+        return _mapping_texts(texts, _SUMMARY_DECODER, distinct=False)
+    pieces = _INT_VALUE.split(joined)  # text, an int, text, ...: each int gains ".0"
+    pieces[1::2] = [f":{digits}.0" for digits in pieces[1::2]]
+    joined = "".join(pieces)
+    for constant in (":NaN", ":-Infinity", ":Infinity"):  # in this order: -Infinity first
+        if constant in joined:
+            joined = joined.replace(constant, ":null")
+    parts = joined.replace(":", ": ").replace(",", ", ").split("\n")  # all between items
+    if len(parts) != len(texts):  # cannot happen: a valid summary holds no newline
+        return _mapping_texts(texts, _SUMMARY_DECODER, distinct=False)
+    return parts
+
+
+def _mapping_texts(
+    texts: Sequence[str | None], decoder: json.JSONDecoder, *, distinct: bool
+) -> list[str]:
     """Stored JSON mappings as ``json.dumps`` prints them, decoded and encoded in bulk
     (``distinct``: each different text once, for columns whose texts repeat)."""
-    texts = [text or "{}" for text in texts]
     if not distinct:
-        return _encode_each(_decode_each(decoder, texts))
+        return _encode_each(_decode_each(decoder, [text or "{}" for text in texts]))
     unique = list(dict.fromkeys(texts))
-    encoded = dict(zip(unique, _encode_each(_decode_each(decoder, unique)), strict=True))
-    return [encoded[text] for text in texts]
+    stored = [text or "{}" for text in unique]
+    plain = _plain_texts(stored)
+    if plain is None:
+        plain = _encode_each(_decode_each(decoder, stored))
+    encoded = dict(zip(unique, plain, strict=True))
+    return list(map(encoded.__getitem__, texts))
+
+
+def _plain_texts(texts: list[str]) -> list[str] | None:
+    """Mappings as ``json.dumps`` prints them, as text, if every one is ``_PLAIN`` (else None).
+
+    Their strings hold nothing ``json.dumps`` escapes, so every quote mark opens or closes
+    one and the text between strings is ``{``, ``}``, ``:`` and ``,``: spaced after ``:`` and
+    ``,``, it is what decoding and encoding would give.
+    """
+    joined = "\n".join(texts)
+    if _PLAIN.fullmatch(joined) is None:
+        return None
+    pieces = joined.split('"')  # between strings, a string, between strings, ...
+    between = "\x00".join(pieces[0::2]).replace(":", ": ").replace(",", ", ")
+    pieces[0::2] = between.split("\x00")
+    parts = '"'.join(pieces).split("\n")
+    return parts if len(parts) == len(texts) else None
 
 
 def _decode_each(decoder: json.JSONDecoder, texts: list[str]) -> list[Any]:
