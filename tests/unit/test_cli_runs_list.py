@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import gc
 import io
 import json
 from datetime import datetime
@@ -15,6 +16,7 @@ from pairbench.domain import RunSpec, RunStatus
 from pairbench.export.run_json import run_fields
 from pairbench.library import Library
 from pairbench.library.runs import create_run, finish_run, list_runs
+from pairbench.services import runs_json
 
 # Local times, as the CLI reads and prints them.
 STARTS = [
@@ -142,3 +144,13 @@ def test_help_documents_the_filters(library_path: Path) -> None:
     assert status == 0
     for option in ("--since", "--until", "--id", "--sort", "--limit", "--count", "12-40"):
         assert option in out
+
+
+def test_json_output_written_in_parts_is_the_same(
+    library_path: Path, ids: list[int], monkeypatch: pytest.MonkeyPatch
+) -> None:
+    _, whole, _ = _cli(library_path, "runs", "list", "--json")
+    monkeypatch.setattr(runs_json, "PER_PART", 2)  # 5 runs: written in 3 parts
+    status, out, _ = _cli(library_path, "runs", "list", "--json")
+    assert status == 0 and out == whole and len(json.loads(out)) == len(ids)
+    assert gc.isenabled()  # paused while the rows were read and written, not after

@@ -14,6 +14,7 @@ import pytest
 import pairbench.main
 from pairbench.cli.environment import Environment
 from pairbench.cli.main import COMMANDS, Invocation, build_parser, command_in, parse_command_line
+from pairbench.library import Library
 
 
 def _env() -> Environment:
@@ -134,3 +135,11 @@ def test_runs_list_imports_only_its_command(tmp_path: Path) -> None:
     loaded = _modules_after(["runs", "list", "--json"], tmp_path)
     assert {m for m in loaded if m.startswith("pairbench.cli.cmd_")} == {"pairbench.cli.cmd_runs"}
     assert not {m for m in loaded if m.startswith(_HEAVY)}
+
+
+def test_listing_an_existing_library_leaves_out_what_it_does_not_use(tmp_path: Path) -> None:
+    Library.open(tmp_path / "l.sqlite").close()  # creating one needs `secrets`; opening not
+    loaded = _modules_after(["runs", "list", "--json"], tmp_path)
+    # Host names and process tokens only matter for running runs; units for the text list.
+    assert not {"socket", "secrets", "pairbench.domain.processes"} & loaded
+    assert "pairbench.domain.units" not in loaded

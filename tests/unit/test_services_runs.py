@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import dataclasses
 import json
 import math
 import tempfile
@@ -14,17 +15,21 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from pairbench.domain import Record, Run, RunSpec, RunStatus
+from pairbench.domain.runs import run_from_fields, spec_from_fields
 from pairbench.export.run_json import run_fields
 from pairbench.library import Library, LibraryError, Recorder
 from pairbench.library.analyses import store_analysis
+from pairbench.library.codec import dumps
 from pairbench.library.runs import (
     create_run,
     finish_run,
+    list_run_rows,
     query_plan,
     set_run_facts,
     update_run_notes,
 )
 from pairbench.services import runs as svc
+from pairbench.services import runs_json
 from pairbench.services.runs import SORT_KEYS, IdRange, RunFilter
 
 
@@ -318,3 +323,121 @@ def test_list_json_matches_run_fields_for_any_stored_text(runs: list[dict[str, A
             update_run_notes(lib, run_id, notes=r["notes"])
         expected = json.dumps([run_fields(run) for run in svc.find_runs(lib)])
         assert svc.runs_list_json(lib) == expected
+
+
+# ``runs list --json`` rewrites the stored JSON of summaries and mappings as text when it has
+# the shape ``codec.dumps`` gives them (``services.runs_json``): the text must be what decoding
+# and encoding gives, and that path must be the one taken for what Pairbench stores.
+_word = st.text(st.sampled_from("abcxyz_019"), min_size=1, max_size=8)
+_stored_number = st.one_of(
+    st.floats(allow_nan=True, allow_infinity=True),
+    st.integers(-(10**15) + 1, 10**15 - 1),
+)
+
+
+def _reencoded(text: str, decoder: json.JSONDecoder) -> str:
+    return json.dumps(decoder.decode(text))
+
+
+@settings(max_examples=200, deadline=None)
+@given(st.lists(st.dictionaries(_word, _stored_number, max_size=5), min_size=1, max_size=5))
+def test_stored_summaries_are_rewritten_as_text(summaries: list[dict[str, float]]) -> None:
+    texts = [dumps(s) for s in summaries]
+    assert runs_json._SUMMARIES.fullmatch("\n".join(texts)) is not None  # the text path
+    expected = [_reencoded(t, runs_json._SUMMARY_DECODER) for t in texts]
+    assert runs_json._summary_texts(texts) == expected
+
+
+@pytest.mark.parametrize(
+    "text",
+    [
+        '{"a":1.50}',  # not as repr writes it: decoded and encoded
+        '{"a":1e5}',
+        '{"a":12345678901234567}',  # too long to stay exact as a float
+        '{"a":true}',
+        '{"a b":1.0}',
+        '{"\\u00e9":1.0}',
+        "",
+    ],
+)
+def test_other_summaries_are_decoded_and_encoded(text: str) -> None:
+    expected = _reencoded(text or "{}", runs_json._SUMMARY_DECODER)
+    assert runs_json._summary_texts([text, '{"b":2}']) == [expected, '{"b": 2.0}']
+
+
+_plain_text = st.text(st.characters(min_codepoint=32, max_codepoint=126), max_size=6)
+_any_text = st.text(st.sampled_from(' :,{}"\\\n\x7fé日a'), max_size=6)
+
+
+@settings(max_examples=200, deadline=None)
+@given(
+    st.lists(
+        st.dictionaries(
+            st.one_of(_plain_text, _any_text),
+            st.one_of(
+                _plain_text, _any_text, st.dictionaries(_plain_text, _plain_text, max_size=2)
+            ),
+            max_size=4,
+        ),
+        min_size=1,
+        max_size=6,
+    )
+)
+def test_stored_mappings_print_as_json_dumps(mappings: list[dict[str, Any]]) -> None:
+    texts = [dumps(m) for m in mappings]
+    expected = [_reencoded(t, runs_json._MAP_DECODER) for t in texts]
+    assert runs_json._mapping_texts(texts, runs_json._MAP_DECODER, distinct=True) == expected
+    plain = runs_json._plain_texts(texts)  # None when a string needs escapes
+    assert plain is None or plain == expected
+
+
+def test_plain_mappings_take_the_text_path() -> None:
+    texts = [dumps({":": ",", '",': "{}"}), "{}", dumps({"client": {"cpu": "x: y, z"}})]
+    texts[1:1] = [dumps({"zone": "a", "mtu": "9001"})]
+    assert runs_json._plain_texts(texts[2:]) == [
+        _reencoded(t, runs_json._MAP_DECODER) for t in texts[2:]
+    ]
+    assert runs_json._plain_texts(texts) is None  # the first holds a quote mark: escaped
+
+
+def test_list_json_in_parts_is_the_whole_text(library: Library, made: list[Made]) -> None:
+    rows = list_run_rows(library)
+    whole = runs_json.runs_json(rows)
+    for per_part in (1, 2, 3, len(rows), len(rows) + 1):
+        parts = list(runs_json.runs_json_parts(rows, per_part))
+        assert len(parts) == -(-len(rows) // per_part)
+        assert "".join(parts) == whole
+    assert whole == json.dumps([run_fields(r) for r in svc.find_runs(library)])
+
+
+def test_runs_made_from_fields_are_the_same_objects() -> None:
+    tags = {"zone": "a"}
+    spec = RunSpec("local", "iperf3", {"duration": "5"}, "x", tags)
+    assert spec_from_fields("local", "iperf3", {"duration": "5"}, "x", tags) == spec
+    values = (7, spec, RunStatus.FAILED, 1.5, None, "3.16", {"bps": 1.0}, True, {}, "x")
+    run = Run(*values, tags, "note", "boom")
+    made = run_from_fields(*values, tags, "note", "boom")
+    assert type(made) is Run and made == run and repr(made) == repr(run)
+    assert made != Run(*values, tags, "note", "other")
+    with pytest.raises(dataclasses.FrozenInstanceError):
+        made.label = "y"  # type: ignore[misc]
+    with pytest.raises(TypeError):  # unhashable, as Run(...) is: its mappings are dicts
+        hash(made)
+    bare = run_from_fields(
+        1,
+        spec_from_fields("p", "t", {}, "", {}),
+        RunStatus.RUNNING,
+        0.0,
+        None,
+        "",
+        {},
+        False,
+        {},
+        "",
+        {},
+        "",
+        None,
+    )
+    assert bare == Run(1, RunSpec("p", "t"), RunStatus.RUNNING, 0.0)
+    with pytest.raises(TypeError):  # every field, none left to a default
+        run_from_fields(1, spec, RunStatus.RUNNING, 0.0)  # type: ignore[call-arg]

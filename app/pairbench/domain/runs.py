@@ -3,8 +3,11 @@
 from __future__ import annotations
 
 import enum
-from collections.abc import Mapping
-from dataclasses import dataclass, field
+from collections.abc import Callable, Mapping
+from dataclasses import dataclass, field, fields
+from typing import Any, TypeVar
+
+_T = TypeVar("_T")
 
 
 class RunStatus(enum.StrEnum):
@@ -58,3 +61,49 @@ class Run:
     def duration(self) -> float | None:
         """Seconds from start to end, or None while running."""
         return None if self.ended_at is None else self.ended_at - self.started_at
+
+
+def _from_fields(cls: type[_T]) -> Callable[..., _T]:
+    """``cls(*values)`` with every field given in order, made faster for frozen slotted
+    dataclasses: the generated ``__init__`` sets each field through ``object.__setattr__``;
+    this sets each slot through its descriptor, with no lookup. The object is the same (same
+    class, same slots: equal, hashed, frozen and printed alike); there are no defaults to fill
+    and no ``__post_init__`` to call (the classes here have none)."""
+    names = [f.name for f in fields(cls)]  # type: ignore[arg-type]
+    if "__slots__" not in vars(cls) or hasattr(cls, "__post_init__"):
+        raise TypeError(f"{cls.__name__} must be slotted and have no __post_init__")
+    scope: dict[str, Any] = {"_new": object.__new__, "_cls": cls}
+    scope.update({f"_set_{name}": vars(cls)[name].__set__ for name in names})
+    lines = [f"def make({', '.join(names)}):", "    obj = _new(_cls)"]
+    lines += [f"    _set_{name}(obj, {name})" for name in names]
+    lines.append("    return obj")
+    exec("\n".join(lines), scope)  # like dataclasses' own generated methods
+    made: Callable[..., _T] = scope["make"]
+    made.__doc__ = f"``{cls.__name__}(...)`` with every field, positionally (bulk reads)."
+    return made
+
+
+# For code that builds thousands of runs at once from stored rows (``library.runs``): the same
+# objects as ``RunSpec(...)`` and ``Run(...)`` given every field positionally, in about half
+# the time.
+spec_from_fields: Callable[[str, str, Mapping[str, str], str, Mapping[str, str]], RunSpec] = (
+    _from_fields(RunSpec)
+)
+run_from_fields: Callable[
+    [
+        int,
+        RunSpec,
+        RunStatus,
+        float,
+        float | None,
+        str,
+        Mapping[str, float],
+        bool,
+        Mapping[str, Mapping[str, str]],
+        str,
+        Mapping[str, str],
+        str,
+        str | None,
+    ],
+    Run,
+] = _from_fields(Run)

@@ -1,9 +1,12 @@
 """``runs list --json`` as text, from raw rows, with no ``Run`` and no Python dict per run.
 
 The text is byte for byte ``json.dumps([export.run_json.run_fields(run) for run in runs])``.
-Each JSON column is decoded with one call for all the rows (and, for the mappings that repeat
-from run to run, such as host facts, only once per distinct text) and encoded with one call
-(``_encode_each``); the fields of each run are then joined into its object by one f-string.
+It is made a column at a time: strings quoted once per distinct value, floats printed with
+one ``repr`` each, and the stored JSON columns rewritten as text where their shape allows it
+(summaries as ``codec.dumps`` writes them, ``_summary_texts``; mappings of plain strings,
+``_plain_texts``), else decoded and encoded with one call for all the rows (mappings that
+repeat, such as host facts, once per distinct text). The runs' objects are then laid out
+and joined a few hundred at a time (``runs_json_parts``), to be written piece by piece.
 """
 
 from __future__ import annotations
@@ -13,7 +16,7 @@ import math
 import re
 from collections.abc import Iterator, Sequence
 from json.encoder import encode_basestring_ascii as _quote  # the escaping json.dumps uses
-from typing import Any
+from typing import Any, cast
 
 
 def _null(_: str) -> None:
@@ -58,9 +61,10 @@ def runs_json(rows: Sequence[Sequence[Any]]) -> str:
     return "".join(runs_json_parts(rows))
 
 
-def runs_json_parts(rows: Sequence[Sequence[Any]], per_part: int = PER_PART) -> Iterator[str]:
-    """``runs_json(rows)`` in consecutive pieces of ``per_part`` runs each, to be written one
-    after the other: the whole text (8 MB at 10,000 runs) is never held in one string."""
+def runs_json_parts(rows: Sequence[Sequence[Any]], per_part: int | None = None) -> Iterator[str]:
+    """``runs_json(rows)`` in consecutive pieces of ``per_part`` runs each (``PER_PART``), to
+    be written one after the other: the whole text (8 MB at 10,000 runs) is never one string."""
+    per_part = per_part or PER_PART
     if not rows:
         yield "[]"
         return
@@ -151,12 +155,15 @@ def _summary_texts(stored: Sequence[str | None]) -> list[str]:
     int of up to 15 digits becomes the same digits and ``.0``, NaN and the infinities become
     null; keys of word characters print as stored, and ``:`` and ``,`` occur only between
     items. So when the whole column has that shape (one regular expression, in C) it is
-    rewritten as text; otherwise every summary is decoded and encoded.
+    rewritten as text; otherwise every summary is decoded and encoded. (A text that another
+    program wrote with a key twice would keep both here, where decoding keeps the last.)
     """
-    texts = [text or "{}" for text in stored]
-    joined = "\n".join(texts)
+    try:  # a NULL (None) fails here, an empty text the match below: both decoded as {}
+        joined = "\n".join(cast("Sequence[str]", stored))
+    except TypeError:
+        joined = ""
     if _SUMMARIES.fullmatch(joined) is None:
-        return _mapping_texts(texts, _SUMMARY_DECODER, distinct=False)
+        return _mapping_texts(stored, _SUMMARY_DECODER, distinct=False)
     pieces = _INT_VALUE.split(joined)  # text, an int, text, ...: each int gains ".0"
     pieces[1::2] = [f":{digits}.0" for digits in pieces[1::2]]
     joined = "".join(pieces)
@@ -164,8 +171,8 @@ def _summary_texts(stored: Sequence[str | None]) -> list[str]:
         if constant in joined:
             joined = joined.replace(constant, ":null")
     parts = joined.replace(":", ": ").replace(",", ", ").split("\n")  # all between items
-    if len(parts) != len(texts):  # cannot happen: a valid summary holds no newline
-        return _mapping_texts(texts, _SUMMARY_DECODER, distinct=False)
+    if len(parts) != len(stored):  # cannot happen: a valid summary holds no newline
+        return _mapping_texts(stored, _SUMMARY_DECODER, distinct=False)
     return parts
 
 
