@@ -34,7 +34,6 @@ from pairbench.export.escaping import (
     markdown_cell,
     markdown_row,
     markdown_text,
-    terminal_cell,
     terminal_text,
 )
 from pairbench.export.runs_csv import runs_csv
@@ -55,7 +54,7 @@ FILE_UNSAFE = re.compile(
     "[\x00-\x08\x0b\x0c\x0e-\x1f\x7f-\x9f\u061c\u200e\u200f\u2028\u2029\u202a-\u202e\u2066-\u2069]"
 )
 SCRIPT = re.compile("<script", re.IGNORECASE)
-RUNS_LIST_WIDTH = 128  # id 5, started 19, pair 12, tool 7, status 11, result 14, label 48 + gaps
+RUNS_LIST_WIDTH = 170  # id 12, started 19, pair 32, tool 12, status 11, result 24, label 48 + gaps
 
 
 # --- the functions -------------------------------------------------------------------------
@@ -160,8 +159,6 @@ def test_terminal_text_cuts_long_text_with_an_ellipsis() -> None:
     # an escape is never cut in half
     assert terminal_text("ab\x1bcdef", 5) == "ab…"
     assert terminal_text("\x1b" * 100, 10) == "\\x1b\\x1b…"
-    assert terminal_cell("ab", 5) == "ab   "
-    assert terminal_cell("abcdefgh", 5) == "abcd…"
     with pytest.raises(ValueError):
         terminal_text("x", 0)
 
@@ -513,7 +510,7 @@ def test_hostile_text_stays_harmless_in_the_terminal(h: Hostile) -> None:
         status, out, err = _cli(path, "runs", "list")
         assert status == 0, err
         lines = _check_terminal(out)
-        assert len(lines) == 1 + len(ids) + 1 and lines[-1] == ""  # header, runs, final newline
+        assert len(lines) == 2 + len(ids) + 1 and lines[-1] == ""  # header, rule, runs, newline
         assert all(len(line) <= RUNS_LIST_WIDTH for line in lines), max(map(len, lines))
 
         for run_id, label in zip(ids, h.labels, strict=True):

@@ -19,7 +19,6 @@ from typing import Any
 from pairbench.cli.environment import Environment
 from pairbench.cli.exit_status import ExitStatus
 from pairbench.domain import Run, RunStatus, Series
-from pairbench.export.escaping import terminal_cell, terminal_text
 from pairbench.export.run_json import run_payload
 from pairbench.services.runs import (
     SORT_KEYS,
@@ -36,6 +35,8 @@ from pairbench.services.runs import (
 HELP = "list, show or delete stored runs"  # also in cli.main.COMMANDS (checked by a test)
 _KEY_METRICS = ("throughput_bps", "rtt_avg_ms", "latency_avg_us", "read_iops", "write_iops")
 LABEL_WIDTH = 48  # characters of a label in ``runs list``; longer ones end with "…"
+# Per column of ``runs list``: longer pair, tool or label texts end with "…".
+_LIST_CELL_MAX = (12, 19, 32, 12, 11, 24, LABEL_WIDTH)
 _NOTE_LINES_RE = re.compile("\r\n|[\r\n]")
 _ID_SPAN_RE = re.compile(r"^\s*(\d+)\s*(?:(-)\s*(\d*)\s*)?$")
 _LIST_EPILOG = """\
@@ -212,15 +213,26 @@ def handle_list(args: argparse.Namespace, env: Environment) -> ExitStatus:
         else:
             env.out("no runs yet: try `pairbench run --pair local --tool iperf3 --set duration=5`")
         return ExitStatus.OK
-    env.out(
-        f"{'ID':>5}  {'STARTED':19}  {'PAIR':12}  {'TOOL':7}  {'STATUS':11}  {'RESULT':>14}  LABEL"
-    )
-    for run in runs:
-        env.out(
-            f"{run.id:>5}  {_when(run.started_at):19}  {terminal_cell(run.spec.pair, 12)}  "
-            f"{terminal_cell(run.spec.tool, 7)}  {run.status.value:11}  {_key_metric(run):>14}  "
-            f"{terminal_text(run.label, LABEL_WIDTH)}"
+    from pairbench.export.tables import TextTable, text_table
+
+    rows = tuple(
+        (
+            str(run.id),
+            _when(run.started_at),
+            run.spec.pair,
+            run.spec.tool,
+            run.status.value,
+            _key_metric(run),
+            run.label,
         )
+        for run in runs
+    )
+    table = TextTable(
+        ("ID", "STARTED", "PAIR", "TOOL", "STATUS", "RESULT", "LABEL"),
+        rows,
+        ("r", "l", "l", "l", "l", "r", "l"),
+    )
+    env.out(text_table(table, cell_max=_LIST_CELL_MAX))
     return ExitStatus.OK
 
 
@@ -263,6 +275,8 @@ def handle_show(args: argparse.Namespace, env: Environment) -> ExitStatus:
     if args.json:
         env.out(json.dumps({**run_payload(run, series), "analyses": analyses}))
         return ExitStatus.OK
+    from pairbench.export.escaping import terminal_text
+
     for line in _show_lines(run, series, analyses):
         env.out(terminal_text(line))  # every line whole, one line each, controls as escapes
     return ExitStatus.OK

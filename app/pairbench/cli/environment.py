@@ -37,12 +37,14 @@ class Environment:
 
     def open_library(self) -> Library:
         """Open the library this environment points at; say what its opening repaired."""
-        from pairbench.export.escaping import terminal_text
         from pairbench.services.library import open_library
 
         library = open_library(self.resolve_library_path())
-        for warning in library.warnings:
-            self.err(terminal_text(f"pairbench: warning: {warning}"))
+        if library.warnings:  # the escaping tables are built only when there is one to print
+            from pairbench.export.escaping import terminal_text
+
+            for warning in library.warnings:
+                self.err(terminal_text(f"pairbench: warning: {warning}"))
         return library
 
     def out(self, text: str = "") -> None:

@@ -97,11 +97,6 @@ def terminal_text(text: str, max_len: int | None = None) -> str:
     return "".join(kept) + ELLIPSIS
 
 
-def terminal_cell(text: str, width: int) -> str:
-    """``terminal_text`` cut to ``width`` and padded to it (a left-aligned table column)."""
-    return terminal_text(text, width).ljust(width)
-
-
 # --- Markdown ----------------------------------------------------------------------------
 
 
