@@ -13,10 +13,11 @@ from pathlib import Path
 import pytest
 
 from pairbench.domain.failures import MissingBuildToolsError, ToolInstallError
+from pairbench.engine.install_hint import install_words
 from pairbench.lab import vendor
 from pairbench.lab.vendor_archive import ArchiveError, obtain
 from pairbench.remote.local import LocalTransport
-from pairbench.services.tool_install import install_tool, install_words, vendor_tool
+from pairbench.services.tool_install import install_tool, vendor_tool
 from testkit import require_program
 
 
