@@ -15,7 +15,8 @@ from dataclasses import dataclass, field
 from pairbench.domain import Host, HostPair
 from pairbench.domain.failures import HostKeyUnknownError
 from pairbench.domain.host_text import key_fingerprint
-from pairbench.engine.preflight import VERSION_COMMANDS, HostCheck, PairCheck, check_pair
+from pairbench.engine.preflight import VERSION_COMMANDS, PairCheck, check_pair
+from pairbench.engine.preflight import HostCheck as HostCheck
 from pairbench.engine.transports import Connector
 from pairbench.library import Library
 from pairbench.library.hosts import get_pair, list_hosts, pinned_host_keys

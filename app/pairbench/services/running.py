@@ -19,10 +19,10 @@ from typing import TYPE_CHECKING
 
 from pairbench.domain import HostPair, Run, RunSpec
 from pairbench.engine.execute import execute_run, prepare
-from pairbench.engine.observer import RunObserver
+from pairbench.engine.observer import RunObserver as RunObserver
 from pairbench.engine.transports import Connector
 from pairbench.library import Library
-from pairbench.remote.secrets import SecretPrompt
+from pairbench.remote.secrets import SecretPrompt as SecretPrompt
 
 if TYPE_CHECKING:  # the probe's module needs numpy: imported when a probe runs
     from pairbench.engine.burst import BurstProbeOutcome, EstimateCallback

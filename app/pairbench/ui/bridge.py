@@ -20,10 +20,8 @@ from PySide6.QtCore import QObject, Qt, Signal, Slot
 
 from pairbench.domain import HostPair, Line, Record, Run, RunSpec
 from pairbench.domain.failures import RunError
-from pairbench.engine.observer import RunObserver
-from pairbench.remote.secrets import SecretPrompt
 from pairbench.services.library import Library
-from pairbench.services.running import probe_burst_on_pair, run_on_pair
+from pairbench.services.running import RunObserver, SecretPrompt, probe_burst_on_pair, run_on_pair
 from pairbench.services.tool_install import InstallResult, install_on_host
 
 T = TypeVar("T")

@@ -16,7 +16,7 @@ from PySide6.QtCore import QObject, Qt, QThread, Signal, Slot
 from PySide6.QtWidgets import QApplication, QInputDialog, QLineEdit
 
 from pairbench.domain import Host
-from pairbench.remote.secrets import keyring_status
+from pairbench.services.hosts import keyring_status
 
 DEFAULT_TIMEOUT_S = 180.0
 

@@ -21,9 +21,9 @@ from PySide6.QtWidgets import (
 )
 
 from pairbench.domain.host_text import key_fingerprint
-from pairbench.engine.preflight import HostCheck
 from pairbench.services.pair_check import (
     CheckReport,
+    HostCheck,
     clock_line,
     data_path_line,
     pair_heading,

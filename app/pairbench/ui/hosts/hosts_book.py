@@ -5,8 +5,7 @@ from __future__ import annotations
 from PySide6.QtCore import QObject, Signal
 
 from pairbench.domain import AuthMethod, Host, HostPair
-from pairbench.remote.secrets import keyring_status
-from pairbench.services.hosts import hosts_and_pairs
+from pairbench.services.hosts import hosts_and_pairs, keyring_status
 from pairbench.services.library import Library
 from pairbench.ui.hosts.panel_jobs import PanelJobs
 

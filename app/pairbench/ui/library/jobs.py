@@ -9,8 +9,8 @@ import shiboken6
 from PySide6.QtWidgets import QWidget
 
 from pairbench.domain.failures import ToolInstallError, TransportError
-from pairbench.remote.ssh_config import SSHConfigError
 from pairbench.services.library import LibraryError
+from pairbench.services.ssh_import import SSHConfigError
 from pairbench.ui.bridge import EngineBridge, EngineJob
 
 

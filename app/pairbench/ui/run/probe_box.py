@@ -5,7 +5,7 @@ from __future__ import annotations
 
 from PySide6.QtWidgets import QDoubleSpinBox, QFormLayout, QGroupBox, QLabel, QSpinBox, QWidget
 
-from pairbench.engine.burst import DEFAULT_AFTER_STEP_S, DEFAULT_MAX_DURATION_S
+from pairbench.services.burst import DEFAULT_AFTER_STEP_S, DEFAULT_MAX_DURATION_S
 
 MAX_AFTER_STEP_S = 3600.0
 MAX_DURATION_S = 24 * 3600

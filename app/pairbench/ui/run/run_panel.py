@@ -14,7 +14,7 @@ from PySide6.QtWidgets import QComboBox, QPushButton, QVBoxLayout, QWidget
 
 from pairbench.domain import HostPair, RunSpec
 from pairbench.domain.failures import HostKeyUnknownError, RunError, ToolNotInstalledError
-from pairbench.engine.burst import burst_probe_spec
+from pairbench.services.burst import burst_probe_spec
 from pairbench.tools.base import Tool
 from pairbench.tools.registry import TOOLS
 from pairbench.ui.bridge import EngineBridge, RunSignals
