@@ -333,7 +333,8 @@ def test_cancel_a_longer_run_by_clicking(
         qtbot.waitUntil(lambda: controller.phase is RunPhase.FINISHED, timeout=15_000)
         assert controller.run is not None
         assert controller.run.status is RunStatus.CANCELLED
-        assert controller.elapsed_s() < 30
+        run = controller.run
+        assert run.duration is not None and run.duration < 60  # ended before its 60 s
         assert tab.tab_title.startswith("■")
         assert not tab.progress.cancel_button.isVisible()
         with Library.open(library_path) as lib:

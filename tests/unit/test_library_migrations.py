@@ -197,11 +197,11 @@ def _seed_v5(conn: sqlite3.Connection) -> dict[str, int]:
             "INSERT INTO chunks (series_id, seq, n, time_id, v) VALUES (?, 0, 5, ?, ?)",
             (series_id, time_id, v),
         )
-    return {"shared": int(run_id or 0)}
+    return {"one_axis": int(run_id or 0)}
 
 
 def _check_v5(lib: Library, ids: dict[str, int]) -> None:
-    loaded = load_series(lib, ids["shared"])
+    loaded = load_series(lib, ids["one_axis"])
     assert [(s.metric, s.t.tolist(), s.v.tolist()) for s in loaded] == [
         ("rtt_max_ms", SERIES_T, [x * 2.0 for x in SERIES_V]),
         ("rtt_ms", SERIES_T, SERIES_V),

@@ -23,7 +23,6 @@ from pairbench.services.hosts import (
     HostForm,
     check_edit_allowed,
     check_jump,
-    check_key_path,
     check_new_host,
     delete_host,
     forget_host_keys,
@@ -36,6 +35,7 @@ from pairbench.services.hosts import (
     store_edited_host,
     store_new_host,
 )
+from pairbench.services.key_paths import check_key_path
 from pairbench.services.ssh_import import (
     SSHConfigError,
     apply_import,

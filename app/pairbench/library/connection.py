@@ -6,7 +6,7 @@ import contextlib
 import os
 import sqlite3
 import stat
-from collections.abc import Mapping
+from collections.abc import Iterator, Mapping
 from pathlib import Path
 from types import TracebackType
 
@@ -250,3 +250,16 @@ def _foreign(path: Path, exc: sqlite3.DatabaseError) -> LibraryError:
     if "not a database" in str(exc):
         return LibraryError(f"{path} is not a Pairbench library (not an SQLite file); {_NOT_OURS}")
     return LibraryError(f"{path} is not a Pairbench library ({exc}); {_NOT_OURS}")
+
+
+@contextlib.contextmanager
+def write_transaction(conn: sqlite3.Connection) -> Iterator[None]:
+    """One write transaction (``BEGIN IMMEDIATE``): all of it is committed, or none of it."""
+    conn.execute("BEGIN IMMEDIATE")
+    try:
+        yield
+    except BaseException:
+        if conn.in_transaction:  # SQLite may have rolled back already (disk full)
+            conn.execute("ROLLBACK")
+        raise
+    conn.execute("COMMIT")

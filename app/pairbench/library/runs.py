@@ -3,13 +3,11 @@ delete."""
 
 from __future__ import annotations
 
-import contextlib
 import json
 import sqlite3
 import time
-from collections.abc import Iterable, Iterator, Mapping, Sequence
-from dataclasses import dataclass
-from typing import Any, Literal, get_args
+from collections.abc import Iterable, Mapping, Sequence
+from typing import Any
 
 from pairbench.domain import Run, RunSpec, RunStatus
 from pairbench.domain.runs import run_from_fields, spec_from_fields
@@ -19,69 +17,18 @@ from pairbench.library.codec import (
     loads_nested_str_map,
     loads_str_map,
 )
-from pairbench.library.connection import Library, LibraryError
+from pairbench.library.connection import Library, LibraryError, write_transaction
 from pairbench.library.ownership import current_owner
+from pairbench.library.run_filter import SORT_KEYS as SORT_KEYS
+from pairbench.library.run_filter import IdRange as IdRange
+from pairbench.library.run_filter import RunFilter as RunFilter
+from pairbench.library.run_filter import SortKey as SortKey
+from pairbench.library.run_filter import order_page, where_clause
 
 _COLUMNS = (
     "id, pair, tool, tool_version, params, status, started_at, ended_at, summary, "
     "summary_complete, host_facts, label, tags, notes, error"
 )
-
-SortKey = Literal["id", "started", "pair", "tool", "status", "label"]
-"""The columns a run list can be sorted by (the Library tab's sortable columns)."""
-SORT_KEYS: tuple[SortKey, ...] = get_args(SortKey)
-
-# ORDER BY per sort key: ties broken by start time, then id, in the same direction, so every
-# order is total and each one walks an index (runs_started, runs_pair, ...; see migrations).
-_ORDER_BY: dict[str, str] = {
-    "id": "id {d}",
-    "started": "started_at {d}, id {d}",
-    "pair": "pair {d}, started_at {d}, id {d}",
-    "tool": "tool {d}, started_at {d}, id {d}",
-    "status": "status {d}, started_at {d}, id {d}",
-    "label": "label {d}, started_at {d}, id {d}",
-}
-# Text search takes % and _ as themselves: LIKE ... ESCAPE '\'.
-_LIKE_ESCAPE = str.maketrans({"\\": "\\\\", "%": "\\%", "_": "\\_"})
-
-
-@dataclass(frozen=True, slots=True)
-class IdRange:
-    """Run ids from ``low`` to ``high``, both included (a single id: ``IdRange(n, n)``)."""
-
-    low: int
-    high: int
-
-
-@dataclass(frozen=True, slots=True)
-class RunFilter:
-    """Criteria, order and page for ``list_runs`` and ``count_runs``; None or empty: "any".
-
-    ``since``/``until`` bound the start time (epoch seconds, ``since`` included, ``until``
-    excluded); ``ids`` keeps runs in any of the ranges; ``tags`` holds ``key`` or
-    ``key=value`` (value compared case-insensitively), every one must match; ``label`` is
-    the whole label; ``text`` searches label, notes, tags and pair (case-insensitive).
-    """
-
-    pair: str | None = None
-    tool: str | None = None
-    status: RunStatus | None = None
-    text: str | None = None
-    limit: int | None = None
-    since: float | None = None
-    until: float | None = None
-    ids: tuple[IdRange, ...] = ()
-    label: str | None = None
-    tags: tuple[str, ...] = ()
-    sort: SortKey = "started"
-    descending: bool = True
-    offset: int = 0
-
-    def __post_init__(self) -> None:
-        if self.sort not in _ORDER_BY:
-            raise ValueError(f"unknown sort key {self.sort!r}; expected one of {SORT_KEYS}")
-        if self.offset < 0 or (self.limit is not None and self.limit < 0):
-            raise ValueError("limit and offset cannot be negative")
 
 
 def create_run(lib: Library, spec: RunSpec, *, started_at: float | None = None) -> int:
@@ -167,30 +114,30 @@ def get_run(lib: Library, run_id: int) -> Run:
 def list_runs(lib: Library, flt: RunFilter | None = None) -> list[Run]:
     """Runs matching the filter, in its order (newest first by default), one page of them."""
     flt = flt or RunFilter()
-    where, args = _where(lib.conn, flt)
-    sql = f"SELECT {_COLUMNS} FROM runs{where}{_order_page(flt, args)}"
+    where, args = where_clause(lib.conn, flt)
+    sql = f"SELECT {_COLUMNS} FROM runs{where}{order_page(flt, args)}"
     return _rows_to_runs(lib.conn.execute(sql, args).fetchall())
 
 
 def count_runs(lib: Library, flt: RunFilter | None = None) -> int:
     """How many runs match the filter (its order, limit and offset aside)."""
-    where, args = _where(lib.conn, flt or RunFilter())
+    where, args = where_clause(lib.conn, flt or RunFilter())
     return int(lib.conn.execute(f"SELECT count(*) FROM runs{where}", args).fetchone()[0])
 
 
 def list_run_ids(lib: Library, flt: RunFilter | None = None) -> list[int]:
     """The ids of the runs ``list_runs`` would return, in the same order."""
     flt = flt or RunFilter()
-    where, args = _where(lib.conn, flt)
-    sql = f"SELECT id FROM runs{where}{_order_page(flt, args)}"
+    where, args = where_clause(lib.conn, flt)
+    sql = f"SELECT id FROM runs{where}{order_page(flt, args)}"
     return [int(row[0]) for row in lib.conn.execute(sql, args)]
 
 
 def query_plan(lib: Library, flt: RunFilter | None = None) -> list[str]:
     """SQLite's plan for ``list_runs`` with this filter (does it search an index?)."""
     flt = flt or RunFilter()
-    where, args = _where(lib.conn, flt)
-    sql = f"EXPLAIN QUERY PLAN SELECT {_COLUMNS} FROM runs{where}{_order_page(flt, args)}"
+    where, args = where_clause(lib.conn, flt)
+    sql = f"EXPLAIN QUERY PLAN SELECT {_COLUMNS} FROM runs{where}{order_page(flt, args)}"
     return [str(row[3]) for row in lib.conn.execute(sql, args)]
 
 
@@ -223,8 +170,8 @@ def list_run_rows(lib: Library, flt: RunFilter | None = None) -> list[tuple[Any,
     """The runs ``list_runs`` would return as raw rows of ``ROW_FIELDS``, nothing decoded:
     for outputs of thousands of runs that need no ``Run`` apiece."""
     flt = flt or RunFilter()
-    where, args = _where(lib.conn, flt)
-    sql = f"SELECT {_ROW_COLUMNS} FROM runs{where}{_order_page(flt, args)}"
+    where, args = where_clause(lib.conn, flt)
+    sql = f"SELECT {_ROW_COLUMNS} FROM runs{where}{order_page(flt, args)}"
     return lib.conn.execute(sql, args).fetchall()
 
 
@@ -241,80 +188,6 @@ def _decode_all(decoder: json.JSONDecoder, texts: list[str]) -> list[Any]:
     if not isinstance(values, list) or len(values) != len(texts):  # a text held two values
         return [decoder.decode(text) for text in texts]
     return values
-
-
-def _where(conn: sqlite3.Connection, flt: RunFilter) -> tuple[str, list[object]]:
-    """`` WHERE ...`` (or nothing) and its arguments for the filter's criteria."""
-    where: list[str] = []
-    args: list[object] = []
-    if flt.pair:
-        where.append("pair = ?")
-        args.append(flt.pair)
-    if flt.tool:
-        where.append("tool = ?")
-        args.append(flt.tool)
-    if flt.status:
-        where.append("status = ?")
-        args.append(flt.status.value)
-    if flt.label is not None:
-        where.append("label = ?")
-        args.append(flt.label)
-    if flt.text:
-        where.append(
-            "(label LIKE ? ESCAPE '\\' OR notes LIKE ? ESCAPE '\\' "
-            "OR tags LIKE ? ESCAPE '\\' OR pair LIKE ? ESCAPE '\\')"
-        )
-        args.extend([f"%{flt.text.translate(_LIKE_ESCAPE)}%"] * 4)
-    if flt.since is not None:
-        where.append("started_at >= ?")
-        args.append(flt.since)
-    if flt.until is not None:
-        where.append("started_at < ?")
-        args.append(flt.until)
-    if flt.ids:
-        singles = [r.low for r in flt.ids if r.low == r.high]
-        spans = [r for r in flt.ids if r.low != r.high]
-        parts: list[str] = []
-        if singles:  # one parameter however many ids (SQLite allows 32,766 parameters)
-            parts.append("id IN (SELECT value FROM json_each(?))")
-            args.append(json.dumps(singles))
-        for span in spans:
-            parts.append("id BETWEEN ? AND ?")
-            args.extend((span.low, span.high))
-        where.append("(" + " OR ".join(parts) + ")")
-    for wanted in flt.tags:
-        key, sep, value = wanted.strip().partition("=")
-        if not key.strip():
-            continue
-        if sep:
-            _add_casefold(conn)
-            where.append(
-                "EXISTS (SELECT 1 FROM json_each(runs.tags) AS t "
-                "WHERE t.key = ? AND pb_casefold(t.value) = ?)"
-            )
-            args.extend((key.strip(), value.strip().casefold()))
-        else:
-            where.append("EXISTS (SELECT 1 FROM json_each(runs.tags) AS t WHERE t.key = ?)")
-            args.append(key.strip())
-    return (" WHERE " + " AND ".join(where) if where else ""), args
-
-
-def _order_page(flt: RunFilter, args: list[object]) -> str:
-    """`` ORDER BY ... LIMIT ? OFFSET ?`` for the filter (appends its arguments)."""
-    sql = " ORDER BY " + _ORDER_BY[flt.sort].format(d="DESC" if flt.descending else "ASC")
-    if flt.limit is not None or flt.offset:
-        sql += " LIMIT ? OFFSET ?"
-        args.extend((-1 if flt.limit is None else flt.limit, flt.offset))
-    return sql
-
-
-def _casefold(value: object) -> str | None:
-    return None if value is None else str(value).casefold()
-
-
-def _add_casefold(conn: sqlite3.Connection) -> None:
-    """``pb_casefold(x)``: Python's casefold in SQL (tag values compare in any case, any script)."""
-    conn.create_function("pb_casefold", 1, _casefold, deterministic=True)
 
 
 def update_run_notes(
@@ -352,7 +225,7 @@ def edit_runs(
     """
     ids = list(dict.fromkeys(run_ids))
     removed = set(remove_tags)
-    with _transaction(lib.conn):
+    with write_transaction(lib.conn):
         current = _existing_tags(lib.conn, ids)
         if label is not None:
             lib.conn.executemany(
@@ -380,7 +253,7 @@ def delete_runs(lib: Library, run_ids: Iterable[int]) -> list[int]:
     ``LibraryError`` (nothing deleted) if one is missing or still running.
     """
     ids = list(dict.fromkeys(run_ids))
-    with _transaction(lib.conn):
+    with write_transaction(lib.conn):
         statuses = _statuses(lib.conn, ids)
         running = [i for i in ids if statuses[i] == RunStatus.RUNNING.value]
         if running:
@@ -389,19 +262,6 @@ def delete_runs(lib: Library, run_ids: Iterable[int]) -> list[int]:
             )
         lib.conn.executemany("DELETE FROM runs WHERE id = ?", [(i,) for i in ids])
     return ids
-
-
-@contextlib.contextmanager
-def _transaction(conn: sqlite3.Connection) -> Iterator[None]:
-    """One write transaction: all of it or nothing."""
-    conn.execute("BEGIN IMMEDIATE")
-    try:
-        yield
-    except BaseException:
-        if conn.in_transaction:
-            conn.execute("ROLLBACK")
-        raise
-    conn.execute("COMMIT")
 
 
 def _statuses(conn: sqlite3.Connection, ids: list[int]) -> dict[int, str]:

@@ -16,7 +16,7 @@ import numpy as np
 import numpy.typing as npt
 
 from pairbench.domain import Series, metric_unit
-from pairbench.library.connection import Library, LibraryError
+from pairbench.library.connection import Library, LibraryError, write_transaction
 
 _LITTLE = sys.byteorder == "little"
 
@@ -150,8 +150,7 @@ def compact_series(
     # Last series first: rewriting a live run's chunks in descending series order took a third
     # of the time that ascending order took (bench/load.py: 130 ms against 420 ms).
     small.sort(reverse=True)
-    conn.execute("BEGIN IMMEDIATE")
-    try:
+    with write_transaction(conn):
         groups: dict[tuple[int, ...], list[int]] = {}
         for series_id in small:
             key = tuple(int(r[0]) for r in conn.execute(_TIME_IDS_OF_SERIES, (series_id,)))
@@ -165,11 +164,6 @@ def compact_series(
             "JOIN chunks c ON c.series_id = s.id WHERE s.run_id = ?)",
             (run_id, run_id),
         )
-        conn.execute("COMMIT")
-    except BaseException:
-        if conn.in_transaction:  # SQLite may have rolled back already (disk full)
-            conn.execute("ROLLBACK")
-        raise
 
 
 def _merge_group(

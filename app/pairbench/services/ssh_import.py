@@ -25,7 +25,8 @@ from pairbench.library import Library
 from pairbench.library.hosts import add_host, list_hosts, replace_host
 from pairbench.remote.ssh_config import SSHConfigEntry, parse_ssh_config
 from pairbench.remote.ssh_config import SSHConfigError as SSHConfigError
-from pairbench.services.hosts import check_jump, check_key_path
+from pairbench.services.hosts import check_jump
+from pairbench.services.key_paths import check_key_path
 
 
 @dataclass(frozen=True, slots=True)
