@@ -15,7 +15,7 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from pairbench.domain import Record, Run, RunSpec, RunStatus
-from pairbench.domain.runs import run_from_fields, spec_from_fields
+from pairbench.domain.runs import runs_from_columns, specs_from_columns
 from pairbench.export.run_json import run_fields
 from pairbench.library import Library, LibraryError, Recorder
 from pairbench.library.analyses import store_analysis
@@ -410,34 +410,56 @@ def test_list_json_in_parts_is_the_whole_text(library: Library, made: list[Made]
     assert whole == json.dumps([run_fields(r) for r in svc.find_runs(library)])
 
 
-def test_runs_made_from_fields_are_the_same_objects() -> None:
+def test_runs_made_from_columns_are_the_same_objects() -> None:
     tags = {"zone": "a"}
     spec = RunSpec("local", "iperf3", {"duration": "5"}, "x", tags)
-    assert spec_from_fields("local", "iperf3", {"duration": "5"}, "x", tags) == spec
+    (made_spec,) = specs_from_columns(["local"], ["iperf3"], [{"duration": "5"}], ["x"], [tags])
+    assert type(made_spec) is RunSpec and made_spec == spec
     values = (7, spec, RunStatus.FAILED, 1.5, None, "3.16", {"bps": 1.0}, True, {}, "x")
     run = Run(*values, tags, "note", "boom")
-    made = run_from_fields(*values, tags, "note", "boom")
-    assert type(made) is Run and made == run and repr(made) == repr(run)
-    assert made != Run(*values, tags, "note", "other")
-    with pytest.raises(dataclasses.FrozenInstanceError):
-        made.label = "y"  # type: ignore[misc]
-    with pytest.raises(TypeError):  # unhashable, as Run(...) is: its mappings are dicts
-        hash(made)
-    bare = run_from_fields(
-        1,
-        spec_from_fields("p", "t", {}, "", {}),
-        RunStatus.RUNNING,
-        0.0,
-        None,
-        "",
-        {},
-        False,
-        {},
-        "",
-        {},
-        "",
-        None,
+    other = Run(8, spec, RunStatus.COMPLETED, 2.5, 3.0, "", {}, False, {}, "", {}, "", None)
+    made = runs_from_columns(
+        *(
+            list(column)
+            for column in zip(
+                *(
+                    (*values, tags, "note", "boom"),
+                    (8, spec, RunStatus.COMPLETED, 2.5, 3.0, "", {}, False, {}, "", {}, "", None),
+                ),
+                strict=True,
+            )
+        )
     )
-    assert bare == Run(1, RunSpec("p", "t"), RunStatus.RUNNING, 0.0)
+    assert [type(r) for r in made] == [Run, Run] and made == [run, other]
+    assert repr(made[0]) == repr(run) and made[0] != other
+    with pytest.raises(dataclasses.FrozenInstanceError):
+        made[0].label = "y"  # type: ignore[misc]
+    with pytest.raises(TypeError):  # unhashable, as Run(...) is: its mappings are dicts
+        hash(made[0])
+    assert runs_from_columns(*[[]] * 13) == []
     with pytest.raises(TypeError):  # every field, none left to a default
-        run_from_fields(1, spec, RunStatus.RUNNING, 0.0)  # type: ignore[call-arg]
+        runs_from_columns([1], [spec], [RunStatus.RUNNING], [0.0])
+    with pytest.raises(ValueError, match="differ in length"):
+        specs_from_columns(["p", "q"], ["t"], [{}], [""], [{}])
+
+
+def test_listed_runs_decode_their_mappings_when_read(library: Library) -> None:
+    """A listed run's summary, parameters, tags and host facts are read from their stored
+    text when first used: equal to ``get_run``'s dicts, floats where numbers were stored as
+    integers, a damaged text a clear ValueError only when read."""
+    run_id = create_run(library, RunSpec("lab", "iperf3", {"duration": "5"}, tags={"zone": "a"}))
+    finish_run(library, run_id, RunStatus.COMPLETED, summary={"bps": 5, "loss": 0.5}, complete=True)
+    set_run_facts(library, run_id, host_facts={"client": {"os": "Linux"}})
+    (listed,) = svc.find_runs(library, RunFilter(ids=(IdRange(run_id, run_id),)))
+    assert listed == svc.show_run(library, run_id).run
+    assert listed.host_facts == {"client": {"os": "Linux"}}
+    assert listed.spec.params == {"duration": "5"}
+    assert dict(listed.summary) == {"bps": 5.0, "loss": 0.5}
+    assert type(listed.summary["bps"]) is float and "loss" in listed.summary
+    assert listed.spec.tags == {"zone": "a"} and list(listed.spec.tags) == ["zone"]
+    assert repr(listed.summary) == repr({"bps": 5.0, "loss": 0.5})
+    library.conn.execute("UPDATE runs SET summary = '[1, 2]' WHERE id = ?", (run_id,))
+    (damaged,) = svc.find_runs(library, RunFilter(ids=(IdRange(run_id, run_id),)))
+    assert damaged.label == listed.label  # listing it is fine
+    with pytest.raises(ValueError, match="not a JSON object"):
+        dict(damaged.summary)

@@ -3,8 +3,10 @@
 from __future__ import annotations
 
 import enum
-from collections.abc import Callable, Mapping
+from collections import deque
+from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, field, fields
+from itertools import repeat
 from typing import Any, TypeVar
 
 _T = TypeVar("_T")
@@ -63,47 +65,36 @@ class Run:
         return None if self.ended_at is None else self.ended_at - self.started_at
 
 
-def _from_fields(cls: type[_T]) -> Callable[..., _T]:
-    """``cls(*values)`` with every field given in order, made faster for frozen slotted
-    dataclasses: the generated ``__init__`` sets each field through ``object.__setattr__``;
-    this sets each slot through its descriptor, with no lookup. The object is the same (same
-    class, same slots: equal, hashed, frozen and printed alike); there are no defaults to fill
-    and no ``__post_init__`` to call (the classes here have none)."""
+def _from_columns(cls: type[_T]) -> Callable[..., list[_T]]:
+    """``[cls(*values) for values in zip(*columns)]`` with every field given, a column per
+    field, made faster for frozen slotted dataclasses: each object is made empty, then each
+    field is set for all of them by one C-level ``map`` over its slot's descriptor (no Python
+    frame per object). The objects are the same (same class, same slots: equal, hashed,
+    frozen and printed alike); there are no defaults to fill and no ``__post_init__`` to call
+    (the classes here have none)."""
     names = [f.name for f in fields(cls)]  # type: ignore[arg-type]
     if "__slots__" not in vars(cls) or hasattr(cls, "__post_init__"):
         raise TypeError(f"{cls.__name__} must be slotted and have no __post_init__")
-    scope: dict[str, Any] = {"_new": object.__new__, "_cls": cls}
-    scope.update({f"_set_{name}": vars(cls)[name].__set__ for name in names})
-    lines = [f"def make({', '.join(names)}):", "    obj = _new(_cls)"]
-    lines += [f"    _set_{name}(obj, {name})" for name in names]
-    lines.append("    return obj")
-    exec("\n".join(lines), scope)  # like dataclasses' own generated methods
-    made: Callable[..., _T] = scope["make"]
-    made.__doc__ = f"``{cls.__name__}(...)`` with every field, positionally (bulk reads)."
-    return made
+    setters = [vars(cls)[name].__set__ for name in names]
+    new = object.__new__
+
+    def make(*columns: Sequence[Any]) -> list[_T]:
+        if len(columns) != len(setters):
+            raise TypeError(f"{cls.__name__} needs {len(setters)} columns, got {len(columns)}")
+        count = len(columns[0])
+        if any(len(column) != count for column in columns):
+            raise ValueError(f"the columns of {cls.__name__} differ in length")
+        made: list[_T] = list(map(new, repeat(cls, count)))
+        for setter, column in zip(setters, columns, strict=True):
+            deque(map(setter, made, column), maxlen=0)  # runs the map, keeps nothing
+        return made
+
+    make.__doc__ = f"``{cls.__name__}(...)`` for each row of columns, one per field (bulk reads)."
+    return make
 
 
 # For code that builds thousands of runs at once from stored rows (``library.runs``): the same
-# objects as ``RunSpec(...)`` and ``Run(...)`` given every field positionally, in about half
-# the time.
-spec_from_fields: Callable[[str, str, Mapping[str, str], str, Mapping[str, str]], RunSpec] = (
-    _from_fields(RunSpec)
-)
-run_from_fields: Callable[
-    [
-        int,
-        RunSpec,
-        RunStatus,
-        float,
-        float | None,
-        str,
-        Mapping[str, float],
-        bool,
-        Mapping[str, Mapping[str, str]],
-        str,
-        Mapping[str, str],
-        str,
-        str | None,
-    ],
-    Run,
-] = _from_fields(Run)
+# objects as ``RunSpec(...)`` and ``Run(...)`` given every field, a column of values per field
+# in the dataclasses' order, in about half the time.
+specs_from_columns: Callable[..., list[RunSpec]] = _from_columns(RunSpec)
+runs_from_columns: Callable[..., list[Run]] = _from_columns(Run)

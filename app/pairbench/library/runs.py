@@ -10,8 +10,10 @@ from collections.abc import Iterable, Mapping, Sequence
 from typing import Any
 
 from pairbench.domain import Run, RunSpec, RunStatus
-from pairbench.domain.runs import run_from_fields, spec_from_fields
+from pairbench.domain.runs import runs_from_columns, specs_from_columns
 from pairbench.library.codec import (
+    LazyFloatMap,
+    LazyJsonMap,
     dumps,
     loads_float_map,
     loads_nested_str_map,
@@ -161,9 +163,7 @@ ROW_FIELDS = (
     "host_facts",
 )
 _ROW_COLUMNS = ", ".join(ROW_FIELDS)
-_MAP_DECODER = json.JSONDecoder()
 _STATUS_OF = {status.value: status for status in RunStatus}
-_FLOAT_DECODER = json.JSONDecoder(parse_int=float)  # what ``codec.loads_float_map`` gives
 
 
 def list_run_rows(lib: Library, flt: RunFilter | None = None) -> list[tuple[Any, ...]]:
@@ -173,21 +173,6 @@ def list_run_rows(lib: Library, flt: RunFilter | None = None) -> list[tuple[Any,
     where, args = where_clause(lib.conn, flt)
     sql = f"SELECT {_ROW_COLUMNS} FROM runs{where}{order_page(flt, args)}"
     return lib.conn.execute(sql, args).fetchall()
-
-
-def _decode_distinct(texts: Sequence[str]) -> list[Any]:
-    """Each stored mapping decoded, each distinct text once (one call for all of them)."""
-    unique = list(dict.fromkeys(texts))
-    values = _decode_all(_MAP_DECODER, [text or "{}" for text in unique])
-    return list(map(dict(zip(unique, values, strict=True)).__getitem__, texts))
-
-
-def _decode_all(decoder: json.JSONDecoder, texts: list[str]) -> list[Any]:
-    """Decode many JSON texts with one call (as one array), not one call each."""
-    values = decoder.decode("[" + ",".join(texts) + "]")
-    if not isinstance(values, list) or len(values) != len(texts):  # a text held two values
-        return [decoder.decode(text) for text in texts]
-    return values
 
 
 def update_run_notes(
@@ -309,31 +294,34 @@ def _rows_to_runs(rows: list[tuple[Any, ...]]) -> list[Run]:
     columns = list(zip(*rows, strict=True))  # one tuple per column of _COLUMNS
     ids, pairs, tools, versions, params, statuses, starts, ends = columns[:8]
     summaries, complete, facts, labels, tags, notes, errors = columns[8:]
-    # Parameters, host facts and tags repeat from run to run: each distinct text is decoded
-    # once and its runs share the (read-only) mapping.
-    param_maps = _decode_distinct(params)
-    tag_maps = _decode_distinct(tags)
-    specs = map(spec_from_fields, pairs, tools, param_maps, labels, tag_maps)
-    # Every field, in the dataclasses' order (``run_from_fields`` is ``Run(...)`` made faster);
-    # test_services_runs checks these runs equal ``get_run``'s, which names every field.
-    return list(
-        map(
-            run_from_fields,
-            ids,
-            specs,
-            map(_STATUS_OF.__getitem__, statuses),
-            starts,
-            ends,
-            versions,
-            _decode_all(_FLOAT_DECODER, [text or "{}" for text in summaries]),
-            map(bool, complete),
-            _decode_distinct(facts),
-            labels,
-            tag_maps,
-            notes,
-            errors,
-        )
+    # Parameters, host facts and tags repeat from run to run: the runs of one text share
+    # one mapping, decoded when first read, as every summary is (most lists read few).
+    tag_maps = _lazy_distinct(tags)
+    specs = specs_from_columns(pairs, tools, _lazy_distinct(params), labels, tag_maps)
+    # Every field, in the dataclasses' order (``runs_from_columns`` is ``Run(...)`` for each
+    # row, made faster); test_services_runs checks these runs equal ``get_run``'s.
+    return runs_from_columns(
+        ids,
+        specs,
+        list(map(_STATUS_OF.__getitem__, statuses)),
+        starts,
+        ends,
+        versions,
+        LazyFloatMap.many(summaries),
+        list(map(bool, complete)),
+        _lazy_distinct(facts),
+        labels,
+        tag_maps,
+        notes,
+        errors,
     )
+
+
+def _lazy_distinct(texts: Sequence[str | None]) -> list[LazyJsonMap]:
+    """One lazily decoded mapping per distinct stored text, shared by the rows that hold it."""
+    unique = list(set(texts))
+    shared = dict(zip(unique, LazyJsonMap.many(unique), strict=True))
+    return list(map(shared.__getitem__, texts))
 
 
 def _row_to_run(row: tuple[object, ...]) -> Run:
