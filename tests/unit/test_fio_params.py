@@ -49,7 +49,10 @@ def test_defaults() -> None:
         "ioengine": "libaio",
         "directory": "",
         "device": "",
+        "file": "",
         "time_based": "true",
+        "refill_buffers": "false",
+        "norandommap": "false",
         "group_reporting": "true",
         "ramp": "0",
         "confirm_destroy": "",
@@ -179,10 +182,32 @@ def test_device_write_workloads_need_the_device_path_confirmed(rw: str) -> None:
 
 
 def test_directory_and_device_exclude_each_other() -> None:
-    with pytest.raises(ParamError, match="not both"):
-        fio.resolve({"directory": "/srv", "device": "/dev/sdb"})
+    for params in (
+        {"directory": "/srv", "device": "/dev/sdb"},
+        {"directory": "/srv", "file": "/srv/test.dat"},
+        {"file": "/srv/test.dat", "device": "/dev/sdb"},
+    ):
+        with pytest.raises(ParamError, match="not several"):
+            fio.resolve(params)
+    with pytest.raises(ParamError, match="under /dev"):
+        fio.resolve({"file": "/dev/sdb"})
     with pytest.raises(ParamError, match="only together with device"):
         fio.resolve({"confirm_destroy": "/dev/sdb"})
+
+
+def test_a_kept_file_and_the_pts_data_options_reach_the_argv() -> None:
+    got = argv(rw="randwrite", file="/srv/a:b.dat", refill_buffers="yes", norandommap="yes")
+    assert "--filename=/srv/a\\:b.dat" in got
+    assert not any(a.startswith("--directory") for a in got)
+    assert got[-5:-1] == [
+        "--refill_buffers",
+        "--scramble_buffers=1",
+        "--norandommap",
+        "--randrepeat=0",
+    ]
+    # norandommap is for random I/O only; sequential jobs keep fio's defaults
+    sequential = argv(rw="write", file="/srv/t.dat", refill_buffers="yes", norandommap="yes")
+    assert "--norandommap" not in sequential and "--refill_buffers" in sequential
 
 
 def test_a_device_path_with_a_colon_is_escaped() -> None:

@@ -43,6 +43,10 @@ COMMANDS: dict[str, tuple[str, str]] = {
         "import the runs of an evidence bundle (from `pairbench export --format bundle`)",
     ),
     "library": ("pairbench.cli.cmd_library", "check the library file"),
+    "storage": (
+        "pairbench.cli.cmd_storage",
+        "the SNIA PTS storage suite with fio: run, resume, list, show",
+    ),
 }
 
 

@@ -8,7 +8,7 @@ from dataclasses import dataclass
 # The tables a quick check covers on every open: small, read by every command, and enough to
 # catch a damaged catalogue or run table before anything is written. The large tables of
 # series chunks, their time rows (``times``) and raw output are covered by the full check.
-FAST_CHECK_TABLES = ("hosts", "pairs", "runs", "host_keys", "analyses")
+FAST_CHECK_TABLES = ("hosts", "pairs", "runs", "host_keys", "analyses", "suites", "suite_jobs")
 MAX_PROBLEMS = 20
 
 

@@ -160,6 +160,40 @@ MIGRATIONS: list[str] = [
     ALTER TABLE chunks_v5 RENAME TO chunks;
     DROP TABLE temp.time_of_chunk;
     """,
+    # 6: storage suites. A suite is a plan (its parameters, stored whole) run on one host;
+    # each fio job it ran is a run of its own, listed in suite_jobs by stage, round and job
+    # (stage -1: preconditioning). A job whose run is gone or did not complete is run again
+    # on resume; the steady-state verdict per stage is kept as JSON with the suite.
+    """
+    CREATE TABLE suites (
+        id INTEGER PRIMARY KEY,
+        kind TEXT NOT NULL,
+        host TEXT NOT NULL,
+        params TEXT NOT NULL,
+        status TEXT NOT NULL,
+        created_at REAL NOT NULL,
+        updated_at REAL NOT NULL,
+        ended_at REAL,
+        label TEXT NOT NULL DEFAULT '',
+        facts TEXT NOT NULL DEFAULT '{}',
+        verdicts TEXT NOT NULL DEFAULT '{}',
+        error TEXT,
+        owner_host TEXT NOT NULL DEFAULT '',
+        owner_pid INTEGER NOT NULL DEFAULT 0,
+        owner_token TEXT NOT NULL DEFAULT ''
+    );
+    CREATE TABLE suite_jobs (
+        suite_id INTEGER NOT NULL REFERENCES suites(id) ON DELETE CASCADE,
+        stage INTEGER NOT NULL,
+        round INTEGER NOT NULL,
+        job INTEGER NOT NULL,
+        run_id INTEGER REFERENCES runs(id) ON DELETE SET NULL,
+        status TEXT NOT NULL,
+        figures TEXT NOT NULL DEFAULT '{}',
+        PRIMARY KEY (suite_id, stage, round, job)
+    );
+    CREATE INDEX suite_jobs_run ON suite_jobs(run_id);
+    """,
 ]
 
 SCHEMA_VERSION = len(MIGRATIONS)

@@ -150,7 +150,27 @@ PARAMS: dict[str, Param] = {
             "a block device to test instead of files (--filename); writes DESTROY its data",
             under="/dev/",
         ),
+        PathParam(
+            "file",
+            "path",
+            "",
+            "a test file kept after the run (a storage suite's, created when missing) instead "
+            "of files in a private directory",
+        ),
         Param("time_based", "bool", "true", "run for runtime even when size is done"),
+        Param(
+            "refill_buffers",
+            "bool",
+            "false",
+            "new random data for every write, scrambled (--refill_buffers --scramble_buffers=1)",
+        ),
+        Param(
+            "norandommap",
+            "bool",
+            "false",
+            "random I/O without fio's block map or a repeatable sequence "
+            "(--norandommap --randrepeat=0)",
+        ),
         Param("group_reporting", "bool", "true", "report the jobs as one (--group_reporting)"),
         Param("ramp", "int", "0", "seconds before measuring", minimum=0, maximum=3600),
         ConfirmParam(
@@ -194,9 +214,14 @@ def resolve(params: Mapping[str, str]) -> dict[str, str]:
     if _size_bytes("bs", resolved["bs"]) > 2**30:
         raise ParamError(f"bs must be at most 1G, got {resolved['bs']!r}")
     _size_bytes("size", resolved["size"])
-    device, directory = resolved["device"], resolved["directory"]
-    if device and directory:
-        raise ParamError("give either directory (test files) or device (a raw device), not both")
+    device, directory, file = resolved["device"], resolved["directory"], resolved["file"]
+    if sum(map(bool, (device, directory, file))) > 1:
+        raise ParamError(
+            "give one of directory (test files), file (a kept test file) or device (a raw "
+            "device), not several"
+        )
+    if file.startswith("/dev/"):
+        raise ParamError(f"file {file} is under /dev: test a device with device=..., not file")
     if device:
         if device in _NOT_STORAGE:
             raise ParamError(f"device {device} is not a storage device")
@@ -260,6 +285,8 @@ def commands(params: Mapping[str, str], caps: Capabilities, ctx: CommandContext)
         argv.append(f"--filename={_fio_path(device)}")
         if not writes(rw):
             argv.append("--readonly")
+    elif params["file"]:
+        argv.append(f"--filename={_fio_path(params['file'])}")
     else:
         # The engine makes the run's work directory inside ``directory`` when one is given
         # (``pairbench.TAG.*``), so the test files are the run's own, removed with it.
@@ -267,6 +294,10 @@ def commands(params: Mapping[str, str], caps: Capabilities, ctx: CommandContext)
         argv.append(f"--directory={_fio_path(directory)}")
     if rw in MIXED_WORKLOADS:
         argv.append(f"--rwmixread={params['rwmixread'] or DEFAULT_RWMIXREAD}")
+    if is_true(params["refill_buffers"]):
+        argv += ["--refill_buffers", "--scramble_buffers=1"]
+    if is_true(params["norandommap"]) and rw.startswith("rand"):
+        argv += ["--norandommap", "--randrepeat=0"]
     if is_true(params["group_reporting"]):
         argv.append("--group_reporting")
     if params["ramp"] != "0":

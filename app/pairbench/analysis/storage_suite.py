@@ -1,0 +1,268 @@
+"""Where a storage suite stands and what it found, from the jobs it finished: the next job,
+each stage's tracking values and steady-state verdict, and the report's tables (window
+means per block size and mix)."""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Mapping
+from dataclasses import dataclass
+
+from pairbench.analysis.steady_state import SteadyParams, SteadyState, SteadyVerdict, steady_state
+from pairbench.domain.storage import (
+    Job,
+    JobKey,
+    Stage,
+    StorageTest,
+    SuiteParams,
+    block_size_word,
+    stages_of,
+)
+
+# A finished job's figures by its place in the suite (only completed jobs count).
+Done = Mapping[JobKey, Mapping[str, float]]
+
+
+def steady_params(params: SuiteParams) -> SteadyParams:
+    """The steady-state rule's parameters of a suite (window 5, its excursions and rounds)."""
+    return SteadyParams(
+        data_excursion=params.data_excursion,
+        slope_excursion=params.slope_excursion,
+        max_rounds=params.max_rounds,
+    )
+
+
+@dataclass(frozen=True, slots=True)
+class StageProgress:
+    """One stage: its tracking value per complete round, and the verdict after them."""
+
+    index: int
+    stage: Stage
+    values: tuple[float, ...]
+    verdict: SteadyVerdict
+
+    @property
+    def finished(self) -> bool:
+        return self.verdict.state is not SteadyState.PENDING
+
+    @property
+    def window_rounds(self) -> tuple[int, ...]:
+        """The rounds the tables average: the deciding window, else the last complete
+        rounds (at most 5) of a stage that was stopped early."""
+        window = self.verdict.window
+        if window is not None:
+            return tuple(range(window.round - len(window.values) + 1, window.round + 1))
+        count = len(self.values)
+        return tuple(range(max(1, count - 4), count + 1))
+
+
+@dataclass(frozen=True, slots=True)
+class SuiteProgress:
+    """Every stage's progress, the preconditioning passes done, and the next job (None: the
+    suite is finished)."""
+
+    params: SuiteParams
+    precondition_done: int
+    stages: tuple[StageProgress, ...]
+    next_job: JobKey | None
+
+    @property
+    def finished(self) -> bool:
+        return self.next_job is None
+
+
+def _complete_rounds(stage_index: int, stage: Stage, done: Done) -> list[float]:
+    """The tracking value of each round whose every job finished, from round 1 up to the
+    first round that is not complete."""
+    tracked = stage.job_index(stage.tracked)
+    values: list[float] = []
+    round_no = 1
+    while all(JobKey(stage_index, round_no, j) in done for j in range(len(stage.jobs))):
+        figures = done[JobKey(stage_index, round_no, tracked)]
+        values.append(float(figures.get(stage.metric, 0.0)))
+        round_no += 1
+    return values
+
+
+def suite_progress(params: SuiteParams, done: Done) -> SuiteProgress:
+    """Where the suite stands after the jobs in ``done``."""
+    rule = steady_params(params)
+    passes = 0
+    while JobKey(-1, passes + 1, 0) in done:
+        passes += 1
+    next_job: JobKey | None = None
+    if passes < params.precondition_passes:
+        next_job = JobKey(-1, passes + 1, 0)
+    stages: list[StageProgress] = []
+    for index, stage in enumerate(stages_of(params.test)):
+        values = _complete_rounds(index, stage, done)
+        verdict = steady_state(values, rule)
+        progress = StageProgress(index, stage, tuple(values), verdict)
+        stages.append(progress)
+        if next_job is None and not progress.finished:
+            round_no = len(values) + 1
+            job = next(j for j in range(len(stage.jobs)) if JobKey(index, round_no, j) not in done)
+            next_job = JobKey(index, round_no, job)
+    return SuiteProgress(params, passes, tuple(stages), next_job)
+
+
+def job_of(params: SuiteParams, key: JobKey) -> Job:
+    """The fio job at ``key`` (a preconditioning pass: sequential 128 KiB writes)."""
+    if key.precondition:
+        return Job("128k", 0, sequential=True)
+    return stages_of(params.test)[key.stage].jobs[key.job]
+
+
+def jobs_total(params: SuiteParams, progress: SuiteProgress, done: Done) -> tuple[int, int]:
+    """Jobs done and jobs planned so far: a finished stage counts its rounds, a running one
+    at least the window (5 rounds) and the round under way, one not begun its window;
+    preconditioning included."""
+    planned = params.precondition_passes
+    window = steady_params(params).window
+    for stage in progress.stages:
+        rounds = len(stage.values) if stage.finished else max(window, len(stage.values) + 1)
+        planned += rounds * len(stage.stage.jobs)
+    return len(done), planned
+
+
+def verdict_json(progress: StageProgress) -> dict[str, object]:
+    """A stage's verdict as stored and printed: state, rounds, the deciding round and window
+    (values, mean, both excursions against their limits, the fitted line)."""
+    verdict = progress.verdict
+    window = verdict.window
+    out: dict[str, object] = {
+        "stage": progress.stage.name,
+        "tracking": progress.stage.metric_label,
+        "state": verdict.state.value,
+        "reached": verdict.state is SteadyState.REACHED,
+        "rounds": len(progress.values),
+        "round": verdict.reached_at,
+        "values": list(progress.values),
+        "window": None,
+    }
+    if window is not None:
+        out["window"] = {
+            "end_round": window.round,
+            "values": list(window.values),
+            "mean": window.mean,
+            "data_excursion": window.data_excursion,
+            "data_limit": window.data_limit,
+            "data_ok": window.data_ok,
+            "slope": window.slope,
+            "intercept": window.intercept,
+            "slope_excursion": window.slope_excursion,
+            "slope_limit": window.slope_limit,
+            "slope_ok": window.slope_ok,
+        }
+    return out
+
+
+# ----------------------------------------------------------------------------- tables
+
+
+@dataclass(frozen=True, slots=True)
+class Cell:
+    """One table cell: a job's figure averaged over the window's rounds."""
+
+    bs: str
+    read_pct: int
+    value: float
+    rounds: int  # how many rounds it averages
+
+
+@dataclass(frozen=True, slots=True)
+class SuiteTable:
+    """A report table: a figure per block size × mix (``name`` says which figure)."""
+
+    name: str
+    unit: str
+    cells: tuple[Cell, ...]
+
+    def value(self, bs: str, read_pct: int) -> float | None:
+        for cell in self.cells:
+            if cell.bs == bs and cell.read_pct == read_pct:
+                return cell.value
+        return None
+
+
+def _iops(job: Job, figures: Mapping[str, float]) -> float | None:
+    """Reads and writes per second together."""
+    return figures.get("read_iops", 0.0) + figures.get("write_iops", 0.0)
+
+
+def _mean_latency(job: Job, figures: Mapping[str, float]) -> float | None:
+    """Mean latency over reads and writes, weighted by their IOPS (µs)."""
+    total = weight = 0.0
+    for direction in ("read", "write"):
+        lat = figures.get(f"{direction}_lat_mean_us")
+        iops = figures.get(f"{direction}_iops", 0.0)
+        if lat is not None and iops > 0:
+            total += lat * iops
+            weight += iops
+    return total / weight if weight > 0 else None
+
+
+def _throughput(job: Job, figures: Mapping[str, float]) -> float | None:
+    """Bytes per second in the job's direction (a sequential read or write)."""
+    direction = "read" if job.read_pct == 100 else "write"
+    return figures.get(f"{direction}_bytes_per_s")
+
+
+def _table(
+    name: str,
+    unit: str,
+    stage: StageProgress,
+    done: Done,
+    figure: Callable[[Job, Mapping[str, float]], float | None],
+) -> SuiteTable:
+    """``figure`` of each job of the stage, averaged over the stage's window rounds."""
+    cells: list[Cell] = []
+    rounds = [r for r in stage.window_rounds if r <= len(stage.values)]
+    for j, job in enumerate(stage.stage.jobs):
+        values = [
+            v
+            for r in rounds
+            if (key := JobKey(stage.index, r, j)) in done
+            and (v := figure(job, done[key])) is not None
+        ]
+        if values:
+            cells.append(Cell(job.bs, job.read_pct, sum(values) / len(values), len(values)))
+    return SuiteTable(name, unit, tuple(cells))
+
+
+def suite_tables(params: SuiteParams, progress: SuiteProgress, done: Done) -> list[SuiteTable]:
+    """The report's tables: IOPS (block size × mix), mean latency and its IOPS (latency
+    test), throughput per block size for reads and writes."""
+    tables: list[SuiteTable] = []
+    for stage in progress.stages:
+        if not stage.values:
+            continue
+        if params.test is StorageTest.IOPS:
+            tables.append(_table("IOPS", "IOPS", stage, done, _iops))
+        elif params.test is StorageTest.LATENCY:
+            tables.append(_table("mean latency", "µs", stage, done, _mean_latency))
+            tables.append(_table("latency IOPS", "IOPS", stage, done, _iops))
+        else:
+            name = f"throughput {block_size_word(stage.stage.jobs[0].bs)}"
+            tables.append(_table(name, "B/s", stage, done, _throughput))
+    return tables
+
+
+def csv_columns(params: SuiteParams, tables: list[SuiteTable]) -> dict[str, float]:
+    """The tables as CloudHarmony's block-storage suite names its report columns:
+    ``iops_4k_0_100``, ``latency_4k_65_35_mean`` / ``_iops``, ``throughput_1024k_100_0``
+    (throughput in MB/s, latency in ms, as theirs)."""
+    out: dict[str, float] = {}
+    for table in tables:
+        for cell in table.cells:
+            mix = f"{cell.read_pct}_{100 - cell.read_pct}"
+            bs = block_size_word(cell.bs)
+            if params.test is StorageTest.IOPS:
+                out[f"iops_{bs}_{mix}"] = cell.value
+            elif params.test is StorageTest.LATENCY:
+                suffix = "mean" if table.name == "mean latency" else "iops"
+                value = cell.value / 1000.0 if suffix == "mean" else cell.value
+                out[f"latency_{bs}_{mix}_{suffix}"] = value
+            else:
+                bs = "1024k" if cell.bs == "1m" else bs
+                out[f"throughput_{bs}_{mix}"] = cell.value / 1e6
+    return out

@@ -1,0 +1,287 @@
+"""``pairbench storage run|resume|list|show``: the SNIA PTS storage suite with fio."""
+
+from __future__ import annotations
+
+import argparse
+import asyncio
+import json
+from typing import Any
+
+from pairbench.cli.cmd_run import cancel_on_signals
+from pairbench.cli.environment import Environment
+from pairbench.cli.exit_status import ExitStatus
+from pairbench.cli.prompts import TerminalPrompt
+from pairbench.domain import Run
+from pairbench.domain.failures import RunError
+from pairbench.domain.storage import (
+    JobKey,
+    StorageTest,
+    SuiteParams,
+    SuiteStatus,
+    estimate_text,
+    parse_size,
+)
+from pairbench.domain.units import format_value
+from pairbench.export.escaping import terminal_text
+from pairbench.services.library import LibraryError
+from pairbench.services.storage import (
+    SuiteOutcome,
+    SuiteRequest,
+    outcome_json,
+    resume_suite,
+    show_suite,
+    start_suite,
+    storage_suites,
+    suite_json,
+)
+
+HELP = "the SNIA PTS storage suite with fio: run, resume, list, show"
+
+
+def add_parser(sub: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
+    """Register ``storage`` and its subcommands."""
+    p = sub.add_parser("storage", help=HELP)
+    ssub = p.add_subparsers(dest="storage_command", metavar="SUBCOMMAND", required=True)
+    run = ssub.add_parser("run", help="run a suite (iops, latency or throughput) on a host")
+    run.add_argument("--host", required=True, help="a saved host's name, or 'local'")
+    run.add_argument("--test", required=True, choices=[t.value for t in StorageTest])
+    run.add_argument(
+        "--target", required=True, help="a raw device (/dev/...) or a directory for a test file"
+    )
+    run.add_argument(
+        "--size", default="", help="test file size (4GiB), or a device's active range (all)"
+    )
+    run.add_argument("--threads", type=int, default=None, help="fio numjobs (the host's CPUs)")
+    run.add_argument("--iodepth", type=int, default=64, help="I/O in flight per thread (64)")
+    run.add_argument("--round-seconds", type=int, default=60, help="seconds per job (60)")
+    run.add_argument("--max-rounds", type=int, default=25, help="rounds at most (25)")
+    run.add_argument(
+        "--precondition-passes", type=int, default=2, help="128 KiB sequential write passes (2)"
+    )
+    run.add_argument("--no-precondition", action="store_true", help="no preconditioning")
+    run.add_argument("--no-purge", action="store_true", help="no blkdiscard before the suite")
+    run.add_argument("--confirm", default="", help="the device path again: its data goes")
+    run.add_argument(
+        "--force", action="store_true", help="test a device that holds a file system or partitions"
+    )
+    run.add_argument("--label", default="", help="a label stored with the suite")
+    run.add_argument("--json", action="store_true", help="end with one JSON object on stdout")
+    run.add_argument("--accept-new-host-key", action="store_true", help="pin a new host key")
+    run.set_defaults(handler=handle_run)
+    resume = ssub.add_parser("resume", help="go on with a stopped suite from its next job")
+    resume.add_argument("id", type=int)
+    resume.add_argument("--json", action="store_true", help="end with one JSON object")
+    resume.add_argument("--accept-new-host-key", action="store_true", help="pin a new host key")
+    resume.set_defaults(handler=handle_resume)
+    listing = ssub.add_parser("list", help="the stored suites, newest first")
+    listing.add_argument("--json", action="store_true", help="a JSON array")
+    listing.set_defaults(handler=handle_list)
+    show = ssub.add_parser("show", help="a suite: its verdicts, jobs and tables")
+    show.add_argument("id", type=int)
+    show.add_argument("--json", action="store_true", help="one JSON object (with jobs, tables)")
+    show.set_defaults(handler=handle_show)
+
+
+class _Progress:
+    """Prints a line per job and per round (to stderr with ``--json``)."""
+
+    def __init__(self, env: Environment, to_stderr: bool) -> None:
+        self._say = env.err if to_stderr else env.out
+
+    def on_job_started(self, key: JobKey, name: str, done: int, planned: int) -> None:
+        self._say(terminal_text(f"[{done + 1}/{planned}] {name}"))
+
+    def on_job_finished(self, key: JobKey, run: Run) -> None:
+        figures = [
+            f"{name} {format_value(name, run.summary[name])}"
+            for name in ("read_iops", "write_iops", "write_lat_mean_us", "write_bytes_per_s")
+            if name in run.summary
+        ]
+        self._say(terminal_text(f"    run {run.id} {run.status.value}: {', '.join(figures)}"))
+
+    def on_round(self, stage: Any) -> None:
+        verdict = stage.verdict
+        line = f"  {stage.stage.name} round {len(stage.values)}: {stage.values[-1]:.6g}"
+        window = verdict.window
+        if window is not None:
+            line += (
+                f" (window mean {window.mean:.6g}; data {window.data_excursion:.4g} "
+                f"<= {window.data_limit:.4g}: {'yes' if window.data_ok else 'no'}; slope "
+                f"{window.slope_excursion:.4g} <= {window.slope_limit:.4g}: "
+                f"{'yes' if window.slope_ok else 'no'}) {verdict.state.value}"
+            )
+        self._say(line)
+
+
+def _size(text: str) -> int:
+    return parse_size(text) if text else 0
+
+
+def _exit(status: SuiteStatus) -> ExitStatus:
+    return {
+        SuiteStatus.COMPLETED: ExitStatus.OK,
+        SuiteStatus.CANCELLED: ExitStatus.CANCELLED,
+        SuiteStatus.INTERRUPTED: ExitStatus.RUN_INTERRUPTED,
+    }.get(status, ExitStatus.RUN_FAILED)
+
+
+def _report(env: Environment, outcome: SuiteOutcome, params: SuiteParams, as_json: bool) -> None:
+    data = outcome_json(outcome, params)
+    if as_json:
+        env.out(json.dumps(data))
+        return
+    env.out(f"suite {outcome.suite_id}: {outcome.status.value}")
+    for stage in data["stages"]:
+        state = stage["state"]
+        at = f" at round {stage['round']}" if stage["round"] else ""
+        env.out(terminal_text(f"  {stage['stage']}: steady state {state}{at}"))
+    if outcome.error:
+        env.err(terminal_text(f"pairbench: suite {outcome.suite_id}: {outcome.error}"))
+    if outcome.status is not SuiteStatus.COMPLETED:
+        env.err(f"pairbench: go on with `pairbench storage resume {outcome.suite_id}`")
+
+
+def handle_run(args: argparse.Namespace, env: Environment) -> ExitStatus:
+    """Run a storage suite; Ctrl-C cancels it (finished jobs kept, resumable)."""
+    try:
+        req = SuiteRequest(
+            host=args.host,
+            test=StorageTest(args.test),
+            target=args.target,
+            size=_size(args.size),
+            threads=args.threads,
+            iodepth=args.iodepth,
+            round_seconds=args.round_seconds,
+            max_rounds=args.max_rounds,
+            precondition_passes=0 if args.no_precondition else args.precondition_passes,
+            purge=not args.no_purge,
+            confirm=args.confirm,
+            force=args.force,
+            label=args.label,
+        )
+    except ValueError as exc:
+        env.err(terminal_text(f"pairbench: {exc}"))
+        return ExitStatus.USAGE
+    say = env.err if args.json else env.out
+    created: list[SuiteParams] = []
+
+    def on_created(suite_id: int, params: SuiteParams) -> None:
+        created.append(params)
+        say(terminal_text(f"suite {suite_id}: {params.test.value} on {params.target}"))
+        say(f"  {estimate_text(params)}, plus preconditioning")
+        cancel_on_signals(cancel)
+
+    cancel = asyncio.Event()
+    try:
+        with env.open_library() as lib:
+            outcome = asyncio.run(
+                start_suite(
+                    lib,
+                    req,
+                    observer=_Progress(env, args.json),
+                    cancel=cancel,
+                    secrets=TerminalPrompt(),
+                    accept_new_host_key=args.accept_new_host_key,
+                    on_created=on_created,
+                )
+            )
+    except ValueError as exc:
+        env.err(terminal_text(f"pairbench: {exc}"))
+        return ExitStatus.USAGE
+    except (LibraryError, RunError) as exc:
+        env.err(terminal_text(f"pairbench: {exc}"))
+        return ExitStatus.ERROR
+    _report(env, outcome, created[0], args.json)
+    return _exit(outcome.status)
+
+
+def handle_resume(args: argparse.Namespace, env: Environment) -> ExitStatus:
+    """Go on with a stopped suite."""
+    cancel = asyncio.Event()
+    resumed: list[SuiteParams] = []
+
+    def on_resumed(suite_id: int, params: SuiteParams) -> None:
+        resumed.append(params)
+        cancel_on_signals(cancel)
+
+    try:
+        with env.open_library() as lib:
+            outcome = asyncio.run(
+                resume_suite(
+                    lib,
+                    args.id,
+                    observer=_Progress(env, args.json),
+                    cancel=cancel,
+                    secrets=TerminalPrompt(),
+                    accept_new_host_key=args.accept_new_host_key,
+                    on_resumed=on_resumed,
+                )
+            )
+    except (LibraryError, RunError, ValueError) as exc:
+        env.err(terminal_text(f"pairbench: {exc}"))
+        return ExitStatus.ERROR
+    _report(env, outcome, resumed[0], args.json)
+    return _exit(outcome.status)
+
+
+def handle_list(args: argparse.Namespace, env: Environment) -> ExitStatus:
+    """The stored suites, newest first."""
+    try:
+        with env.open_library() as lib:
+            suites = storage_suites(lib)
+    except LibraryError as exc:
+        env.err(terminal_text(f"pairbench: {exc}"))
+        return ExitStatus.ERROR
+    if args.json:
+        env.out(
+            json.dumps(
+                [
+                    {
+                        "id": s.id,
+                        "host": s.host,
+                        "test": s.params.get("test"),
+                        "target": s.params.get("target"),
+                        "status": s.status,
+                        "label": s.label,
+                        "created_at": s.created_at,
+                        "ended_at": s.ended_at,
+                        "error": s.error,
+                    }
+                    for s in suites
+                ]
+            )
+        )
+        return ExitStatus.OK
+    if not suites:
+        env.out("no storage suites yet: try `pairbench storage run --host local ...`")
+    for s in suites:
+        line = f"{s.id:>5}  {s.params.get('test', '?'):<10} {s.status:<11} {s.host}:"
+        env.out(terminal_text(f"{line}{s.params.get('target', '?')}  {s.label}".rstrip()))
+    return ExitStatus.OK
+
+
+def handle_show(args: argparse.Namespace, env: Environment) -> ExitStatus:
+    """One suite: its verdicts and tables (``--json``: with every job)."""
+    try:
+        with env.open_library() as lib:
+            shown = show_suite(lib, args.id)
+    except LibraryError as exc:
+        env.err(terminal_text(f"pairbench: {exc}"))
+        return ExitStatus.ERROR
+    data = suite_json(shown)
+    if args.json:
+        env.out(json.dumps(data))
+        return ExitStatus.OK
+    env.out(terminal_text(f"suite {data['id']}: {data['params']['test']} on {data['host']}:"))
+    env.out(terminal_text(f"  target {data['params']['target']}, status {data['status']}"))
+    if data["error"]:
+        env.out(terminal_text(f"  {data['error']}"))
+    for stage in data["stages"]:
+        at = f" at round {stage['round']}" if stage["round"] else ""
+        env.out(terminal_text(f"  {stage['stage']}: {stage['state']}{at} ({stage['tracking']})"))
+    for table in shown.tables:
+        env.out(f"  {table.name} ({table.unit}):")
+        for cell in table.cells:
+            mix = f"{cell.read_pct}/{100 - cell.read_pct}"
+            env.out(f"    {cell.bs:>5} {mix:>7}  {cell.value:,.1f}")
+    return ExitStatus.OK

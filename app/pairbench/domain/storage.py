@@ -1,0 +1,221 @@
+"""The storage suite's plan: SNIA PTS tests (iops, latency, throughput) as CloudHarmony's
+block-storage suite runs them with fio — their jobs per round, tracking variables and the
+parameters a suite records."""
+
+from __future__ import annotations
+
+import enum
+import re
+from collections.abc import Mapping
+from dataclasses import asdict, dataclass, field, fields
+from typing import Any, Final
+
+
+class StorageTest(enum.StrEnum):
+    """The three PTS tests of the suite."""
+
+    IOPS = "iops"
+    LATENCY = "latency"
+    THROUGHPUT = "throughput"
+
+
+class SuiteStatus(enum.StrEnum):
+    """How a suite stands: running, or ended and how."""
+
+    RUNNING = "running"
+    COMPLETED = "completed"  # every stage steady or out of rounds
+    CANCELLED = "cancelled"  # stopped by the user: finished jobs kept, resumable
+    INTERRUPTED = "interrupted"  # the program died or the connection was lost: resumable
+    FAILED = "failed"  # a job could not run (fio refused, the target went away): resumable
+
+    @property
+    def resumable(self) -> bool:
+        return self is not SuiteStatus.COMPLETED
+
+
+# Read percentages of each mix (100 = all reads), and block sizes, in the order PTS runs
+# them: mixes outer, block sizes inner.
+IOPS_MIXES: Final = (100, 95, 65, 50, 35, 5, 0)
+IOPS_BLOCK_SIZES: Final = ("1m", "128k", "64k", "32k", "16k", "8k", "4k", "512")
+LATENCY_MIXES: Final = (100, 65, 0)
+LATENCY_BLOCK_SIZES: Final = ("16k", "8k", "4k", "512")
+THROUGHPUT_BLOCK_SIZES: Final = ("1m", "128k")
+PRECONDITION_BLOCK_SIZE: Final = "128k"
+
+_BS_BYTES: Final = {"1m": 2**20, "128k": 2**17, "64k": 2**16, "32k": 2**15, "16k": 2**14}
+_BS_BYTES.update({"8k": 2**13, "4k": 2**12, "512": 512})
+# CloudHarmony's names for block sizes in its CSV columns (``iops_4k_0_100``).
+_BS_WORDS: Final = {"1m": "1m", "128k": "128k", "64k": "64k", "32k": "32k", "16k": "16k"}
+_BS_WORDS.update({"8k": "8k", "4k": "4k", "512": "512b"})
+
+
+def block_size_bytes(bs: str) -> int:
+    """Bytes of one of the suite's block sizes."""
+    return _BS_BYTES[bs]
+
+
+def block_size_word(bs: str) -> str:
+    """A block size as reports print it: 1m, 128k, ..., 4k, 512b."""
+    return _BS_WORDS[bs]
+
+
+def mix_word(read_pct: int) -> str:
+    """A read/write mix as reports print it: ``65/35``."""
+    return f"{read_pct}/{100 - read_pct}"
+
+
+@dataclass(frozen=True, slots=True)
+class Job:
+    """One fio job of a round: a block size and a read percentage, random or sequential."""
+
+    bs: str
+    read_pct: int
+    sequential: bool = False
+
+    @property
+    def rw(self) -> str:
+        """fio's ``rw``: reads or writes alone, else the mixed workload."""
+        if self.read_pct == 100:
+            return "read" if self.sequential else "randread"
+        if self.read_pct == 0:
+            return "write" if self.sequential else "randwrite"
+        return "rw" if self.sequential else "randrw"
+
+    @property
+    def name(self) -> str:
+        """``4k 65/35``: how tables and progress name the job."""
+        return f"{block_size_word(self.bs)} {mix_word(self.read_pct)}"
+
+
+@dataclass(frozen=True, slots=True)
+class Stage:
+    """A sequence of rounds with its own steady state: the jobs of one round, and the job and
+    figure whose value per round is the tracking variable."""
+
+    name: str
+    jobs: tuple[Job, ...]
+    tracked: Job
+    metric: str  # a fio summary field of ``tracked``'s run
+    metric_label: str
+
+    def job_index(self, job: Job) -> int:
+        return self.jobs.index(job)
+
+
+def stages_of(test: StorageTest) -> tuple[Stage, ...]:
+    """The stages of a test, in order (throughput: 1024 KiB, then 128 KiB)."""
+    if test is StorageTest.IOPS:
+        jobs = tuple(Job(bs, mix) for mix in IOPS_MIXES for bs in IOPS_BLOCK_SIZES)
+        return (Stage("iops", jobs, Job("4k", 0), "write_iops", "write IOPS, 4k 0/100"),)
+    if test is StorageTest.LATENCY:
+        jobs = tuple(Job(bs, mix) for mix in LATENCY_MIXES for bs in LATENCY_BLOCK_SIZES)
+        label = "mean write latency (µs), 4k 0/100"
+        return (Stage("latency", jobs, Job("4k", 0), "write_lat_mean_us", label),)
+    return tuple(
+        Stage(
+            f"throughput {block_size_word(bs)}",
+            (Job(bs, 100, sequential=True), Job(bs, 0, sequential=True)),
+            Job(bs, 0, sequential=True),
+            "write_bytes_per_s",
+            f"write throughput (B/s), {block_size_word(bs)}",
+        )
+        for bs in THROUGHPUT_BLOCK_SIZES
+    )
+
+
+_SIZE_RE: Final = re.compile(r"(\d{1,15})([KMGT]?)(i?B)?", re.IGNORECASE)
+_SIZE_UNITS: Final = {"": 1, "k": 2**10, "m": 2**20, "g": 2**30, "t": 2**40}
+
+
+def parse_size(text: str) -> int:
+    """Bytes of a size such as ``4GiB``, ``512M`` or ``1073741824``; ValueError otherwise."""
+    match = _SIZE_RE.fullmatch(text.strip())
+    if match is None or int(match.group(1)) <= 0:
+        raise ValueError(f"a size such as 4GiB, 512MiB or 1073741824 bytes, got {text!r}")
+    return int(match.group(1)) * _SIZE_UNITS[match.group(2).lower()]
+
+
+@dataclass(frozen=True, slots=True)
+class SuiteParams:
+    """What a suite runs with; stored with it, so a resumed suite runs the same jobs.
+
+    ``target`` is a block device (``/dev/...``) or a directory for a test file of ``size``
+    bytes; ``size`` on a device is the active range (0: all of it). ``threads`` is fio's
+    ``numjobs``, ``iodepth`` the I/O in flight per thread (the latency test uses 1 and 1).
+    """
+
+    test: StorageTest
+    target: str
+    size: int = 0
+    threads: int = 1
+    iodepth: int = 64
+    round_seconds: int = 60
+    max_rounds: int = 25
+    precondition_passes: int = 2
+    purge: bool = True
+    data_excursion: float = 0.20
+    slope_excursion: float = 0.10
+    ioengine: str = "libaio"
+    direct: bool = True  # O_DIRECT (off where the file system lacks it: said in the facts)
+    extra: Mapping[str, str] = field(default_factory=dict)
+
+    @property
+    def on_device(self) -> bool:
+        return self.target.startswith("/dev/")
+
+    def job_threads(self) -> int:
+        return 1 if self.test is StorageTest.LATENCY else self.threads
+
+    def job_iodepth(self) -> int:
+        return 1 if self.test is StorageTest.LATENCY else self.iodepth
+
+    def to_json(self) -> dict[str, Any]:
+        data = asdict(self)
+        data["test"] = self.test.value
+        data["extra"] = dict(self.extra)
+        return data
+
+    @classmethod
+    def from_json(cls, data: Mapping[str, Any]) -> SuiteParams:
+        known = {f.name for f in fields(cls)}
+        values = {k: v for k, v in data.items() if k in known}
+        values["test"] = StorageTest(values["test"])
+        values["extra"] = dict(values.get("extra") or {})
+        return cls(**values)
+
+    def estimated_seconds(self, rounds: int) -> float:
+        """Seconds of fio for ``rounds`` rounds of every stage (preconditioning aside)."""
+        jobs = sum(len(stage.jobs) for stage in stages_of(self.test))
+        return float(rounds * jobs * self.round_seconds)
+
+
+@dataclass(frozen=True, slots=True)
+class JobKey:
+    """Where a job sits in a suite: stage (0-based), round (1-based), job (0-based).
+    Preconditioning passes are stage -1, one job each, rounds 1..passes."""
+
+    stage: int
+    round: int
+    job: int
+
+    @property
+    def precondition(self) -> bool:
+        return self.stage < 0
+
+
+def estimate_text(params: SuiteParams, window: int = 5) -> str:
+    """How long the suite's fio jobs take: from ``window`` rounds to ``max_rounds``."""
+    low = params.estimated_seconds(window)
+    high = params.estimated_seconds(params.max_rounds)
+    rounds = f"{window} to {params.max_rounds} rounds"
+    return f"{_duration(low)} to {_duration(high)} of fio jobs ({rounds})"
+
+
+def _duration(seconds: float) -> str:
+    minutes, secs = divmod(round(seconds), 60)
+    hours, minutes = divmod(minutes, 60)
+    if hours:
+        return f"{hours} h {minutes:02d} min"
+    if minutes:
+        return f"{minutes} min {secs:02d} s"
+    return f"{secs} s"

@@ -1,0 +1,241 @@
+"""The storage suite's scheduler: preconditioning passes, then rounds of fio jobs until each
+stage is steady or out of rounds. Every job is a stored run; the suite's jobs table says
+which ones finished, so a stopped suite goes on from its next job as if nothing happened."""
+
+from __future__ import annotations
+
+import asyncio
+import posixpath
+from dataclasses import dataclass, replace
+from typing import Protocol
+
+from pairbench.analysis.storage_suite import (
+    StageProgress,
+    SuiteProgress,
+    job_of,
+    jobs_total,
+    suite_progress,
+    verdict_json,
+)
+from pairbench.domain import Run, RunSpec, RunStatus
+from pairbench.domain.failures import RunError
+from pairbench.domain.storage import Job, JobKey, SuiteParams, SuiteStatus, stages_of
+from pairbench.engine.execute import Prepared, execute_run
+from pairbench.engine.observer import RunObserver
+from pairbench.library import Library
+from pairbench.library.suites import finish_suite, record_job, set_suite_verdicts, suite_jobs
+
+PRECONDITION_RUNTIME_S = 7 * 86_400  # fio's limit for a pass that ends when it wrote the range
+# The figures of a fio job that the suite keeps (its tables and tracking variables use them).
+FIGURES = (
+    "read_iops",
+    "write_iops",
+    "read_bytes_per_s",
+    "write_bytes_per_s",
+    "read_lat_mean_us",
+    "write_lat_mean_us",
+    "read_lat_p99_us",
+    "write_lat_p99_us",
+    "read_lat_p999_us",
+    "write_lat_p999_us",
+)
+
+
+class SuiteObserver(Protocol):
+    """What a suite reports as it goes (from the engine thread; return quickly)."""
+
+    def on_job_started(self, key: JobKey, name: str, done: int, planned: int) -> None: ...
+
+    def on_job_finished(self, key: JobKey, run: Run) -> None: ...
+
+    def on_round(self, stage: StageProgress) -> None:
+        """A round of a stage is complete: its tracking values and verdict so far."""
+        ...
+
+
+class NullSuiteObserver:
+    """Hears nothing."""
+
+    def on_job_started(self, key: JobKey, name: str, done: int, planned: int) -> None:
+        return None
+
+    def on_job_finished(self, key: JobKey, run: Run) -> None:
+        return None
+
+    def on_round(self, stage: StageProgress) -> None:
+        return None
+
+
+@dataclass(frozen=True, slots=True)
+class SuiteOutcome:
+    """How a suite run (or resumed) ended, with where it stands."""
+
+    suite_id: int
+    status: SuiteStatus
+    progress: SuiteProgress
+    error: str | None = None
+
+
+def test_file(params: SuiteParams, suite_id: int) -> str:
+    """The suite's test file in a directory target (kept between jobs and on a stop)."""
+    return posixpath.join(params.target, f"pairbench-suite-{suite_id}.dat")
+
+
+def job_params(params: SuiteParams, suite_id: int, key: JobKey) -> dict[str, str]:
+    """The fio run parameters of the job at ``key``."""
+    job = job_of(params, key)
+    out = {
+        "rw": job.rw,
+        "bs": job.bs,
+        "iodepth": str(params.job_iodepth()),
+        "numjobs": "1" if key.precondition else str(params.job_threads()),
+        "runtime": str(PRECONDITION_RUNTIME_S if key.precondition else params.round_seconds),
+        "time_based": "false" if key.precondition else "true",
+        "size": str(params.size),
+        "direct": "true" if params.direct else "false",
+        "ioengine": params.ioengine,
+        "group_reporting": "true",
+        "refill_buffers": "true",
+        "norandommap": "true",
+    }
+    if job.rw in ("randrw", "rw"):
+        out["rwmixread"] = str(job.read_pct)
+    if params.on_device:
+        out["device"] = params.target
+        out["confirm_destroy"] = params.target
+    else:
+        out["file"] = test_file(params, suite_id)
+    return out
+
+
+def job_label(suite_id: int, key: JobKey, job: Job, params: SuiteParams) -> str:
+    if key.precondition:
+        return f"storage {suite_id}: precondition pass {key.round}"
+    stage = stages_of(params.test)[key.stage]
+    return f"storage {suite_id}: {stage.name} round {key.round}, {job.name}"
+
+
+def job_spec(pair: str, suite_id: int, params: SuiteParams, key: JobKey) -> RunSpec:
+    """The run of one job: fio on the suite's host, tagged with its place in the suite."""
+    job = job_of(params, key)
+    stage = "precondition" if key.precondition else stages_of(params.test)[key.stage].name
+    tags = {
+        "suite": str(suite_id),
+        "suite_stage": stage,
+        "suite_round": str(key.round),
+        "suite_job": job.name,
+    }
+    return RunSpec(
+        pair, "fio", job_params(params, suite_id, key), job_label(suite_id, key, job, params), tags
+    )
+
+
+def done_jobs(lib: Library, suite_id: int) -> dict[JobKey, dict[str, float]]:
+    """The suite's completed jobs and their figures (jobs to run again left out)."""
+    return {
+        JobKey(j.stage, j.round, j.job): j.figures
+        for j in suite_jobs(lib, suite_id)
+        if j.status == RunStatus.COMPLETED.value
+    }
+
+
+def _figures(run: Run) -> dict[str, float] | None:
+    """The job's figures, or None when its run did not measure (no IOPS at all)."""
+    figures = {name: float(run.summary[name]) for name in FIGURES if name in run.summary}
+    if figures.get("read_iops", 0.0) + figures.get("write_iops", 0.0) <= 0.0:
+        return None
+    return figures
+
+
+_SUITE_END = {
+    RunStatus.CANCELLED: SuiteStatus.CANCELLED,
+    RunStatus.INTERRUPTED: SuiteStatus.INTERRUPTED,
+}
+
+
+async def run_suite(
+    lib: Library,
+    suite_id: int,
+    params: SuiteParams,
+    prepared: Prepared,
+    *,
+    observer: SuiteObserver | None = None,
+    run_observer: RunObserver | None = None,
+    cancel: asyncio.Event | None = None,
+) -> SuiteOutcome:
+    """Run the suite's remaining jobs, one at a time, and end it: completed when every stage
+    is steady or out of rounds; cancelled, interrupted or failed (resumable) when a job did
+    not complete. ``prepared`` is fio on the suite's host, probed (its spec is replaced)."""
+    observer = observer or NullSuiteObserver()
+    cancel = cancel or asyncio.Event()
+    done = done_jobs(lib, suite_id)
+    progress = suite_progress(params, done)
+    while progress.next_job is not None:
+        key = progress.next_job
+        if cancel.is_set():
+            return _end(lib, suite_id, SuiteStatus.CANCELLED, progress, "cancelled")
+        spec = job_spec(prepared.pair.name, suite_id, params, key)
+        finished, planned = jobs_total(params, progress, done)
+        observer.on_job_started(key, spec.label, finished, planned)
+        job_prepared = replace(
+            prepared, spec=replace(spec, params=prepared.tool.resolve(spec.params))
+        )
+        try:
+            run = await execute_run(lib, job_prepared, observer=run_observer, cancel=cancel)
+        except RunError as exc:
+            return _end(lib, suite_id, SuiteStatus.FAILED, progress, str(exc))
+        except asyncio.CancelledError:  # the task itself (a window closing): the run is stored
+            _end(lib, suite_id, SuiteStatus.CANCELLED, progress, "cancelled")
+            raise
+        observer.on_job_finished(key, run)
+        figures = _figures(run) if run.status is RunStatus.COMPLETED else None
+        where = (key.stage, key.round, key.job)
+        if figures is None:
+            status = run.status if run.status is not RunStatus.COMPLETED else RunStatus.FAILED
+            record_job(lib, suite_id, where, run.id, status.value, {})
+            reason = run.error or f"the job's run {run.id} measured nothing"
+            end = _SUITE_END.get(run.status, SuiteStatus.FAILED)
+            return _end(lib, suite_id, end, progress, f"{spec.label}: {reason}")
+        record_job(lib, suite_id, where, run.id, RunStatus.COMPLETED.value, figures)
+        done[key] = figures
+        before = progress
+        progress = suite_progress(params, done)
+        _report_rounds(lib, suite_id, before, progress, observer)
+    return _end(lib, suite_id, SuiteStatus.COMPLETED, progress, None)
+
+
+def _report_rounds(
+    lib: Library,
+    suite_id: int,
+    before: SuiteProgress,
+    after: SuiteProgress,
+    observer: SuiteObserver,
+) -> None:
+    """Store the verdicts and tell the observer when a round of a stage became complete."""
+    grown = [
+        stage
+        for old, stage in zip(before.stages, after.stages, strict=True)
+        if len(stage.values) > len(old.values)
+    ]
+    if not grown:
+        return
+    set_suite_verdicts(lib, suite_id, verdicts(after))
+    for stage in grown:
+        observer.on_round(stage)
+
+
+def verdicts(progress: SuiteProgress) -> dict[str, object]:
+    """Every stage's verdict by stage name, as stored with the suite."""
+    return {stage.stage.name: verdict_json(stage) for stage in progress.stages}
+
+
+def _end(
+    lib: Library,
+    suite_id: int,
+    status: SuiteStatus,
+    progress: SuiteProgress,
+    error: str | None,
+) -> SuiteOutcome:
+    set_suite_verdicts(lib, suite_id, verdicts(progress))
+    finish_suite(lib, suite_id, status.value, error=error)
+    return SuiteOutcome(suite_id, status, progress, error)

@@ -1,0 +1,160 @@
+"""A storage suite's target on its host: checked before anything is written (a device that
+exists, unmounted, holding no partition table or file system unless forced; a directory
+with room for the test file), described (model, size, rotational flag, scheduler, NVMe
+controllers, O_DIRECT support), and purged."""
+
+from __future__ import annotations
+
+import json
+import os
+import posixpath
+from collections.abc import Sequence
+from dataclasses import dataclass
+from typing import Any
+
+from pairbench.domain.failures import RunError, ToolMissingError, TransportError
+from pairbench.remote.base import Transport
+from pairbench.tools.fio import refuse_if_mounted
+
+_LSBLK_COLUMNS = "NAME,MODEL,SIZE,ROTA,SCHED,TYPE,FSTYPE,PTTYPE,LOG-SEC,MOUNTPOINTS"
+_NVME = "Non-Volatile memory controller"
+
+
+@dataclass(frozen=True, slots=True)
+class TargetFacts:
+    """What the suite learnt about its target; ``facts`` are stored with the suite."""
+
+    size_bytes: int  # the device's size; for a file target the size asked for
+    logical_sector: int
+    direct: bool  # O_DIRECT works there
+    facts: dict[str, str]
+
+
+async def _run(transport: Transport, argv: Sequence[str], timeout_s: float = 30.0) -> Any:
+    try:
+        return await transport.run(argv, timeout_s=timeout_s)
+    except ToolMissingError as exc:
+        raise RunError(f"{transport.host_name}: {argv[0]} is not installed: {exc}") from exc
+    except (TransportError, TimeoutError, OSError) as exc:
+        raise RunError(f"{transport.host_name}: {' '.join(argv[:2])} failed: {exc}") from exc
+
+
+async def _optional(transport: Transport, argv: Sequence[str]) -> str:
+    """What a command printed, or "" when it is missing or fails (facts that may be absent)."""
+    try:
+        result = await transport.run(argv, timeout_s=10.0)
+    except (TransportError, TimeoutError, OSError):
+        return ""
+    return str(result.stdout) if result.exit_status == 0 else ""
+
+
+async def cpu_count(transport: Transport) -> int:
+    """The host's CPUs (``nproc``), 1 when it cannot tell."""
+    text = (await _optional(transport, ["nproc"])).strip()
+    return int(text) if text.isdigit() and int(text) > 0 else 1
+
+
+async def inspect_device(transport: Transport, device: str, *, force: bool) -> TargetFacts:
+    """Check and describe a raw device; ``RunError`` (nothing written) when it does not
+    exist, is mounted or used, or holds a partition table or file system and not ``force``."""
+    host = transport.host_name
+    result = await _run(transport, ["lsblk", "-J", "-b", "-o", _LSBLK_COLUMNS, device])
+    if result.exit_status != 0:
+        said = (result.stderr or result.stdout).strip()[:200]
+        raise RunError(f"{host}: {device} is not a block device ({said})")
+    try:
+        refuse_if_mounted(result.stdout, device)
+    except ValueError as exc:
+        raise RunError(f"{host}: {exc}") from exc
+    entry = json.loads(result.stdout)["blockdevices"][0]
+    holds = [
+        f"a {entry['pttype']} partition table" if entry.get("pttype") else "",
+        f"a {entry['fstype']} file system" if entry.get("fstype") else "",
+        "partitions" if entry.get("children") else "",
+    ]
+    held = [h for h in holds if h]
+    if held and not force:
+        raise RunError(
+            f"{host}: {device} holds {' and '.join(held)}; the suite would destroy it. Test "
+            "another device, or force it (--force) if its data may go"
+        )
+    size = int(entry.get("size") or 0)
+    if size <= 0:
+        raise RunError(f"{host}: {device} has no size (an empty loop device or a card reader?)")
+    nvme = (await _optional(transport, ["lspci", "-mm"])).splitlines()
+    facts = {
+        "target": device,
+        "kind": "device",
+        "model": str(entry.get("model") or "").strip(),
+        "size_bytes": str(size),
+        "rotational": "yes" if str(entry.get("rota")).lower() in ("1", "true") else "no",
+        "scheduler": str(entry.get("sched") or ""),
+        "logical_sector": str(entry.get("log-sec") or 512),
+        "nvme_controllers": "; ".join(line for line in nvme if _NVME in line),
+        "held": ", ".join(held),
+    }
+    sector = int(entry.get("log-sec") or 512)
+    return TargetFacts(size, sector, True, {k: v for k, v in facts.items() if v})
+
+
+async def inspect_directory(
+    transport: Transport, directory: str, size: int, *, existing_file: str = ""
+) -> TargetFacts:
+    """Check and describe a directory for a test file of ``size`` bytes: it exists, has
+    room (unless ``existing_file``, a resumed suite's file, is there already), and whether
+    O_DIRECT works in it (else the suite runs with buffered I/O, and says so)."""
+    host = transport.host_name
+    kind = await _run(transport, ["stat", "-f", "-c", "%T", directory])
+    if kind.exit_status != 0:
+        said = kind.stderr.strip()[:200]
+        raise RunError(f"{host}: directory {directory} cannot be used ({said})")
+    if (await _run(transport, ["test", "-d", directory])).exit_status != 0:
+        raise RunError(f"{host}: {directory} is not a directory")
+    have = 0
+    if existing_file:
+        have_text = (await _optional(transport, ["stat", "-c", "%s", existing_file])).strip()
+        have = int(have_text) if have_text.isdigit() else 0
+    free = await _run(transport, ["df", "-B1", "--output=avail", directory])
+    lines = free.stdout.split()
+    avail = int(lines[-1]) if free.exit_status == 0 and lines and lines[-1].isdigit() else -1
+    if avail >= 0 and size - have > avail:
+        raise RunError(
+            f"{host}: {directory} has {avail / 2**30:.2f} GiB free, the test file needs "
+            f"{size / 2**30:.2f} GiB; give a smaller --size or another directory"
+        )
+    probe = posixpath.join(directory, f".pairbench-direct-probe-{os.getpid()}")
+    dd = ["dd", "if=/dev/zero", f"of={probe}", "bs=4096", "count=1", "oflag=direct"]
+    direct = (await _run(transport, dd)).exit_status == 0
+    await _optional(transport, ["rm", "-f", "--", probe])
+    filesystem = kind.stdout.strip()
+    facts = {
+        "target": directory,
+        "kind": "file",
+        "filesystem": filesystem,
+        "size_bytes": str(size),
+        "direct": "yes" if direct else f"no: {filesystem} has no O_DIRECT; buffered I/O",
+        "free_bytes": str(avail) if avail >= 0 else "",
+    }
+    return TargetFacts(size, 512, direct, {k: v for k, v in facts.items() if v})
+
+
+async def purge_device(transport: Transport, device: str) -> str:
+    """``blkdiscard`` the device; what happened, as a note (skipped when it cannot)."""
+    try:
+        result = await transport.run(["blkdiscard", device], timeout_s=600.0)
+    except (TransportError, TimeoutError, OSError) as exc:
+        return f"purge skipped: blkdiscard could not run ({exc})"
+    if result.exit_status != 0:
+        return f"purge skipped: blkdiscard said {result.stderr.strip()[:160]}"
+    return "purged with blkdiscard"
+
+
+async def remove_file(transport: Transport, path: str) -> str:
+    """Remove a suite's test file; a note of what happened."""
+    try:
+        result = await transport.run(["rm", "-f", "--", path], timeout_s=60.0)
+    except (TransportError, TimeoutError, OSError) as exc:
+        return f"could not remove the test file {path}: {exc}"
+    if result.exit_status != 0:
+        return f"could not remove the test file {path}: {result.stderr.strip()[:160]}"
+    return f"test file {path} removed"
