@@ -27,6 +27,7 @@ from bench import (
     parsers,
     runs_filter,
     runs_list,
+    storage_suite,
     ui_lag,
     ui_plot_redraw,
 )
@@ -46,6 +47,7 @@ BENCHMARKS: dict[str, Benchmark] = {
     runs_filter.NAME: runs_filter.run,
     cli_start.NAME: cli_start.run,
     overhead.NAME: overhead.run,
+    storage_suite.NAME: storage_suite.run,
     parsers.NAME: parsers.run,
     parser_worst.NAME: parser_worst.run,
     compare_draw.NAME: compare_draw.run,

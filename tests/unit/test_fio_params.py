@@ -17,7 +17,7 @@ from pairbench.tools.base import Capabilities, CommandContext, ParamError
 from pairbench.tools.fio_auto import FioAutoParser
 from pairbench.tools.fio_json import FioJsonParser
 from parser_checks import fixture_text
-from testkit import require_program
+from testkit import require, require_program
 
 CAPS = Capabilities(version="fio-3.33", version_tuple=(3, 33))
 CTX = CommandContext("10.0.0.2", 0, "/tmp/pairbench.abcd1234")
@@ -376,3 +376,39 @@ def test_the_argv_runs_with_the_installed_fio(tmp_path: Path) -> None:
     assert summary.values["read_iops"] > 0 and summary.values["read_lat_p99_us"] > 0
     assert all("read_lat_p99_us" in r.metrics for r in records)  # json+ histograms
     assert sorted(p.name for p in tmp_path.iterdir()) == ["pairbench.0.0", "pairbench.1.0"]
+
+
+def test_refuse_if_in_use_names_what_uses_the_device() -> None:
+    fio.refuse_if_in_use("", "/dev/loop3")  # nothing found: free
+    fio.refuse_if_in_use("\n  \n", "/dev/loop3")
+    with pytest.raises(ParamError, match=r"in use \(mounted on /srv; held by dm-0\)"):
+        fio.refuse_if_in_use("mounted on /srv\nheld by dm-0\n", "/dev/sdb")
+    assert fio.in_use_check_argv("/dev/sdb")[-2:] == ["sh", "/dev/sdb"]
+    check = fio.device_check(fio.resolve({"device": "/dev/sdb"}))
+    assert check is not None and check.argv == fio.in_use_check_argv("/dev/sdb")
+
+
+def test_the_in_use_script_finds_a_mounted_block_device() -> None:
+    """Run for real on this machine: a block device with a file system mounted is in use; a
+    path that is no block device makes the script fail (exit status 3), so checks refuse."""
+    mounted = [
+        (fields[2], fields[4])
+        for fields in (
+            line.split() for line in Path("/proc/self/mountinfo").read_text().splitlines()
+        )
+        if Path(f"/sys/dev/block/{fields[2]}").exists()
+    ]
+    require(bool(mounted), "no block device is mounted on this machine")
+    major_minor, mount_point = mounted[0]
+    device = f"/dev/{Path(f'/sys/dev/block/{major_minor}').resolve().name}"
+    done = subprocess.run(
+        fio.in_use_check_argv(device), capture_output=True, text=True, timeout=30, check=False
+    )
+    assert done.returncode == 0, done.stderr
+    assert "mounted on /" in done.stdout, (mount_point, done.stdout)
+    with pytest.raises(ParamError, match="in use"):
+        fio.refuse_if_in_use(done.stdout, device)
+    missing = subprocess.run(
+        fio.in_use_check_argv("/dev/pairbench-no-such"), capture_output=True, timeout=30
+    )
+    assert missing.returncode == 3

@@ -58,6 +58,18 @@ def add_parser(sub: argparse._SubParsersAction[argparse.ArgumentParser]) -> None
     run.add_argument(
         "--precondition-passes", type=int, default=2, help="128 KiB sequential write passes (2)"
     )
+    run.add_argument(
+        "--data-excursion",
+        type=float,
+        default=20.0,
+        help="steady state: max - min of the window at most this %% of its mean (20)",
+    )
+    run.add_argument(
+        "--slope-excursion",
+        type=float,
+        default=10.0,
+        help="steady state: the fitted line's rise across the window at most this %% (10)",
+    )
     run.add_argument("--no-precondition", action="store_true", help="no preconditioning")
     run.add_argument("--no-purge", action="store_true", help="no blkdiscard before the suite")
     run.add_argument("--confirm", default="", help="the device path again: its data goes")
@@ -158,6 +170,8 @@ def handle_run(args: argparse.Namespace, env: Environment) -> ExitStatus:
             confirm=args.confirm,
             force=args.force,
             label=args.label,
+            data_excursion=args.data_excursion / 100.0,
+            slope_excursion=args.slope_excursion / 100.0,
         )
     except ValueError as exc:
         env.err(terminal_text(f"pairbench: {exc}"))

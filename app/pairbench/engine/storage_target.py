@@ -14,7 +14,7 @@ from typing import Any
 
 from pairbench.domain.failures import RunError, ToolMissingError, TransportError
 from pairbench.remote.base import Transport
-from pairbench.tools.fio import refuse_if_mounted
+from pairbench.tools.fio import in_use_check_argv, refuse_if_in_use, refuse_if_mounted
 
 _LSBLK_COLUMNS = "NAME,MODEL,SIZE,ROTA,SCHED,TYPE,FSTYPE,PTTYPE,LOG-SEC,MOUNTPOINTS"
 _NVME = "Non-Volatile memory controller"
@@ -67,12 +67,16 @@ async def inspect_device(transport: Transport, device: str, *, force: bool) -> T
     except ValueError as exc:
         raise RunError(f"{host}: {exc}") from exc
     entry = json.loads(result.stdout)["blockdevices"][0]
-    holds = [
-        f"a {entry['pttype']} partition table" if entry.get("pttype") else "",
-        f"a {entry['fstype']} file system" if entry.get("fstype") else "",
-        "partitions" if entry.get("children") else "",
-    ]
-    held = [h for h in holds if h]
+    uses = await _run(transport, in_use_check_argv(device))
+    if uses.exit_status != 0:
+        raise RunError(f"{host}: cannot tell whether {device} is in use (is it a block device?)")
+    try:
+        refuse_if_in_use(uses.stdout, device)
+    except ValueError as exc:
+        raise RunError(f"{host}: {exc}") from exc
+    held = await _signatures(transport, device)
+    if entry.get("children"):
+        held.append("partitions")
     if held and not force:
         raise RunError(
             f"{host}: {device} holds {' and '.join(held)}; the suite would destroy it. Test "
@@ -95,6 +99,27 @@ async def inspect_device(transport: Transport, device: str, *, force: bool) -> T
     }
     sector = int(entry.get("log-sec") or 512)
     return TargetFacts(size, sector, True, {k: v for k, v in facts.items() if v})
+
+
+async def _signatures(transport: Transport, device: str) -> list[str]:
+    """What ``blkid -p`` finds on the device itself (a partition table, a file system, RAID
+    or LVM members): read from the device, not from udev's records, which a container or a
+    device made a moment ago lacks. A device blkid cannot read is treated as holding data."""
+    result = await _run(transport, ["blkid", "-p", "-o", "export", device])
+    if result.exit_status == 2:  # blkid: nothing found
+        return []
+    if result.exit_status != 0:
+        said = (result.stderr or result.stdout).strip()[:160]
+        return [f"something blkid cannot tell ({said or f'exit status {result.exit_status}'})"]
+    found = dict(line.split("=", 1) for line in result.stdout.splitlines() if "=" in line)
+    held = []
+    if found.get("PTTYPE"):
+        held.append(f"a {found['PTTYPE']} partition table")
+    if found.get("TYPE"):
+        usage = found.get("USAGE", "filesystem")
+        what = "file system" if usage == "filesystem" else usage
+        held.append(f"a {found['TYPE']} {what}")
+    return held
 
 
 async def inspect_directory(

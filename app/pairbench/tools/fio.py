@@ -318,6 +318,41 @@ def parser(params: Mapping[str, str], caps: Capabilities) -> Parser:
 
 # ---------------------------------------------------------------------- device safety
 
+# Where the device (or a partition of it) is mounted in ANY mount namespace of the host, swap
+# on it, and what is built on it (LVM, dm-crypt, RAID): lsblk reads the mounts of its own
+# namespace only, so a device mounted outside it (a container's host, or the lab's network
+# namespaces) would look free. A constant script; the device is its argument $1.
+IN_USE_SCRIPT = r"""
+dev=$(readlink -f -- "$1") || exit 3
+name=${dev##*/}
+sys=/sys/class/block/$name
+[ -r "$sys/dev" ] || exit 3
+ids=$(cat "$sys/dev"; for p in "$sys"/"$name"*/dev; do [ -r "$p" ] && cat "$p"; done)
+awk -v ids="$ids" 'BEGIN { n = split(ids, list, "\n"); for (i = 1; i <= n; i++) want[list[i]] = 1 }
+  ($3 in want) { print "mounted on " $5 }' /proc/[0-9]*/mountinfo 2>/dev/null | sort -u | head -5
+for p in "$dev" "$dev"[0-9]* "$dev"p[0-9]*; do
+  grep -q "^$p " /proc/swaps 2>/dev/null && echo "swap on $p"
+done
+for h in "$sys"/holders/* "$sys"/"$name"*/holders/*; do [ -e "$h" ] && echo "held by ${h##*/}"; done
+exit 0
+"""
+
+
+def in_use_check_argv(device: str) -> list[str]:
+    """argv that prints how ``device`` is in use in any mount namespace (nothing: free)."""
+    return ["sh", "-c", IN_USE_SCRIPT, "sh", device]
+
+
+def refuse_if_in_use(script_output: str, device: str) -> None:
+    """``ParamError`` when ``IN_USE_SCRIPT`` found the device (or a partition) mounted, swap
+    on it, or a device built on it."""
+    found = [line.strip() for line in script_output.splitlines() if line.strip()]
+    if found:
+        raise ParamError(
+            f"refusing to run fio on {device}: it is in use ({'; '.join(found[:5])}). Unmount "
+            "it (and everything on it) first, or test a file system with directory=..."
+        )
+
 
 def mounted_device_check_argv(device: str) -> list[str]:
     """argv that lists ``device`` and everything on it (partitions, LVM...) as lsblk JSON."""
@@ -391,13 +426,14 @@ def file_parser() -> Parser:
 
 
 def device_check(params: Mapping[str, str]) -> HostCheck | None:
-    """Before a run on a raw device: refuse it when it (or anything on it) is mounted."""
+    """Before a run on a raw device: refuse it when it (or anything on it) is mounted in any
+    mount namespace, is swap, or holds another device (``IN_USE_SCRIPT``)."""
     device = params.get("device", "")
     if not device:
         return None
     return HostCheck(
-        argv=mounted_device_check_argv(device),
-        verdict=lambda text: refuse_if_mounted(text, device),
+        argv=in_use_check_argv(device),
+        verdict=lambda text: refuse_if_in_use(text, device),
     )
 
 
