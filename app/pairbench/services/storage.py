@@ -157,6 +157,7 @@ async def start_suite(
     """Check the target, store the suite, purge, and run it (``run_suite``). Raises
     ``RunError`` (nothing stored, nothing written) when the host or the target refuses."""
     check_request(req)
+    watch = _Watch(observer, run_observer, cancel)
     pair = suite_pair(lib, req.host)
     connector = Connector(lib, secrets=secrets, accept_new_host_key=accept_new_host_key)
     try:
@@ -192,17 +193,7 @@ async def start_suite(
         set_suite_facts(lib, suite_id, facts)
         if on_created is not None:
             on_created(suite_id, params)
-        outcome = await run_suite(
-            lib,
-            suite_id,
-            params,
-            prepared,
-            observer=observer,
-            run_observer=run_observer,
-            cancel=cancel,
-        )
-        await _tidy(lib, transport, params, outcome)
-        return outcome
+        return await _run_and_tidy(lib, transport, suite_id, params, prepared, watch)
     finally:
         await connector.close()
 
@@ -216,6 +207,37 @@ def _refuse_block_sizes(req: SuiteRequest, target: TargetFacts) -> None:
             f"{req.target} has {target.logical_sector}-byte logical sectors: it refuses the "
             f"{req.test.value} test's {smallest}-byte direct I/O"
         )
+
+
+@dataclass(frozen=True, slots=True)
+class _Watch:
+    """Who hears a suite, and its cancel event."""
+
+    observer: SuiteObserver | None
+    run_observer: RunObserver | None
+    cancel: asyncio.Event | None
+
+
+async def _run_and_tidy(
+    lib: Library,
+    transport: Transport,
+    suite_id: int,
+    params: SuiteParams,
+    prepared: Prepared,
+    watch: _Watch,
+) -> SuiteOutcome:
+    """Run the suite's remaining jobs, then tidy up after a completed one."""
+    outcome = await run_suite(
+        lib,
+        suite_id,
+        params,
+        prepared,
+        observer=watch.observer,
+        run_observer=watch.run_observer,
+        cancel=watch.cancel,
+    )
+    await _tidy(lib, transport, params, outcome)
+    return outcome
 
 
 async def _tidy(lib: Library, transport: Transport, params: SuiteParams, out: SuiteOutcome) -> None:
@@ -245,6 +267,7 @@ async def resume_suite(
     if suite.status == SuiteStatus.COMPLETED.value:
         raise LibraryError(f"suite {suite_id} is completed: nothing to resume")
     params = SuiteParams.from_json(suite.params)
+    watch = _Watch(observer, run_observer, cancel)
     pair = suite_pair(lib, suite.host)
     connector = Connector(lib, secrets=secrets, accept_new_host_key=accept_new_host_key)
     try:
@@ -255,17 +278,7 @@ async def resume_suite(
         claim_suite(lib, suite_id)
         if on_resumed is not None:
             on_resumed(suite_id, params)
-        outcome = await run_suite(
-            lib,
-            suite_id,
-            params,
-            prepared,
-            observer=observer,
-            run_observer=run_observer,
-            cancel=cancel,
-        )
-        await _tidy(lib, transport, params, outcome)
-        return outcome
+        return await _run_and_tidy(lib, transport, suite_id, params, prepared, watch)
     finally:
         await connector.close()
 
