@@ -346,7 +346,7 @@ def test_lab_hosts_path_puts_the_chosen_builds_first(tmp_path: Path) -> None:
     (tmp_path / vendor.IPERF3.key / vendor.STAMP).unlink()  # an unfinished build is not used
     assert vendor.cached(vendor.IPERF3, env) is None
     config = sshd.config_text(CLIENT, LabPaths(tmp_path), vendor.host_path("system", env))
-    assert f'SetEnv "PATH={uperf.parent}:{vendor.SYSTEM_PATH}"' in config.splitlines()
+    assert f'SetEnv "SHLVL=1" "PATH={uperf.parent}:{vendor.SYSTEM_PATH}"' in config.splitlines()
 
 
 def test_build_step_refuses_an_archive_with_another_sha256(tmp_path: Path) -> None:

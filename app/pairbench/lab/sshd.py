@@ -87,8 +87,14 @@ def config_text(node: Node, paths: LabPaths, path_env: str | None = None) -> str
         "MaxStartups 50:30:100",
         "LogLevel VERBOSE",
     ]
+    # SHLVL=1: bash sources ~/.bashrc for commands sshd starts only in a shell of level 1,
+    # so the lab's sessions skip the login user's rc files (a pyenv or conda set-up there
+    # costs a fifth of a second per command, and a stale lock of theirs blocks a minute).
+    # One SetEnv line: sshd keeps the first of a keyword, the PATH goes on the same line.
+    env = ['"SHLVL=1"']
     if path_env:
-        lines.append(f'SetEnv "PATH={path_env}"')
+        env.append(f'"PATH={path_env}"')
+    lines.append("SetEnv " + " ".join(env))
     return "\n".join(lines) + "\n"
 
 
