@@ -22,6 +22,7 @@ import numpy as np
 from pairbench.analysis.compare import Comparison, Curve, GroupKind
 from pairbench.analysis.stats import FloatArray
 from pairbench.domain.units import Scale, axis_label
+from pairbench.export.panels import Panel
 from pairbench.export.tables import comparison_scale, comparison_title, footer_text
 
 # Okabe–Ito (colour-blind safe) first, then more distinct hues for larger comparisons.
@@ -91,6 +92,9 @@ class ChartSpec:
     curves: tuple[ChartCurve, ...] = ()
     points: tuple[SummaryPoint, ...] = ()
     summary_title: str = ""
+    # A grid of panels (``export.panels``), ``columns`` wide, drawn instead of the kind's plots.
+    panels: tuple[Panel, ...] = ()
+    columns: int = 1
     width: int = 1200
     height: int = 700
     dpi: int = 96

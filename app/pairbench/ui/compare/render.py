@@ -16,6 +16,8 @@ Formats (DESIGN §3):
 
 from __future__ import annotations
 
+import os
+from html import escape  # pyqtgraph labels read their text as HTML
 from pathlib import Path
 from typing import cast
 
@@ -36,6 +38,7 @@ from pairbench.export.charts import (
     finite_range,
     peak_envelope,
 )
+from pairbench.ui.compare.panels import draw_panels
 
 BACKGROUND = "#ffffff"
 FOREGROUND = "#222222"
@@ -61,21 +64,24 @@ class ChartWidget(pg.GraphicsLayoutWidget):
         self.showing_full_data = False
         self.setBackground(BACKGROUND)
         self.resize(spec.width, spec.height)
-        self.addLabel(spec.title, row=0, col=0, size="14pt", color=FOREGROUND)
+        self.addLabel(escape(spec.title), row=0, col=0, size="14pt", color=FOREGROUND)
         row = 1
-        if spec.kind in (ChartKind.OVERLAY, ChartKind.BOTH):
+        kind = None if spec.panels else spec.kind  # a grid of panels replaces these plots
+        if spec.panels:
+            row = draw_panels(self, spec, row)
+        if kind in (ChartKind.OVERLAY, ChartKind.BOTH):
             self.overlay_plot = self.addPlot(row=row, col=0)
             _draw_overlay(self, self.overlay_plot, spec)
             self.ci.layout.setRowStretchFactor(row, 3)
             row += 1
-        if spec.kind in (ChartKind.SUMMARY, ChartKind.BOTH):
+        if kind in (ChartKind.SUMMARY, ChartKind.BOTH):
             self.summary_plot = self.addPlot(row=row, col=0)
             _draw_summary(self.summary_plot, spec)
-            if spec.kind is ChartKind.BOTH:
+            if kind is ChartKind.BOTH:
                 self.summary_plot.setMinimumHeight(spec.height * 0.33)
             self.ci.layout.setRowStretchFactor(row, 2)
             row += 1
-        self.addLabel(spec.footer, row=row, col=0, size="8pt", color=FOOTER)
+        self.addLabel(escape(spec.footer), row=row, col=0, size="8pt", color=FOOTER)
 
     def paintEvent(self, event: QPaintEvent) -> None:
         super().paintEvent(event)
@@ -103,8 +109,8 @@ class ChartWidget(pg.GraphicsLayoutWidget):
 
 def _style(plot: pg.PlotItem, x_label: str, y_label: str) -> None:
     plot.showGrid(x=True, y=True, alpha=0.15)
-    plot.setLabel("bottom", x_label, color=FOREGROUND)
-    plot.setLabel("left", y_label, color=FOREGROUND)
+    plot.setLabel("bottom", escape(x_label), color=FOREGROUND)
+    plot.setLabel("left", escape(y_label), color=FOREGROUND)
     for name in ("left", "bottom"):
         axis = plot.getAxis(name)
         axis.setPen(FOREGROUND)
@@ -175,7 +181,7 @@ def _data_ranges(spec: ChartSpec) -> tuple[tuple[float, float], tuple[float, flo
 
 def _draw_summary(plot: pg.PlotItem, spec: ChartSpec) -> None:
     _style(plot, "", spec.y_label)
-    plot.setTitle(spec.summary_title, color=FOOTER, size="9pt")
+    plot.setTitle(escape(spec.summary_title), color=FOOTER, size="9pt")
     points = spec.points
     plot.getAxis("bottom").setTicks([[(i, p.label) for i, p in enumerate(points)]])
     lows: list[float] = []
@@ -265,8 +271,6 @@ def ensure_app() -> QApplication:
     """The running QApplication, or a new one (offscreen when there is no display)."""
     app = QApplication.instance()
     if app is None:
-        import os
-
         if not os.environ.get("DISPLAY") and not os.environ.get("WAYLAND_DISPLAY"):
             os.environ.setdefault("QT_QPA_PLATFORM", "offscreen")
         app = QApplication(["pairbench"])

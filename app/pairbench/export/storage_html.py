@@ -1,0 +1,154 @@
+"""The storage report's ``index.html`` (charts by file reference, every table, the verdicts
+with their determination tables, parameters and facts; every text from the library
+HTML-escaped) and ``storage.csv`` under CloudHarmony's column names."""
+
+from __future__ import annotations
+
+import time
+from collections.abc import Sequence
+from dataclasses import dataclass
+
+from pairbench.analysis.storage_suite import csv_columns
+from pairbench.export.escaping import csv_line, html_text
+from pairbench.export.storage_data import SuiteData
+from pairbench.export.storage_tables import (
+    TitledTable,
+    determination_table,
+    facts_table,
+    params_table,
+    ratio_tables,
+    result_tables,
+    verdict_line,
+)
+from pairbench.export.tables import TextTable, html_table
+
+GENERATOR = "Pairbench storage report"
+_CSS = (
+    "body{font-family:system-ui,sans-serif;margin:2em;color:#222;max-width:100em}"
+    "table{border-collapse:collapse;margin:0.5em 0 1.2em}"
+    "th,td{border:1px solid #ccc;padding:0.3em 0.6em}"
+    "th{background:#f3f3f3}td.r,th.r{text-align:right}"
+    "p.note,figcaption{color:#555;font-size:0.9em}"
+    "figure{margin:1em 0 2em}figure img{max-width:100%;height:auto;border:1px solid #eee}"
+    ".suites{display:flex;flex-wrap:wrap;gap:2em}"
+)
+
+
+@dataclass(frozen=True, slots=True)
+class ChartFiles:
+    """One chart as the report links it: its title, the file shown and the other formats."""
+
+    name: str
+    title: str
+    shown: str
+    others: tuple[str, ...]
+
+
+def _heading(suites: Sequence[SuiteData]) -> str:
+    first = suites[0]
+    if len(suites) == 1:
+        return (
+            f"Storage suite #{first.id}: {first.params.test.value} on "
+            f"{first.host}:{first.params.target}"
+        )
+    names = ", ".join(s.name for s in suites)
+    return f"Storage suites compared ({first.params.test.value}): {names}"
+
+
+def _table(titled: TitledTable, level: int = 3) -> str:
+    return f"<h{level}>{html_text(titled.title)}</h{level}>\n{html_table(titled.table)}"
+
+
+def _plain(table: TextTable) -> str:
+    return html_table(table)
+
+
+def _figure(chart: ChartFiles) -> str:
+    links = " · ".join(
+        f'<a href="{html_text(name)}">{html_text(name.rsplit(".", 1)[-1].upper())}</a>'
+        for name in chart.others
+    )
+    caption = html_text(chart.title) + (f" ({links})" if links else "")
+    return (
+        f'<figure id="chart-{html_text(chart.name)}">'
+        f'<img src="{html_text(chart.shown)}" alt="{html_text(chart.title)}"/>'
+        f"<figcaption>{caption}</figcaption></figure>"
+    )
+
+
+def _per_suite(suites: Sequence[SuiteData], body: str, data: SuiteData) -> str:
+    if len(suites) == 1:
+        return body
+    return f"<div><h3>{html_text(data.name)}</h3>\n{body}</div>"
+
+
+def _verdicts(suites: Sequence[SuiteData]) -> list[str]:
+    parts = ['<section id="steady-state">', "<h2>Steady state</h2>", '<div class="suites">']
+    for data in suites:
+        body = []
+        status = f"status {data.status}"
+        lines = [verdict_line(stage) for stage in data.progress.stages]
+        body.append("<ul>" + "".join(f"<li>{html_text(x)}</li>" for x in lines) + "</ul>")
+        body.append(f'<p class="note">{html_text(status)}</p>')
+        for stage in data.progress.stages:
+            body.append(f"<h4>Determination: {html_text(stage.stage.name)}</h4>")
+            body.append(_plain(determination_table(stage)))
+        parts.append(_per_suite(suites, "\n".join(body), data))
+    parts += ["</div>", "</section>"]
+    return parts
+
+
+def report_html(
+    suites: Sequence[SuiteData], charts: Sequence[ChartFiles], *, csv_name: str = "storage.csv"
+) -> str:
+    """The report page of one suite, or of several compared (same test)."""
+    title = _heading(suites)
+    when = time.strftime("%Y-%m-%d %H:%M:%S %Z", time.localtime())
+    parts = [
+        "<!DOCTYPE html>",
+        '<html lang="en">',
+        '<head><meta charset="utf-8"/>'
+        f'<meta name="generator" content="{GENERATOR}"/>'
+        f"<title>{html_text(title)}</title><style>{_CSS}</style></head>",
+        "<body>",
+        f"<h1>{html_text(title)}</h1>",
+        f'<p class="note">Written {html_text(when)} by Pairbench. CSV (CloudHarmony column '
+        f'names): <a href="{html_text(csv_name)}">{html_text(csv_name)}</a></p>',
+    ]
+    parts += _verdicts(suites)
+    parts += ['<section id="charts">', "<h2>Charts</h2>"]
+    parts += [_figure(chart) for chart in charts]
+    parts.append("</section>")
+    parts += ['<section id="results">', "<h2>Results (means over the measurement window)</h2>"]
+    parts.append('<div class="suites">')
+    for data in suites:
+        body = "\n".join(_table(t, 4 if len(suites) > 1 else 3) for t in result_tables(data))
+        parts.append(_per_suite(suites, body or "<p>no results yet</p>", data))
+    parts += ["</div>", "</section>"]
+    if len(suites) > 1:
+        parts += [
+            '<section id="ratios">',
+            f"<h2>Ratios per cell (÷ {html_text(suites[0].name)})</h2>",
+        ]
+        parts += [_table(t) for t in ratio_tables(suites)]
+        parts.append("</section>")
+    parts += ['<section id="parameters">', "<h2>Parameters</h2>", '<div class="suites">']
+    parts += [_per_suite(suites, _plain(params_table(d)), d) for d in suites]
+    parts += ["</div>", "</section>"]
+    parts += ['<section id="facts">', "<h2>Host and target</h2>", '<div class="suites">']
+    parts += [_per_suite(suites, _plain(facts_table(d.facts)), d) for d in suites]
+    parts += ["</div>", "</section>", "</body>", "</html>"]
+    return "\n".join(parts) + "\n"
+
+
+def storage_csv(suites: Sequence[SuiteData]) -> str:
+    """CloudHarmony's columns (``iops_4k_0_100``, ``latency_4k_65_35_mean``,
+    ``throughput_1024k_100_0`` ...) as the header, one row per suite in the given order;
+    an empty field where a suite has no value."""
+    rows = [csv_columns(s.params, list(s.tables)) for s in suites]
+    header: list[str] = []
+    for row in rows:
+        header += [name for name in row if name not in header]
+    lines = [csv_line(header)]
+    lines += [csv_line([row.get(name) for name in header]) for row in rows]
+    return "".join(lines)
