@@ -154,19 +154,23 @@ def test_iops_and_latency_tables_and_their_column_names() -> None:
     for r in range(1, 6):
         for j, job in enumerate(stage.jobs):
             figures = {"write_lat_mean_us": 20.0, "write_iops": 300.0}
+            figures["write_lat_max_us"] = 100.0 * r  # round 5's is the largest: 500
             if job.read_pct:
-                figures.update(read_lat_mean_us=80.0, read_iops=100.0)
+                figures.update(read_lat_mean_us=80.0, read_iops=100.0, read_lat_max_us=700.0)
             done[JobKey(0, r, j)] = figures
     progress = suite_progress(params, done)
     assert progress.finished and progress.stages[0].verdict.reached_at == 5
-    mean, iops = suite_tables(params, progress, done)
+    mean, iops, maximum = suite_tables(params, progress, done)
+    assert (mean.name, iops.name, maximum.name) == ("mean latency", "latency IOPS", "max latency")
+    assert maximum.value("4k", 0) == 500.0 and maximum.value("8k", 65) == 700.0
     # 65/35: (80 x 100 + 20 x 300) / 400 = 35 µs; 100/0 (reads and writes here): the same
     assert mean.value("4k", 65) == pytest.approx(35.0) and mean.value("4k", 0) == 20.0
     assert iops.value("512", 65) == 400.0
-    columns = csv_columns(params, [mean, iops])
+    columns = csv_columns(params, [mean, iops, maximum])
     assert columns["latency_4k_65_35_mean"] == pytest.approx(0.035)  # ms, as CloudHarmony's
+    assert columns["latency_16k_0_100_max"] == pytest.approx(0.5)
     assert columns["latency_512b_0_100_iops"] == 300.0
-    assert len(columns) == 24
+    assert len(columns) == 36
     iops_params = SuiteParams(StorageTest.IOPS, "/dev/x", precondition_passes=0)
     (iops_stage,) = stages_of(StorageTest.IOPS)
     iops_done = {

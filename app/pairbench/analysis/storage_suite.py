@@ -201,6 +201,12 @@ def _mean_latency(job: Job, figures: Mapping[str, float]) -> float | None:
     return total / weight if weight > 0 else None
 
 
+def _max_latency(job: Job, figures: Mapping[str, float]) -> float | None:
+    """The largest latency of the job's reads and writes (µs; fio's ``lat_ns.max``)."""
+    found = [figures[k] for k in ("read_lat_max_us", "write_lat_max_us") if k in figures]
+    return max(found) if found else None
+
+
 def _throughput(job: Job, figures: Mapping[str, float]) -> float | None:
     """Bytes per second in the job's direction (a sequential read or write)."""
     direction = "read" if job.read_pct == 100 else "write"
@@ -213,8 +219,10 @@ def _table(
     stage: StageProgress,
     done: Done,
     figure: Callable[[Job, Mapping[str, float]], float | None],
+    combine: Callable[[list[float]], float] | None = None,
 ) -> SuiteTable:
-    """``figure`` of each job of the stage, averaged over the stage's window rounds."""
+    """``figure`` of each job of the stage over the stage's window rounds, combined by
+    ``combine`` (default: their mean)."""
     cells: list[Cell] = []
     rounds = [r for r in stage.window_rounds if r <= len(stage.values)]
     for j, job in enumerate(stage.stage.jobs):
@@ -225,13 +233,15 @@ def _table(
             and (v := figure(job, done[key])) is not None
         ]
         if values:
-            cells.append(Cell(job.bs, job.read_pct, sum(values) / len(values), len(values)))
+            value = combine(values) if combine else sum(values) / len(values)
+            cells.append(Cell(job.bs, job.read_pct, value, len(values)))
     return SuiteTable(name, unit, tuple(cells))
 
 
 def suite_tables(params: SuiteParams, progress: SuiteProgress, done: Done) -> list[SuiteTable]:
-    """The report's tables: IOPS (block size × mix), mean latency and its IOPS (latency
-    test), throughput per block size for reads and writes."""
+    """The report's tables: IOPS (block size × mix); for the latency test the mean latency,
+    its IOPS and the largest latency seen over the window; throughput per block size for
+    reads and writes."""
     tables: list[SuiteTable] = []
     for stage in progress.stages:
         if not stage.values:
@@ -241,15 +251,22 @@ def suite_tables(params: SuiteParams, progress: SuiteProgress, done: Done) -> li
         elif params.test is StorageTest.LATENCY:
             tables.append(_table("mean latency", "µs", stage, done, _mean_latency))
             tables.append(_table("latency IOPS", "IOPS", stage, done, _iops))
+            maximum = _table("max latency", "µs", stage, done, _max_latency, max)
+            if maximum.cells:  # jobs recorded before maxima were kept have none
+                tables.append(maximum)
         else:
             name = f"throughput {block_size_word(stage.stage.jobs[0].bs)}"
             tables.append(_table(name, "B/s", stage, done, _throughput))
     return tables
 
 
+_LATENCY_SUFFIX = {"mean latency": "mean", "max latency": "max", "latency IOPS": "iops"}
+
+
 def csv_columns(params: SuiteParams, tables: list[SuiteTable]) -> dict[str, float]:
     """The tables as CloudHarmony's block-storage suite names its report columns:
-    ``iops_4k_0_100``, ``latency_4k_65_35_mean`` / ``_iops``, ``throughput_1024k_100_0``
+    ``iops_4k_0_100``, ``latency_4k_65_35_mean`` / ``_max`` / ``_iops``,
+    ``throughput_1024k_100_0``
     (throughput in MB/s, latency in ms, as theirs)."""
     out: dict[str, float] = {}
     for table in tables:
@@ -259,8 +276,8 @@ def csv_columns(params: SuiteParams, tables: list[SuiteTable]) -> dict[str, floa
             if params.test is StorageTest.IOPS:
                 out[f"iops_{bs}_{mix}"] = cell.value
             elif params.test is StorageTest.LATENCY:
-                suffix = "mean" if table.name == "mean latency" else "iops"
-                value = cell.value / 1000.0 if suffix == "mean" else cell.value
+                suffix = _LATENCY_SUFFIX[table.name]
+                value = cell.value if suffix == "iops" else cell.value / 1000.0
                 out[f"latency_{bs}_{mix}_{suffix}"] = value
             else:
                 bs = "1024k" if cell.bs == "1m" else bs

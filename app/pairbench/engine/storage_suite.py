@@ -17,13 +17,15 @@ from pairbench.analysis.storage_suite import (
     suite_progress,
     verdict_json,
 )
-from pairbench.domain import Run, RunSpec, RunStatus
+from pairbench.domain import LineSource, Run, RunSpec, RunStatus
 from pairbench.domain.failures import RunError
 from pairbench.domain.storage import Job, JobKey, SuiteParams, SuiteStatus, stages_of
 from pairbench.engine.execute import Prepared, execute_run
 from pairbench.engine.observer import RunObserver
 from pairbench.library import Library
+from pairbench.library.series import load_raw_output
 from pairbench.library.suites import finish_suite, record_job, set_suite_verdicts, suite_jobs
+from pairbench.tools.fio_extremes import latency_max_us
 
 PRECONDITION_RUNTIME_S = 7 * 86_400  # fio's limit for a pass that ends when it wrote the range
 # The figures of a fio job that the suite keeps (its tables and tracking variables use them).
@@ -139,11 +141,20 @@ def done_jobs(lib: Library, suite_id: int) -> dict[JobKey, dict[str, float]]:
     }
 
 
-def _figures(run: Run) -> dict[str, float] | None:
-    """The job's figures, or None when its run did not measure (no IOPS at all)."""
+def _figures(lib: Library, run: Run) -> dict[str, float] | None:
+    """The job's figures (its summary's, and the largest latencies from its last fio
+    document), or None when its run did not measure (no IOPS at all)."""
     figures = {name: float(run.summary[name]) for name in FIGURES if name in run.summary}
     if figures.get("read_iops", 0.0) + figures.get("write_iops", 0.0) <= 0.0:
         return None
+    stdout = LineSource.CLIENT_OUT.value
+    lines = (
+        line
+        for source, text in load_raw_output(lib, run.id)
+        if source == stdout
+        for line in text.split("\n")
+    )
+    figures.update(latency_max_us(lines))
     return figures
 
 
@@ -188,7 +199,7 @@ async def run_suite(
             _end(lib, suite_id, SuiteStatus.CANCELLED, progress, "cancelled")
             raise
         observer.on_job_finished(key, run)
-        figures = _figures(run) if run.status is RunStatus.COMPLETED else None
+        figures = _figures(lib, run) if run.status is RunStatus.COMPLETED else None
         where = (key.stage, key.round, key.job)
         if figures is None:
             status = run.status if run.status is not RunStatus.COMPLETED else RunStatus.FAILED
