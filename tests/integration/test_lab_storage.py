@@ -50,7 +50,7 @@ SUITE = [
 ]
 
 
-def _loop_device(size_mib: int) -> Iterator[str]:
+def _loop_device(size_mib: int, sector: int = 512) -> Iterator[str]:
     require(shutil.which("losetup") is not None, "losetup is not installed")
     require(os.path.exists("/dev/loop-control"), "this machine has no loop devices")
     folder = Path("/dev/shm") if os.access("/dev/shm", os.W_OK) else Path("/var/tmp")
@@ -58,7 +58,10 @@ def _loop_device(size_mib: int) -> Iterator[str]:
     with backing.open("wb") as handle:
         handle.truncate(size_mib * 2**20)
     made = subprocess.run(
-        ["losetup", "--find", "--show", str(backing)], capture_output=True, text=True, timeout=30
+        ["losetup", "--sector-size", str(sector), "--find", "--show", str(backing)],
+        capture_output=True,
+        text=True,
+        timeout=30,
     )
     try:
         assert made.returncode == 0, made.stderr
@@ -249,3 +252,17 @@ def test_targets_that_must_not_be_written_are_refused_and_untouched(
     assert list(target.iterdir()) == []
     assert "cannot be used" in refused("--target", str(tmp_path / "nope"), "--size", "1MiB")
     assert lab.cli("storage", "list", "--json").stdout == before  # no suite was stored
+
+
+def test_a_device_that_refuses_the_tests_smallest_block_size_is_refused(lab: Any) -> None:
+    """4096-byte logical sectors: the iops test's 512-byte direct I/O cannot run on it."""
+    before = lab.cli("storage", "list", "--json").stdout
+    for device in _loop_device(16, sector=4096):
+        result = lab.cli(
+            "storage", "run", *SUITE[:2], "--test", "iops", "--target", device,
+            "--confirm", device, timeout=120,
+        )  # fmt: skip
+        assert result.returncode == 1, (result.stdout, result.stderr)
+        assert "4096-byte logical sectors" in result.stderr
+        assert "512-byte direct I/O" in result.stderr
+    assert lab.cli("storage", "list", "--json").stdout == before

@@ -66,6 +66,8 @@ def test_sizes_and_params_round_trip() -> None:
     # 56 jobs x 60 s: 5 rounds = 4 h 40 min, 25 rounds = 23 h 20 min
     text = estimate_text(SuiteParams(StorageTest.IOPS, "/dev/x"))
     assert text == "4 h 40 min to 23 h 20 min of fio jobs (5 to 25 rounds)"
+    short = SuiteParams(StorageTest.THROUGHPUT, "/dev/x", round_seconds=1, max_rounds=5)
+    assert estimate_text(short) == "20 s of fio jobs (5 rounds)"  # 4 jobs x 5 rounds x 1 s
 
 
 def _figures(write_iops: float, read_iops: float = 0.0) -> dict[str, float]:

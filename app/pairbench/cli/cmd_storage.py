@@ -5,12 +5,14 @@ from __future__ import annotations
 import argparse
 import asyncio
 import json
+from dataclasses import replace
 from typing import Any
 
 from pairbench.cli.cmd_run import cancel_on_signals
 from pairbench.cli.environment import Environment
 from pairbench.cli.exit_status import ExitStatus
 from pairbench.cli.prompts import TerminalPrompt
+from pairbench.cli.storage_files import handle_compare, handle_report
 from pairbench.domain import Run
 from pairbench.domain.failures import RunError
 from pairbench.domain.storage import (
@@ -44,7 +46,13 @@ def add_parser(sub: argparse._SubParsersAction[argparse.ArgumentParser]) -> None
     ssub = p.add_subparsers(dest="storage_command", metavar="SUBCOMMAND", required=True)
     run = ssub.add_parser("run", help="run a suite (iops, latency or throughput) on a host")
     run.add_argument("--host", required=True, help="a saved host's name, or 'local'")
-    run.add_argument("--test", required=True, choices=[t.value for t in StorageTest])
+    run.add_argument(
+        "--test",
+        required=True,
+        action="append",
+        choices=[t.value for t in StorageTest],
+        help="iops, latency or throughput; several run one after the other, a suite each",
+    )
     run.add_argument(
         "--target", required=True, help="a raw device (/dev/...) or a directory for a test file"
     )
@@ -71,6 +79,11 @@ def add_parser(sub: argparse._SubParsersAction[argparse.ArgumentParser]) -> None
         help="steady state: the fitted line's rise across the window at most this %% (10)",
     )
     run.add_argument("--no-precondition", action="store_true", help="no preconditioning")
+    run.add_argument(
+        "--precondition-once",
+        action="store_true",
+        help="with several --test: precondition before the first only",
+    )
     run.add_argument("--no-purge", action="store_true", help="no blkdiscard before the suite")
     run.add_argument("--confirm", default="", help="the device path again: its data goes")
     run.add_argument(
@@ -172,11 +185,12 @@ def _report(env: Environment, outcome: SuiteOutcome, params: SuiteParams, as_jso
 
 
 def handle_run(args: argparse.Namespace, env: Environment) -> ExitStatus:
-    """Run a storage suite; Ctrl-C cancels it (finished jobs kept, resumable)."""
+    """Run a storage suite per ``--test``, one after the other; Ctrl-C cancels the one
+    running (finished jobs kept, resumable) and runs no more."""
     try:
         req = SuiteRequest(
             host=args.host,
-            test=StorageTest(args.test),
+            test=StorageTest(args.test[0]),
             target=args.target,
             size=_size(args.size),
             threads=args.threads,
@@ -194,6 +208,20 @@ def handle_run(args: argparse.Namespace, env: Environment) -> ExitStatus:
     except ValueError as exc:
         env.err(terminal_text(f"pairbench: {exc}"))
         return ExitStatus.USAGE
+    status = ExitStatus.OK
+    for index, test in enumerate(args.test):
+        once = args.precondition_once and index > 0
+        passes = 0 if once else req.precondition_passes
+        status = _run_one(
+            replace(req, test=StorageTest(test), precondition_passes=passes), args, env
+        )
+        if status is not ExitStatus.OK:
+            break
+    return status
+
+
+def _run_one(req: SuiteRequest, args: argparse.Namespace, env: Environment) -> ExitStatus:
+    """One suite: run, report, and its exit status."""
     say = env.err if args.json else env.out
     created: list[SuiteParams] = []
 
@@ -317,58 +345,3 @@ def handle_show(args: argparse.Namespace, env: Environment) -> ExitStatus:
             mix = f"{cell.read_pct}/{100 - cell.read_pct}"
             env.out(f"    {cell.bs:>5} {mix:>7}  {cell.value:,.1f}")
     return ExitStatus.OK
-
-
-def _written(env: Environment, files: list[Any], extra: dict[str, Any], as_json: bool) -> None:
-    if as_json:
-        env.out(json.dumps({**extra, "files": [str(f) for f in files]}))
-        return
-    for path in files:
-        env.out(terminal_text(f"wrote {path}"))
-
-
-def _write_storage_report(args: argparse.Namespace, env: Environment, ids: list[int]) -> ExitStatus:
-    """``storage report`` (one id) and ``storage compare`` (several)."""
-    from pairbench.export.charts import ChartUnavailable
-    from pairbench.export.storage_data import StorageReportError
-    from pairbench.services.storage_report import (
-        comparison_ratios,
-        write_comparison,
-        write_report,
-    )
-
-    if env.chart_renderer is None:
-        env.err(
-            "pairbench: cannot draw charts: this Pairbench has no chart renderer "
-            "(charts need the desktop part, Qt); run the full pairbench."
-        )
-        return ExitStatus.ERROR
-    extra: dict[str, Any] = {"suites": ids}
-    try:
-        with env.open_library() as lib:
-            if len(ids) == 1 and args.storage_command == "report":
-                files = write_report(lib, ids[0], args.out, env.chart_renderer, args.format)
-            else:
-                files = write_comparison(lib, ids, args.out, env.chart_renderer, args.format)
-                extra["ratios"] = comparison_ratios(lib, ids)
-    except (LibraryError, StorageReportError) as exc:
-        env.err(terminal_text(f"pairbench: {exc}"))
-        return ExitStatus.ERROR
-    except ChartUnavailable as exc:
-        env.err(terminal_text(f"pairbench: no report written: {exc}"))
-        return ExitStatus.ERROR
-    except OSError as exc:
-        env.err(terminal_text(f"pairbench: cannot write the report in {args.out}: {exc}"))
-        return ExitStatus.ERROR
-    _written(env, files, extra, args.json)
-    return ExitStatus.OK
-
-
-def handle_report(args: argparse.Namespace, env: Environment) -> ExitStatus:
-    """Write a suite's report: index.html, every chart (PNG, SVG, PDF if asked), storage.csv."""
-    return _write_storage_report(args, env, [args.id])
-
-
-def handle_compare(args: argparse.Namespace, env: Environment) -> ExitStatus:
-    """Write a comparison of suites of one test: charts side by side, tables, ratios."""
-    return _write_storage_report(args, env, list(args.ids))

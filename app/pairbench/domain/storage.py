@@ -207,6 +207,8 @@ def estimate_text(params: SuiteParams, window: int = 5) -> str:
     """How long the suite's fio jobs take: from ``window`` rounds to ``max_rounds``."""
     low = params.estimated_seconds(window)
     high = params.estimated_seconds(params.max_rounds)
+    if params.max_rounds == window:
+        return f"{_duration(low)} of fio jobs ({window} rounds)"
     rounds = f"{window} to {params.max_rounds} rounds"
     return f"{_duration(low)} to {_duration(high)} of fio jobs ({rounds})"
 
