@@ -141,11 +141,22 @@ def done_jobs(lib: Library, suite_id: int) -> dict[JobKey, dict[str, float]]:
     }
 
 
-def _figures(lib: Library, run: Run) -> dict[str, float] | None:
-    """The job's figures (its summary's, and the largest latencies from its last fio
-    document), or None when its run did not measure (no IOPS at all)."""
+def summary_figures(run: Run) -> dict[str, float] | None:
+    """The suite's figures in a job's run summary, or None when the run did not complete
+    or measured nothing (no IOPS at all)."""
+    if run.status is not RunStatus.COMPLETED:
+        return None
     figures = {name: float(run.summary[name]) for name in FIGURES if name in run.summary}
     if figures.get("read_iops", 0.0) + figures.get("write_iops", 0.0) <= 0.0:
+        return None
+    return figures
+
+
+def _figures(lib: Library, run: Run) -> dict[str, float] | None:
+    """The job's figures (its summary's, and the largest latencies from its last fio
+    document), or None when its run did not measure."""
+    figures = summary_figures(run)
+    if figures is None:
         return None
     stdout = LineSource.CLIENT_OUT.value
     lines = (
@@ -199,7 +210,7 @@ async def run_suite(
             _end(lib, suite_id, SuiteStatus.CANCELLED, progress, "cancelled")
             raise
         observer.on_job_finished(key, run)
-        figures = _figures(lib, run) if run.status is RunStatus.COMPLETED else None
+        figures = _figures(lib, run)
         where = (key.stage, key.round, key.job)
         if figures is None:
             status = run.status if run.status is not RunStatus.COMPLETED else RunStatus.FAILED

@@ -22,6 +22,7 @@ from pairbench.ui.library.library_view import LibraryView
 from pairbench.ui.run.run_panel import RunPanel
 from pairbench.ui.run.run_tabs import RunTabs
 from pairbench.ui.secret_prompt import GuiSecretPrompt
+from pairbench.ui.storage.storage_panel import StoragePanel
 
 KEY_GEOMETRY = "window/geometry"
 KEY_STATE = "window/state"
@@ -62,6 +63,8 @@ class MainWindow(QMainWindow):
         self.runs_view.compareRequested.connect(self._open_compare)
         self.hosts_panel = HostsPanel(bridge)
         self.add_fixed_tab(self.hosts_panel, "Hosts")
+        self.storage_panel = StoragePanel(bridge, secrets=secret_prompt)
+        self.add_fixed_tab(self.storage_panel, "Storage suite")
         self.run_panel = RunPanel(bridge, settings)
         self.run_dock = self.add_dock(self.run_panel, "Run", "run_dock")
         self.run_tabs = RunTabs(self.tabs, self, bridge=bridge)
@@ -70,6 +73,7 @@ class MainWindow(QMainWindow):
         self.hosts_panel.changed.connect(self.run_panel.refresh_pairs)
         self.run_tabs.runFinished.connect(self._run_finished)
         self.run_tabs.activeCountChanged.connect(self._show_active_count)
+        self.storage_panel.suiteFinished.connect(self._run_finished)  # its jobs are runs
 
         self.active_label = QLabel()
         self.statusBar().addPermanentWidget(self.active_label)
