@@ -52,9 +52,12 @@ if [ -n "$lost" ]; then
   # end this shell by SIGPIPE before its work is done.
   exec >/dev/null 2>&1
   # Nobody reads the tool's output any more: end it at once, with every process that carries
-  # the run's tag (fio's job processes lead sessions of their own), wait until they are gone
-  # (a tool in the middle of direct I/O takes a moment), then remove the run's files.
+  # the run's tag (fio's job processes lead sessions of their own), and remove the run's
+  # files; wait until they are gone (a tool in the middle of direct I/O, or a busy machine,
+  # takes a moment) and remove the files again (a call under way when the kill came may
+  # still have made one).
   kill -KILL -- "-$tool" 2>/dev/null || kill -KILL "$tool" 2>/dev/null
+  if [ -n "$cleanup" ]; then rm -rf -- "$cleanup"; fi
   i=0
   while [ $i -lt 40 ]; do
     left=
