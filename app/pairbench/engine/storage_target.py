@@ -14,7 +14,7 @@ from typing import Any
 
 from pairbench.domain.failures import RunError, ToolMissingError, TransportError
 from pairbench.remote.base import Transport
-from pairbench.tools.fio import in_use_check_argv, refuse_if_in_use, refuse_if_mounted
+from pairbench.tools.fio_devices import in_use_check_argv, refuse_if_in_use, refuse_if_mounted
 
 _LSBLK_COLUMNS = "NAME,MODEL,SIZE,ROTA,SCHED,TYPE,FSTYPE,PTTYPE,LOG-SEC,MOUNTPOINTS"
 _NVME = "Non-Volatile memory controller"
