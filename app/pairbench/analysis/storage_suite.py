@@ -4,6 +4,7 @@ means per block size and mix)."""
 
 from __future__ import annotations
 
+import math
 from collections.abc import Callable, Mapping
 from dataclasses import dataclass
 
@@ -70,17 +71,52 @@ class SuiteProgress:
         return self.next_job is None
 
 
+def complete_rounds(stage_index: int, stage: Stage, done: Done) -> int:
+    """How many rounds of the stage, from round 1 on, have every job finished (a round
+    under way, or one whose job must run again, ends the count)."""
+    count = 0
+    while all(JobKey(stage_index, count + 1, j) in done for j in range(len(stage.jobs))):
+        count += 1
+    return count
+
+
 def _complete_rounds(stage_index: int, stage: Stage, done: Done) -> list[float]:
-    """The tracking value of each round whose every job finished, from round 1 up to the
-    first round that is not complete."""
+    """The tracking value of each complete round (``complete_rounds``)."""
     tracked = stage.job_index(stage.tracked)
-    values: list[float] = []
-    round_no = 1
-    while all(JobKey(stage_index, round_no, j) in done for j in range(len(stage.jobs))):
-        figures = done[JobKey(stage_index, round_no, tracked)]
-        values.append(float(figures.get(stage.metric, 0.0)))
-        round_no += 1
-    return values
+    return [
+        float(done[JobKey(stage_index, r, tracked)].get(stage.metric, 0.0))
+        for r in range(1, complete_rounds(stage_index, stage, done) + 1)
+    ]
+
+
+@dataclass(frozen=True, slots=True)
+class ConvergenceLine:
+    """One line of the convergence plot: a block size's figure (the stage's tracking metric
+    on the tracked mix) at each complete round of its stage (NaN where a job lacks it)."""
+
+    stage: int
+    bs: str
+    metric: str
+    rounds: tuple[int, ...]
+    values: tuple[float, ...]
+
+
+def convergence_lines(params: SuiteParams, done: Done) -> list[ConvergenceLine]:
+    """The convergence plot's lines after the jobs in ``done`` (the window's live plot and
+    the report's chart): per stage, one line per block size of the tracked mix, a point per
+    complete round."""
+    lines: list[ConvergenceLine] = []
+    for index, stage in enumerate(stages_of(params.test)):
+        rounds = tuple(range(1, complete_rounds(index, stage, done) + 1))
+        tracked = stage.tracked
+        for j, job in enumerate(stage.jobs):
+            if (job.read_pct, job.sequential) != (tracked.read_pct, tracked.sequential):
+                continue
+            values = tuple(
+                float(done[JobKey(index, r, j)].get(stage.metric, math.nan)) for r in rounds
+            )
+            lines.append(ConvergenceLine(index, job.bs, stage.metric, rounds, values))
+    return lines
 
 
 def suite_progress(params: SuiteParams, done: Done) -> SuiteProgress:

@@ -6,6 +6,7 @@ from __future__ import annotations
 
 import asyncio
 import posixpath
+from collections.abc import Iterable
 from dataclasses import dataclass, replace
 from typing import Protocol
 
@@ -24,7 +25,13 @@ from pairbench.engine.execute import Prepared, execute_run
 from pairbench.engine.observer import RunObserver
 from pairbench.library import Library
 from pairbench.library.series import load_raw_output
-from pairbench.library.suites import finish_suite, record_job, set_suite_verdicts, suite_jobs
+from pairbench.library.suites import (
+    StoredJob,
+    finish_suite,
+    record_job,
+    set_suite_verdicts,
+    suite_jobs,
+)
 from pairbench.tools.fio_extremes import latency_max_us
 
 PRECONDITION_RUNTIME_S = 7 * 86_400  # fio's limit for a pass that ends when it wrote the range
@@ -132,13 +139,19 @@ def job_spec(pair: str, suite_id: int, params: SuiteParams, key: JobKey) -> RunS
     )
 
 
-def done_jobs(lib: Library, suite_id: int) -> dict[JobKey, dict[str, float]]:
-    """The suite's completed jobs and their figures (jobs to run again left out)."""
+def completed_jobs(jobs: Iterable[StoredJob]) -> dict[JobKey, dict[str, float]]:
+    """Of a suite's stored jobs, the completed ones and their figures (jobs to run again
+    left out)."""
     return {
         JobKey(j.stage, j.round, j.job): j.figures
-        for j in suite_jobs(lib, suite_id)
+        for j in jobs
         if j.status == RunStatus.COMPLETED.value
     }
+
+
+def done_jobs(lib: Library, suite_id: int) -> dict[JobKey, dict[str, float]]:
+    """The suite's completed jobs and their figures, as stored."""
+    return completed_jobs(suite_jobs(lib, suite_id))
 
 
 def summary_figures(run: Run) -> dict[str, float] | None:

@@ -3,13 +3,13 @@ host and target facts), and the orders and colours every chart and table of it s
 
 from __future__ import annotations
 
+import math
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 from typing import Any
 
-from pairbench.analysis.storage_suite import Done, SuiteProgress, SuiteTable
+from pairbench.analysis.storage_suite import Done, SuiteProgress, SuiteTable, convergence_lines
 from pairbench.domain.storage import (
-    JobKey,
     StorageTest,
     SuiteParams,
     block_size_bytes,
@@ -89,21 +89,17 @@ def bs_ticks(sizes: Sequence[str]) -> tuple[tuple[float, str], ...]:
 
 
 def tracking_series(data: SuiteData) -> list[tuple[str, list[int], list[float]]]:
-    """The convergence chart's lines: for each block size of the write-only (0/100) jobs,
-    its stage's tracking figure per round (write IOPS, mean write latency or write B/s),
-    over the rounds whose job finished; as (block size, rounds, values)."""
+    """The convergence chart's lines (``analysis.storage_suite.convergence_lines``): for each
+    block size of the tracked (write-only, 0/100) jobs, its stage's tracking figure per
+    complete round (write IOPS, mean write latency or write B/s); as (block size, rounds,
+    values)."""
     lines: dict[str, tuple[list[int], list[float]]] = {}
-    for index, stage in enumerate(stages_of(data.params.test)):
-        for j, job in enumerate(stage.jobs):
-            if job.read_pct != 0:
-                continue
-            rounds, values = lines.setdefault(job.bs, ([], []))
-            last = max((k.round for k in data.done if k.stage == index), default=0)
-            for round_no in range(1, last + 1):
-                figures = data.done.get(JobKey(index, round_no, j))
-                if figures is not None and stage.metric in figures:
-                    rounds.append(round_no)
-                    values.append(float(figures[stage.metric]))
+    for line in convergence_lines(data.params, data.done):
+        rounds, values = lines.setdefault(line.bs, ([], []))
+        for round_no, value in zip(line.rounds, line.values, strict=True):
+            if math.isfinite(value):
+                rounds.append(round_no)
+                values.append(value)
     order = block_sizes(data.params)
     return [(bs, *lines[bs]) for bs in order if bs in lines and lines[bs][0]]
 

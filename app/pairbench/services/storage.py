@@ -32,7 +32,7 @@ from pairbench.engine.execute import Prepared, prepare
 from pairbench.engine.observer import RunObserver
 from pairbench.engine.storage_suite import (
     SuiteObserver,
-    done_jobs,
+    completed_jobs,
     job_spec,
     run_suite,
     test_file,
@@ -293,6 +293,7 @@ class SuiteShown:
     suite: StoredSuite
     params: SuiteParams
     jobs: list[StoredJob]
+    done: dict[JobKey, dict[str, float]]  # the completed jobs' figures, by place
     progress: SuiteProgress
     tables: list[SuiteTable] = field(default_factory=list)
 
@@ -308,14 +309,14 @@ def storage_suites(lib: Library) -> list[StoredSuite]:
 
 
 def show_suite(lib: Library, suite_id: int) -> SuiteShown:
-    """A suite with its jobs, progress and tables; ``LibraryError`` if there is none."""
+    """A suite with its jobs, the completed ones' figures, progress and tables;
+    ``LibraryError`` if there is none."""
     suite = get_suite(lib, suite_id)
     params = SuiteParams.from_json(suite.params)
-    done = done_jobs(lib, suite_id)
+    jobs = suite_jobs(lib, suite_id)
+    done = completed_jobs(jobs)
     progress = suite_progress(params, done)
-    return SuiteShown(
-        suite, params, suite_jobs(lib, suite_id), progress, suite_tables(params, progress, done)
-    )
+    return SuiteShown(suite, params, jobs, done, progress, suite_tables(params, progress, done))
 
 
 def outcome_json(outcome: SuiteOutcome, params: SuiteParams) -> dict[str, Any]:

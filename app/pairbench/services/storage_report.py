@@ -7,8 +7,6 @@ from __future__ import annotations
 from collections.abc import Sequence
 from pathlib import Path
 
-from pairbench.domain import RunStatus
-from pairbench.domain.storage import JobKey
 from pairbench.export.charts import ChartRenderer
 from pairbench.export.storage_data import StorageReportError, SuiteData, same_test
 from pairbench.export.storage_html import GENERATOR, ChartFiles, report_html, storage_csv
@@ -26,11 +24,6 @@ MAX_COMPARED = 8
 def suite_data(lib: Library, suite_id: int) -> SuiteData:
     """A stored suite as its report reads it; ``LibraryError`` if there is none."""
     shown = show_suite(lib, suite_id)
-    done = {
-        JobKey(j.stage, j.round, j.job): j.figures
-        for j in shown.jobs
-        if j.status == RunStatus.COMPLETED.value
-    }
     suite = shown.suite
     return SuiteData(
         id=suite.id,
@@ -41,7 +34,7 @@ def suite_data(lib: Library, suite_id: int) -> SuiteData:
         params=shown.params,
         progress=shown.progress,
         tables=tuple(shown.tables),
-        done=done,
+        done=shown.done,
         facts=dict(suite.facts),
     )
 

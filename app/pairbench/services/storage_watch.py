@@ -7,63 +7,16 @@ from __future__ import annotations
 from collections.abc import Mapping
 from dataclasses import dataclass
 
-from pairbench.analysis.storage_suite import SuiteProgress
-from pairbench.domain import Run, RunStatus
-from pairbench.domain.storage import JobKey, StorageTest, SuiteParams, SuiteStatus, stages_of
+from pairbench.analysis.storage_suite import ConvergenceLine as ConvergenceLine
+from pairbench.analysis.storage_suite import convergence_lines as convergence_lines
+from pairbench.domain.storage import JobKey, StorageTest, SuiteStatus, stages_of
 from pairbench.engine.storage_suite import summary_figures
 from pairbench.library import Library
-from pairbench.library.suites import StoredSuite
-from pairbench.services.storage import show_suite, storage_suites
+from pairbench.services.storage import SuiteShown, show_suite, storage_suites
 
 # A finished job's figures by its place in the suite.
 Figures = dict[str, float]
 Done = Mapping[JobKey, Mapping[str, float]]
-
-
-def job_figures(run: Run) -> Figures | None:
-    """The figures the suite keeps of a job's run summary (as the scheduler stores them),
-    or None when the run did not complete or measured nothing."""
-    return summary_figures(run)
-
-
-@dataclass(frozen=True, slots=True)
-class ConvergenceLine:
-    """One line of the convergence plot: a block size's figure (the stage's tracking metric
-    on the tracked mix) at each complete round of its stage."""
-
-    stage: int
-    bs: str
-    metric: str
-    rounds: tuple[int, ...]
-    values: tuple[float, ...]
-
-
-def _round_complete(stage: int, jobs: int, round_no: int, done: Done) -> bool:
-    return all(JobKey(stage, round_no, j) in done for j in range(jobs))
-
-
-def convergence_lines(params: SuiteParams, done: Done) -> list[ConvergenceLine]:
-    """The convergence plot's lines after the jobs in ``done``: per stage, one line per
-    block size of the tracked mix, a point per complete round (from round 1 up to the first
-    round not complete)."""
-    lines: list[ConvergenceLine] = []
-    for index, stage in enumerate(stages_of(params.test)):
-        tracked = [
-            (j, job)
-            for j, job in enumerate(stage.jobs)
-            if job.read_pct == stage.tracked.read_pct and job.sequential == stage.tracked.sequential
-        ]
-        rounds: list[int] = []
-        round_no = 1
-        while _round_complete(index, len(stage.jobs), round_no, done):
-            rounds.append(round_no)
-            round_no += 1
-        for j, job in tracked:
-            values = tuple(
-                float(done[JobKey(index, r, j)].get(stage.metric, float("nan"))) for r in rounds
-            )
-            lines.append(ConvergenceLine(index, job.bs, stage.metric, tuple(rounds), values))
-    return lines
 
 
 def figure_family(test: StorageTest) -> str:
@@ -72,26 +25,13 @@ def figure_family(test: StorageTest) -> str:
     return stages_of(test)[0].metric.removeprefix("write_")
 
 
-@dataclass(frozen=True, slots=True)
-class SuiteState:
-    """A stored suite as the live view starts from it (a resumed suite's plots)."""
+# The figures the suite keeps of a job's run summary (as the scheduler stores them), or None.
+job_figures = summary_figures
 
-    suite: StoredSuite
-    params: SuiteParams
-    progress: SuiteProgress
-    done: dict[JobKey, Figures]
-
-
-def suite_state(lib: Library, suite_id: int) -> SuiteState:
-    """The suite, its parameters, progress and completed jobs' figures; ``LibraryError``
-    when there is no such suite."""
-    shown = show_suite(lib, suite_id)
-    done = {
-        JobKey(j.stage, j.round, j.job): dict(j.figures)
-        for j in shown.jobs
-        if j.status == RunStatus.COMPLETED.value
-    }
-    return SuiteState(shown.suite, shown.params, shown.progress, done)
+# A stored suite as the live view starts from it (a resumed suite's plots): its parameters,
+# progress and completed jobs' figures.
+SuiteState = SuiteShown
+suite_state = show_suite
 
 
 @dataclass(frozen=True, slots=True)
