@@ -47,6 +47,10 @@ COMMANDS: dict[str, tuple[str, str]] = {
         "pairbench.cli.cmd_storage",
         "the SNIA PTS storage suite with fio: run, resume, list, show",
     ),
+    "campaign": (
+        "pairbench.cli.cmd_campaign",
+        "a whole study as one plan: pairs × tests × parameters × repeats",
+    ),
 }
 
 

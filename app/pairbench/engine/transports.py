@@ -64,6 +64,18 @@ class Connector:
                 pin_host_key(self._lib, host.name, policy.accepted)
         return transport
 
+    async def forget(self, *hosts: Host) -> None:
+        """Close and drop these hosts' connections (after a failure): the next run connects
+        afresh, so a host that came back is reached again."""
+        for host in hosts:
+            transport = self._transports.pop(host.name, None)
+            if transport is None:
+                continue
+            if transport in self._opened:
+                self._opened.remove(transport)
+            with contextlib.suppress(Exception):
+                await transport.close()
+
     async def close(self) -> None:
         """Close every connection."""
         for transport in reversed(self._opened):

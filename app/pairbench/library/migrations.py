@@ -194,6 +194,59 @@ MIGRATIONS: list[str] = [
     );
     CREATE INDEX suite_jobs_run ON suite_jobs(run_id);
     """,
+    # 7: campaigns. A campaign is a plan (stored whole, with its TOML text and the cells it
+    # expanded to when it started) and a seed; each run it started is listed in
+    # campaign_runs with its cell, pass, round and attempt (the run also carries them as
+    # tags); cells skipped (failures, preflight) and passes ended or missed are kept apart.
+    """
+    CREATE TABLE campaigns (
+        id INTEGER PRIMARY KEY,
+        name TEXT NOT NULL,
+        plan TEXT NOT NULL,
+        plan_text TEXT NOT NULL DEFAULT '',
+        cells TEXT NOT NULL,
+        seed INTEGER NOT NULL,
+        status TEXT NOT NULL,
+        paused INTEGER NOT NULL DEFAULT 0,
+        created_at REAL NOT NULL,
+        updated_at REAL NOT NULL,
+        ended_at REAL,
+        label TEXT NOT NULL DEFAULT '',
+        error TEXT,
+        owner_host TEXT NOT NULL DEFAULT '',
+        owner_pid INTEGER NOT NULL DEFAULT 0,
+        owner_token TEXT NOT NULL DEFAULT ''
+    );
+    CREATE TABLE campaign_runs (
+        id INTEGER PRIMARY KEY,
+        campaign_id INTEGER NOT NULL REFERENCES campaigns(id) ON DELETE CASCADE,
+        cell INTEGER NOT NULL,
+        pass INTEGER NOT NULL,
+        round INTEGER NOT NULL,
+        attempt INTEGER NOT NULL,
+        run_id INTEGER REFERENCES runs(id) ON DELETE SET NULL,
+        status TEXT NOT NULL,
+        value REAL,
+        at REAL NOT NULL,
+        error TEXT NOT NULL DEFAULT ''
+    );
+    CREATE INDEX campaign_runs_campaign ON campaign_runs(campaign_id, pass, cell);
+    CREATE UNIQUE INDEX campaign_runs_run ON campaign_runs(run_id);
+    CREATE TABLE campaign_skips (
+        campaign_id INTEGER NOT NULL REFERENCES campaigns(id) ON DELETE CASCADE,
+        cell INTEGER NOT NULL,
+        reason TEXT NOT NULL,
+        at REAL NOT NULL,
+        PRIMARY KEY (campaign_id, cell)
+    );
+    CREATE TABLE campaign_passes (
+        campaign_id INTEGER NOT NULL REFERENCES campaigns(id) ON DELETE CASCADE,
+        pass INTEGER NOT NULL,
+        status TEXT NOT NULL,
+        at REAL NOT NULL,
+        PRIMARY KEY (campaign_id, pass)
+    );
+    """,
 ]
 
 SCHEMA_VERSION = len(MIGRATIONS)

@@ -32,6 +32,52 @@ def owner_alive(host: str, pid: int, token: str) -> bool:
     return process_alive(pid, token)
 
 
+DIED = "the Pairbench process running it stopped unexpectedly"
+# The tables whose rows a process owns while they run (their rows have status, owner_host,
+# owner_pid, owner_token, updated_at, ended_at and error columns).
+OWNED_TABLES = ("suites", "campaigns")
+
+
+def claim_row(conn: sqlite3.Connection, table: str, row_id: int, what: str) -> None:
+    """Mark a suite or campaign ``running`` by this process (to resume it); ``ValueError``
+    naming ``what`` when another live process runs it, ``LookupError`` when there is none."""
+    import time
+
+    if table not in OWNED_TABLES:
+        raise ValueError(f"not an owned table: {table}")
+    row = conn.execute(
+        f"SELECT status, owner_host, owner_pid, owner_token FROM {table} WHERE id = ?",
+        (row_id,),
+    ).fetchone()
+    if row is None:
+        raise LookupError(f"no {what}")
+    if str(row[0]) == "running" and owner_alive(str(row[1]), int(row[2]), str(row[3])):
+        raise ValueError(f"{what} is running in another Pairbench process")
+    host, pid, token = current_owner()
+    conn.execute(
+        f"UPDATE {table} SET status = 'running', ended_at = NULL, error = NULL, "
+        "updated_at = ?, owner_host = ?, owner_pid = ?, owner_token = ? WHERE id = ?",
+        (time.time(), host, pid, token, row_id),
+    )
+
+
+def recover_orphaned_rows(conn: sqlite3.Connection, table: str) -> None:
+    """Suites or campaigns left ``running`` by a process that is gone become
+    ``interrupted``."""
+    if table not in OWNED_TABLES:
+        raise ValueError(f"not an owned table: {table}")
+    rows = conn.execute(
+        f"SELECT id, owner_host, owner_pid, owner_token FROM {table} WHERE status = 'running'"
+    ).fetchall()
+    for row_id, host, pid, token in rows:
+        if not owner_alive(str(host), int(pid), str(token)):
+            conn.execute(
+                f"UPDATE {table} SET status = 'interrupted', ended_at = updated_at, "
+                "error = COALESCE(error, ?) WHERE id = ? AND status = 'running'",
+                (DIED, int(row_id)),
+            )
+
+
 def recover_orphaned_runs(conn: sqlite3.Connection, journal: ProgressJournal) -> list[str]:
     """Mark runs still ``running`` whose owner process is gone as ``interrupted``.
 
@@ -45,9 +91,8 @@ def recover_orphaned_runs(conn: sqlite3.Connection, journal: ProgressJournal) ->
     for run_id in orphans:
         conn.execute(
             "UPDATE runs SET status = 'interrupted', ended_at = updated_at, "
-            "error = COALESCE(error, 'the Pairbench process running it stopped unexpectedly') "
-            "WHERE id = ? AND status = 'running'",
-            (run_id,),
+            "error = COALESCE(error, ?) WHERE id = ? AND status = 'running'",
+            (DIED, run_id),
         )
     return _reconcile(conn, journal)
 

@@ -9,9 +9,7 @@ from dataclasses import dataclass
 from typing import Any
 
 from pairbench.library.connection import Library, LibraryError, write_transaction
-from pairbench.library.ownership import current_owner, owner_alive
-
-_DIED = "the Pairbench process running it stopped unexpectedly"
+from pairbench.library.ownership import claim_row, current_owner, recover_orphaned_rows
 
 
 @dataclass(frozen=True, slots=True)
@@ -79,19 +77,11 @@ def create_suite(
 def claim_suite(lib: Library, suite_id: int) -> None:
     """Mark a suite ``running`` by this process again (to resume it); ``LibraryError`` when
     another live process runs it."""
-    suite = get_suite(lib, suite_id)
-    if suite.status == "running":
-        row = lib.conn.execute(
-            "SELECT owner_host, owner_pid, owner_token FROM suites WHERE id = ?", (suite_id,)
-        ).fetchone()
-        if owner_alive(str(row[0]), int(row[1]), str(row[2])):
-            raise LibraryError(f"suite {suite_id} is running in another Pairbench process")
-    owner_host, pid, token = current_owner()
-    lib.conn.execute(
-        "UPDATE suites SET status = 'running', ended_at = NULL, error = NULL, updated_at = ?, "
-        "owner_host = ?, owner_pid = ?, owner_token = ? WHERE id = ?",
-        (time.time(), owner_host, pid, token, suite_id),
-    )
+    get_suite(lib, suite_id)
+    try:
+        claim_row(lib.conn, "suites", suite_id, f"suite {suite_id}")
+    except ValueError as exc:
+        raise LibraryError(str(exc)) from None
 
 
 def finish_suite(lib: Library, suite_id: int, status: str, *, error: str | None = None) -> None:
@@ -216,13 +206,4 @@ def delete_suite(lib: Library, suite_id: int, *, with_runs: bool) -> list[int]:
 
 def _recover_orphaned(lib: Library) -> None:
     """Suites left ``running`` by a process that is gone become ``interrupted``."""
-    rows = lib.conn.execute(
-        "SELECT id, owner_host, owner_pid, owner_token FROM suites WHERE status = 'running'"
-    ).fetchall()
-    for suite_id, host, pid, token in rows:
-        if not owner_alive(str(host), int(pid), str(token)):
-            lib.conn.execute(
-                "UPDATE suites SET status = 'interrupted', ended_at = updated_at, "
-                "error = COALESCE(error, ?) WHERE id = ? AND status = 'running'",
-                (_DIED, int(suite_id)),
-            )
+    recover_orphaned_rows(lib.conn, "suites")

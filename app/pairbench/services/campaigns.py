@@ -1,0 +1,404 @@
+"""Campaigns as the window and the CLI use them: preview a plan (cells, runs, duration),
+start one, resume one, list and show campaigns with each cell's verdict."""
+
+from __future__ import annotations
+
+import fnmatch
+import random
+import time
+from collections.abc import Callable
+from dataclasses import dataclass
+from pathlib import Path
+
+from pairbench.analysis.campaign import (
+    COMPLETED,
+    NOT_A_FAILURE,
+    Attempt,
+    CellVerdict,
+    cell_verdict,
+    planned_runs,
+    pooled_values,
+)
+from pairbench.analysis.campaign_cells import PlanError, expand_cells
+from pairbench.analysis.campaign_schedule import slot_times
+from pairbench.analysis.outliers import OutlierPolicy
+from pairbench.domain import HostPair
+from pairbench.domain.campaign import (
+    WARN_RUNS,
+    CampaignStatus,
+    Cell,
+    Plan,
+    plan_from_json,
+    plan_to_json,
+)
+from pairbench.engine.campaign import CampaignControl as CampaignControl
+from pairbench.engine.campaign import (
+    CampaignObserver,
+    Clock,
+    Sleep,
+    run_campaign,
+)
+from pairbench.engine.campaign import CampaignOutcome as CampaignOutcome
+from pairbench.engine.campaign_run import RunOutcome as RunOutcome
+from pairbench.engine.campaign_state import attempts_of
+from pairbench.engine.observer import RunObserver
+from pairbench.engine.transports import Connector
+from pairbench.library import Library, LibraryError
+from pairbench.library import campaigns as stored
+from pairbench.library.campaigns import StoredCampaign
+from pairbench.library.hosts import list_pairs
+from pairbench.remote.secrets import SecretPrompt
+from pairbench.tools.registry import get_tool
+
+RUN_OVERHEAD_S = 1.5  # connecting, probing, starting the server: per run, for estimates
+MAX_SEED = 2**31 - 1
+
+
+def select_pairs(lib: Library, plan: Plan) -> list[HostPair]:
+    """The plan's pairs: by name (each must exist), or every pair whose tags (or, for a tag
+    the pair lacks, its client host's) match every glob of the selector."""
+    if plan.pairs.names:
+        known = {p.name: p for p in list_pairs(lib)}
+        missing = [n for n in plan.pairs.names if n not in known]
+        if missing:
+            raise PlanError(
+                f"unknown pair(s) {', '.join(missing)}; pairs: {', '.join(sorted(known)) or 'none'}"
+            )
+        return [known[n] for n in plan.pairs.names]
+    chosen = [p for p in list_pairs(lib) if _matches(p, plan.pairs.tags)]
+    if not chosen:
+        shown = ", ".join(f"{k}={v}" for k, v in plan.pairs.tags.items())
+        raise PlanError(f"no pair has the tags {shown} (see `pairbench pairs list`)")
+    return sorted(chosen, key=lambda p: p.name)
+
+
+def _matches(pair: HostPair, tags: dict[str, str] | object) -> bool:
+    assert isinstance(tags, dict)
+    for key, pattern in tags.items():
+        value = pair.tags.get(key, pair.client.tags.get(key))
+        if value is None or not fnmatch.fnmatchcase(value, pattern):
+            return False
+    return True
+
+
+@dataclass(frozen=True, slots=True)
+class CampaignPreview:
+    """What a plan will do, before it runs: its cells, passes, runs and duration."""
+
+    plan: Plan
+    cells: list[Cell]
+    passes: int
+    runs_min: int
+    runs_max: int
+    seconds_min: float
+    seconds_max: float
+    warnings: list[str]
+
+
+def preview_plan(lib: Library, plan: Plan) -> CampaignPreview:
+    """Expand and estimate ``plan`` over the library's pairs; ``PlanError`` when it cannot
+    run (unknown pair, a tag that selects nothing, an empty axis, a filter removing every
+    cell, too many cells)."""
+    cells = expand_cells(plan, select_pairs(lib, plan))
+    passes = len(slot_times(plan.schedule, time.time()))
+    low, high = planned_runs(plan, len(cells), passes)
+    one = [
+        get_tool(c.tool).expected_seconds(get_tool(c.tool).resolve(c.params))
+        if not c.probe
+        else float(c.params.get("duration", 600))
+        for c in cells
+    ]
+    per_pass = sum(one) + len(cells) * (RUN_OVERHEAD_S + plan.pause_s)
+    seconds_min = per_pass * plan.repeats.min * passes
+    seconds_max = per_pass * plan.repeats.max * passes
+    if plan.schedule.kind != "once":
+        span = slot_times(plan.schedule, time.time())
+        seconds_min = max(seconds_min, span[-1] - span[0] + per_pass * plan.repeats.min)
+        seconds_max = max(seconds_max, span[-1] - span[0] + per_pass * plan.repeats.max)
+    warnings = []
+    if high > WARN_RUNS:
+        warnings.append(f"{high:,} runs at most (~{seconds_max / 3600:.1f} h): a long campaign")
+    return CampaignPreview(plan, cells, passes, low, high, seconds_min, seconds_max, warnings)
+
+
+def create_from_plan(lib: Library, plan: Plan, text: str = "") -> int:
+    """Store a new campaign of ``plan`` (checked and expanded now: its pairs are chosen
+    once, by their tags at this moment), ``running`` and owned by this process."""
+    preview = preview_plan(lib, plan)
+    seed = plan.seed if plan.seed is not None else random.SystemRandom().randrange(MAX_SEED)
+    return stored.create_campaign(
+        lib,
+        plan.name,
+        plan_to_json(plan),
+        [c.to_json() for c in preview.cells],
+        seed,
+        plan_text=text,
+        label=plan.label,
+    )
+
+
+async def start_campaign(
+    lib: Library,
+    plan: Plan,
+    text: str = "",
+    *,
+    observer: CampaignObserver | None = None,
+    run_observer: RunObserver | None = None,
+    control: CampaignControl | None = None,
+    secrets: SecretPrompt | None = None,
+    accept_new_host_key: bool = False,
+    on_created: Callable[[int], None] | None = None,
+    clock: Clock = time.time,
+    sleep: Sleep | None = None,
+) -> CampaignOutcome:
+    """Store a campaign of ``plan`` and run it to its end (or a cancel)."""
+    campaign_id = create_from_plan(lib, plan, text)
+    if on_created is not None:
+        on_created(campaign_id)
+    return await _run(
+        lib,
+        campaign_id,
+        observer,
+        run_observer,
+        control,
+        secrets,
+        accept_new_host_key,
+        clock,
+        sleep,
+    )
+
+
+async def resume_campaign(
+    lib: Library,
+    campaign_id: int,
+    *,
+    observer: CampaignObserver | None = None,
+    run_observer: RunObserver | None = None,
+    control: CampaignControl | None = None,
+    secrets: SecretPrompt | None = None,
+    accept_new_host_key: bool = False,
+    clock: Clock = time.time,
+    sleep: Sleep | None = None,
+) -> CampaignOutcome:
+    """Go on with a stopped campaign from its next run; ``LibraryError`` for a completed or
+    unknown one, or one another process runs."""
+    campaign = stored.get_campaign(lib, campaign_id)
+    if campaign.status == CampaignStatus.COMPLETED.value:
+        raise LibraryError(f"campaign {campaign_id} is completed: nothing to resume")
+    stored.claim_campaign(lib, campaign_id)
+    return await _run(
+        lib,
+        campaign_id,
+        observer,
+        run_observer,
+        control,
+        secrets,
+        accept_new_host_key,
+        clock,
+        sleep,
+    )
+
+
+async def _run(
+    lib: Library,
+    campaign_id: int,
+    observer: CampaignObserver | None,
+    run_observer: RunObserver | None,
+    control: CampaignControl | None,
+    secrets: SecretPrompt | None,
+    accept_new_host_key: bool,
+    clock: Clock,
+    sleep: Sleep | None,
+) -> CampaignOutcome:
+    import asyncio
+
+    connector = Connector(lib, secrets=secrets, accept_new_host_key=accept_new_host_key)
+    try:
+        return await run_campaign(
+            lib,
+            campaign_id,
+            connector,
+            observer=observer,
+            run_observer=run_observer,
+            control=control,
+            clock=clock,
+            sleep=sleep or asyncio.sleep,
+        )
+    finally:
+        await connector.close()
+
+
+# ----------------------------------------------------------------------------- browsing
+
+
+@dataclass(frozen=True, slots=True)
+class CellRow:
+    """One cell as ``campaign show`` and the window's grid present it (pooled over passes)."""
+
+    cell: Cell
+    status: str  # pending (no run yet), open (more runs wanted), done, skipped
+    reason: str  # why skipped, or the verdict ("CV 3.1 % ≤ 5.0 %")
+    verdict: CellVerdict
+    run_ids: tuple[int, ...]
+    failures: int
+
+
+@dataclass(frozen=True, slots=True)
+class CampaignShown:
+    """One campaign with its plan, cells and progress."""
+
+    campaign: StoredCampaign
+    plan: Plan
+    rows: list[CellRow]
+    attempts: list[Attempt]
+    passes: int
+    passes_ended: dict[int, str]
+    runs_done: int
+    runs_planned: int
+
+
+def list_all(lib: Library) -> list[StoredCampaign]:
+    """Every campaign, newest first (one left ``running`` by a dead process is shown
+    ``interrupted``)."""
+    return stored.list_campaigns(lib)
+
+
+def show_campaign(lib: Library, campaign_id: int) -> CampaignShown:
+    """A campaign's cells with their verdicts over every pass; ``LibraryError`` if none."""
+    campaign = stored.get_campaign(lib, campaign_id)
+    plan = plan_from_json(campaign.plan)
+    cells = [Cell.from_json(c) for c in campaign.cells]
+    attempts = attempts_of(lib, campaign_id)
+    skipped = stored.skipped_cells(lib, campaign_id)
+    ended = stored.ended_passes(lib, campaign_id)
+    passes = len(slot_times(plan.schedule, campaign.created_at))
+    pooled = pooled_values(attempts)
+    policy = OutlierPolicy.parse(plan.outliers)
+    rows = []
+    all_ended = len(ended) >= passes
+    for cell in cells:
+        verdict = cell_verdict(pooled.get(cell.index, []), plan, outliers=policy)
+        mine = [a for a in attempts if a.key.cell == cell.index]
+        ids = tuple(a.run_id for a in mine if a.run_id is not None and a.status == "completed")
+        failures = sum(1 for a in mine if a.status not in NOT_A_FAILURE and a.status != COMPLETED)
+        if cell.index in skipped:
+            status, reason = "skipped", skipped[cell.index]
+        elif verdict.n == 0:
+            status, reason = "pending", ""
+        elif all_ended or (passes == 1 and not verdict.open):
+            status, reason = "done", verdict.why
+        else:
+            status, reason = "open", verdict.why
+        rows.append(CellRow(cell, status, reason, verdict, ids, failures))
+    done = sum(1 for a in attempts if a.status == COMPLETED)
+    live = len(cells) - len(skipped)
+    planned = max(done, planned_runs(plan, live, passes)[0])
+    return CampaignShown(campaign, plan, rows, attempts, passes, ended, done, planned)
+
+
+def cells_json(shown: CampaignShown) -> list[dict[str, object]]:
+    """Each cell with its pair, test, parameters, n, mean, ci95, cv and discards."""
+    out: list[dict[str, object]] = []
+    for row in shown.rows:
+        stats = row.verdict.stats
+        ci = stats.ci if stats is not None else None
+        out.append(
+            {
+                "cell": row.cell.index,
+                "pair": row.cell.pair,
+                "test": row.cell.test_name,
+                "tool": row.cell.tool,
+                "params": dict(row.cell.params),
+                "axes": dict(row.cell.axes),
+                "metric": row.cell.metric,
+                "status": row.status,
+                "reason": row.reason,
+                "n": row.verdict.n,
+                "mean": None if stats is None else stats.mean,
+                "ci95": None if ci is None else [ci.low, ci.high],
+                "cv": None if stats is None else stats.cv,
+                "discarded": [
+                    {
+                        "run_id": row.run_ids[d.index] if d.index < len(row.run_ids) else None,
+                        "value": d.value,
+                        "reason": d.reason,
+                    }
+                    for d in row.verdict.discarded
+                ],
+                "runs": list(row.run_ids),
+                "failures": row.failures,
+            }
+        )
+    return out
+
+
+def campaign_json(shown: CampaignShown, *, with_cells: bool = True) -> dict[str, object]:
+    """A campaign as ``campaign show --json`` prints it."""
+    c = shown.campaign
+    out: dict[str, object] = {
+        "id": c.id,
+        "name": c.name,
+        "label": c.label,
+        "status": c.status,
+        "paused": c.paused,
+        "created_at": c.created_at,
+        "ended_at": c.ended_at,
+        "error": c.error,
+        "seed": c.seed,
+        "order": shown.plan.order.value,
+        "repeats": shown.plan.repeats.describe(),
+        "schedule": shown.plan.schedule.describe(),
+        "passes": shown.passes,
+        "passes_ended": len(shown.passes_ended),
+        "runs": shown.runs_done,
+        "runs_planned": shown.runs_planned,
+        "cells_total": len(shown.rows),
+    }
+    if with_cells:
+        out["cells"] = cells_json(shown)
+    return out
+
+
+def delete_campaign(lib: Library, campaign_id: int, *, with_runs: bool) -> list[int]:
+    """Delete a stopped campaign (and its runs, with ``with_runs``)."""
+    return stored.delete_campaign(lib, campaign_id, with_runs=with_runs)
+
+
+def detach_campaign(lib: Library, campaign_id: int, argv: list[str], log: Path) -> int:
+    """Hand a campaign this process created (or a stopped one) to a background process that
+    runs ``argv`` (``campaign resume ID``) in its own session, its output appended to
+    ``log``; its pid. The campaign is released first, so the new process can claim it."""
+    import subprocess
+
+    campaign = stored.get_campaign(lib, campaign_id)
+    if campaign.status == CampaignStatus.COMPLETED.value:
+        raise LibraryError(f"campaign {campaign_id} is completed: nothing to run")
+    if campaign.status == CampaignStatus.RUNNING.value:
+        stored.claim_campaign(lib, campaign_id)  # refuses one another live process runs
+        stored.finish_campaign(
+            lib, campaign_id, CampaignStatus.INTERRUPTED.value, error="starting in the background"
+        )
+    with open(log, "ab") as out:
+        child = subprocess.Popen(
+            argv,
+            stdin=subprocess.DEVNULL,
+            stdout=out,
+            stderr=subprocess.STDOUT,
+            start_new_session=True,
+            close_fds=True,
+        )
+    return child.pid
+
+
+def stop_campaign(lib: Library, campaign_id: int) -> int:
+    """Ask the process on this computer running the campaign to cancel it (SIGTERM: the run
+    in flight is stored cancelled, every finished run kept); its pid."""
+    import os
+    import signal
+
+    pid = stored.live_owner_pid(lib, campaign_id)
+    try:
+        os.kill(pid, signal.SIGTERM)
+    except OSError as exc:
+        raise LibraryError(f"cannot signal process {pid}: {exc}") from None
+    return pid
