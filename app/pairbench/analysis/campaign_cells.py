@@ -30,7 +30,7 @@ def main_metric(tool: str, params: Mapping[str, str]) -> str:
     return "throughput_bps"
 
 
-def test_combinations(test: TestPlan) -> list[dict[str, str]]:
+def combinations_of(test: TestPlan) -> list[dict[str, str]]:
     """Every parameter set of one test: the cross product of its axes, where the axes named
     together in a ``zip`` group advance together (they must have equal lengths)."""
     zipped = {name for group in test.zip for name in group}
@@ -78,7 +78,7 @@ def expand_cells(plan: Plan, pairs: Sequence[HostPair]) -> list[Cell]:
     if not plan.tests:
         raise PlanError("the plan has no test: add a [[tests]] table")
     keep = compile_filter(plan.filter) if plan.filter.strip() else None
-    combos = [(i, test, test_combinations(test)) for i, test in enumerate(plan.tests)]
+    combos = [(i, test, combinations_of(test)) for i, test in enumerate(plan.tests)]
     total = len(pairs) * sum(len(c) for _, _, c in combos)
     if total > MAX_CELLS:
         raise PlanError(

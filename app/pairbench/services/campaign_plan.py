@@ -12,7 +12,7 @@ from pathlib import Path
 from typing import Any
 
 from pairbench.analysis.campaign_cells import PlanError as PlanError
-from pairbench.analysis.campaign_cells import compile_filter, test_combinations
+from pairbench.analysis.campaign_cells import compile_filter, combinations_of
 from pairbench.analysis.campaign_schedule import parse_time_of_day
 from pairbench.analysis.outliers import OutlierPolicy
 from pairbench.domain.campaign import (
@@ -94,6 +94,8 @@ def _known(data: Mapping[str, Any], keys: set[str], where: str) -> None:
         if key not in keys:
             close = difflib.get_close_matches(key, sorted(keys), n=1)
             hint = f" (did you mean {close[0]!r}?)" if close else ""
+            if keys is _TEST and key in _TOP:
+                hint = " (a plan's own keys go before the first [[tests]] table)"
             raise PlanError(
                 f"{where} has an unknown key {key!r}{hint}; known keys: {', '.join(sorted(keys))}"
             )
@@ -198,7 +200,7 @@ def _check_params(test: TestPlan, where: str) -> None:
     if test.probe == "burst":
         return
     tool = get_tool(test.tool)
-    for params in test_combinations(test):
+    for params in combinations_of(test):
         try:
             tool.resolve(params)
         except ValueError as exc:
@@ -219,9 +221,10 @@ def _repeats(value: object) -> RepeatPolicy:
         raise PlanError(f"'repeats': max ({high}) is below min ({low})")
     cv = value.get("cv")
     if cv is not None and (
-        isinstance(cv, bool) or not isinstance(cv, (int, float)) or not 0 < cv < 10
+        isinstance(cv, bool) or not isinstance(cv, (int, float)) or not 0 < cv < 1
     ):
-        raise PlanError(f"'repeats': cv is a fraction such as 0.05 (5 %), got {cv!r}")
+        hint = f" (for {cv} %, write {cv / 100:g})" if isinstance(cv, (int, float)) else ""
+        raise PlanError(f"'repeats': cv is a fraction such as 0.05 (5 %), got {cv!r}{hint}")
     return RepeatPolicy(low, high, None if cv is None else float(cv))
 
 

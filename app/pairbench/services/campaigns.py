@@ -121,7 +121,9 @@ def preview_plan(lib: Library, plan: Plan) -> CampaignPreview:
     return CampaignPreview(plan, cells, passes, low, high, seconds_min, seconds_max, warnings)
 
 
-def create_from_plan(lib: Library, plan: Plan, text: str = "") -> int:
+def create_from_plan(
+    lib: Library, plan: Plan, text: str = "", *, created_at: float | None = None
+) -> int:
     """Store a new campaign of ``plan`` (checked and expanded now: its pairs are chosen
     once, by their tags at this moment), ``running`` and owned by this process."""
     preview = preview_plan(lib, plan)
@@ -134,6 +136,7 @@ def create_from_plan(lib: Library, plan: Plan, text: str = "") -> int:
         seed,
         plan_text=text,
         label=plan.label,
+        created_at=created_at,
     )
 
 
@@ -152,7 +155,7 @@ async def start_campaign(
     sleep: Sleep | None = None,
 ) -> CampaignOutcome:
     """Store a campaign of ``plan`` and run it to its end (or a cancel)."""
-    campaign_id = create_from_plan(lib, plan, text)
+    campaign_id = create_from_plan(lib, plan, text, created_at=clock())
     if on_created is not None:
         on_created(campaign_id)
     return await _run(
@@ -368,13 +371,15 @@ def detach_campaign(lib: Library, campaign_id: int, argv: list[str], log: Path) 
     """Hand a campaign this process created (or a stopped one) to a background process that
     runs ``argv`` (``campaign resume ID``) in its own session, its output appended to
     ``log``; its pid. The campaign is released first, so the new process can claim it."""
+    import os
     import subprocess
 
     campaign = stored.get_campaign(lib, campaign_id)
     if campaign.status == CampaignStatus.COMPLETED.value:
         raise LibraryError(f"campaign {campaign_id} is completed: nothing to run")
     if campaign.status == CampaignStatus.RUNNING.value:
-        stored.claim_campaign(lib, campaign_id)  # refuses one another live process runs
+        if stored.live_owner_pid(lib, campaign_id) != os.getpid():
+            raise LibraryError(f"campaign {campaign_id} is running in another Pairbench process")
         stored.finish_campaign(
             lib, campaign_id, CampaignStatus.INTERRUPTED.value, error="starting in the background"
         )

@@ -1,0 +1,192 @@
+"""Campaign plans: TOML read into a Plan with clear errors before anything runs, cells
+expanded as pairs × tests × crossed/zipped axes and kept by the filter, stored and read back."""
+
+from __future__ import annotations
+
+import itertools
+import math
+
+import pytest
+
+from pairbench.analysis.campaign_cells import (
+    PlanError,
+    compile_filter,
+    expand_cells,
+    main_metric,
+    combinations_of,
+)
+from pairbench.domain import Host, HostPair
+from pairbench.domain.campaign import MAX_CELLS, Order, plan_from_json, plan_to_json
+from pairbench.library import Library
+from pairbench.library.hosts import add_host, add_pair
+from pairbench.services.campaign_plan import parse_plan
+from pairbench.services.campaigns import preview_plan, select_pairs
+
+def _top(line: str) -> str:
+    """BASE with a top-level key (before the first [[tests]] table, as TOML wants)."""
+    return BASE.replace("repeats = 3", "repeats = 3\n" + line)
+
+
+BASE = """
+name = "zones"
+pairs = ["a1", "b1"]
+repeats = 3
+[[tests]]
+tool = "iperf3"
+params = { duration = 5, streams = [1, 4] }
+"""
+
+
+def _pair(name: str, zone: str, ctype: str = "r4.large") -> HostPair:
+    client = Host(name=f"{name}-c", address="10.0.0.1", tags={"zone": zone, "type": ctype})
+    server = Host(name=f"{name}-s", address="10.0.0.2", tags={"zone": zone})
+    return HostPair(name, client, server, tags={"zone": zone})
+
+
+def test_the_issue_example_reads_into_a_plan_with_its_axis() -> None:
+    plan = parse_plan(BASE)
+    assert plan.name == "zones" and plan.pairs.names == ("a1", "b1")
+    assert (plan.repeats.min, plan.repeats.max, plan.repeats.cv) == (3, 3, None)
+    assert plan.order is Order.INTERLEAVED
+    assert plan.tests[0].axes == {"duration": ("5",), "streams": ("1", "4")}
+    assert plan_from_json(plan_to_json(plan)) == plan
+
+
+@pytest.mark.parametrize(
+    ("text", "words"),
+    [
+        (BASE.replace("repeats = 3", "repeets = 3"), ["unknown key 'repeets'", "'repeats'"]),
+        (BASE.replace('tool = "iperf3"', 'tool = "iprf3"'), ["unknown tool 'iprf3'", "iperf3"]),
+        (BASE.replace("streams = [1, 4]", "streams = []"), ["streams", "empty list"]),
+        (BASE.replace("repeats = 3", "repeats = { min = 5, max = 2 }"), ["max (2) is below min"]),
+        (BASE.replace("repeats = 3", "repeats = { min = 2, max = 5, cv = 5 }"), ["cv"]),
+        (BASE.replace("streams = [1, 4]", "streams = [1, -4]"), ["iperf3"]),
+        (BASE.replace('name = "zones"', ""), ["needs a 'name'"]),
+        (_top('filter = "streams >"'), ["filter", "not an expression"]),
+        (_top('filter = "__import__(\'os\')"'), ["filter", "not allowed"]),
+        (_top('schedule = { every = "1min" }'), ["schedule"]),
+        (_top('schedule = { at = ["25:00"] }'), ["HH:MM"]),
+        (_top('order = "random"'), ["interleaved", "sequential"]),
+        ("name = 'x'\npairs = ['a1']\n", ["no test"]),
+        ("name = 'x'\npairs = [", ["not valid TOML"]),
+    ],
+)
+def test_a_bad_plan_is_refused_with_what_to_change(text: str, words: list[str]) -> None:
+    with pytest.raises(PlanError) as caught:
+        parse_plan(text)
+    for word in words:
+        assert word in str(caught.value), str(caught.value)
+
+
+def test_axes_cross_and_zip() -> None:
+    plan = parse_plan(
+        BASE.replace(
+            "params = { duration = 5, streams = [1, 4] }",
+            'params = { duration = [5, 10], streams = [1, 2, 4], window = ["64k", "1M", "4M"] }\n'
+            'zip = [["streams", "window"]]',
+        )
+    )
+    combos = combinations_of(plan.tests[0])
+    # duration (2) × zipped (streams, window) (3): 6, each pairing streams[i] with window[i]
+    assert len(combos) == 2 * 3
+    pairs_seen = {(c["streams"], c["window"]) for c in combos}
+    assert pairs_seen == {("1", "64k"), ("2", "1M"), ("4", "4M")}
+    unequal = BASE.replace(
+        "params = { duration = 5, streams = [1, 4] }",
+        'params = { streams = [1, 2], window = ["64k"] }\nzip = [["streams", "window"]]',
+    )
+    with pytest.raises(PlanError, match="equal lengths"):
+        expand_cells(parse_plan(unequal), [_pair("a1", "a")])
+
+
+def test_cells_are_pairs_times_tests_times_axis_values_in_plan_order() -> None:
+    plan = parse_plan(
+        BASE
+        + """
+[[tests]]
+tool = "ping"
+params = { count = [3, 5, 7] }
+"""
+    )
+    pairs = [_pair("a1", "a"), _pair("b1", "b")]
+    cells = expand_cells(plan, pairs)
+    per_pair = 2 + 3
+    assert len(cells) == len(pairs) * per_pair
+    assert [c.index for c in cells] == list(range(len(cells)))
+    assert [c.pair for c in cells] == ["a1"] * per_pair + ["b1"] * per_pair
+    assert cells[0].column == "iperf3 streams=1" and cells[0].metric == "throughput_bps"
+    assert cells[2].column == "ping count=3" and cells[2].metric == "rtt_avg_ms"
+    assert cells[0].params == {"duration": "5", "streams": "1"}
+
+
+def test_the_filter_keeps_cells_by_parameters_and_tags() -> None:
+    plan = parse_plan(_top('filter = "streams > 1 and pair.zone != \'b\'"'))
+    cells = expand_cells(plan, [_pair("a1", "a"), _pair("b1", "b")])
+    assert [(c.pair, c.params["streams"]) for c in cells] == [("a1", "4")]
+    keep = compile_filter("client.type in ('r4.large', 'r4.xlarge') and duration * 2 == 10")
+    assert keep({"duration": "5", "client": _tags({"type": "r4.large"})})
+    assert not keep({"duration": "6", "client": _tags({"type": "r4.large"})})
+    everything_out = parse_plan(_top('filter = "streams > 100"'))
+    with pytest.raises(PlanError, match="removes every cell"):
+        expand_cells(everything_out, [_pair("a1", "a")])
+    unknown = parse_plan(_top('filter = "stream > 1"'))
+    with pytest.raises(PlanError, match="'stream'"):
+        expand_cells(unknown, [_pair("a1", "a")])
+
+
+def _tags(tags: dict[str, str]) -> object:
+    from pairbench.analysis.campaign_cells import _Tags
+
+    return _Tags(tags)
+
+
+def test_too_many_cells_are_refused_before_anything_runs() -> None:
+    side = math.ceil(math.sqrt(MAX_CELLS)) + 1  # side² > MAX_CELLS
+    values = ", ".join(str(i + 1) for i in range(side))
+    text = BASE.replace(
+        "params = { duration = 5, streams = [1, 4] }",
+        f"params = {{ duration = [{values}], streams = [{values}] }}",
+    )
+    plan = parse_plan(text.replace('pairs = ["a1", "b1"]', 'pairs = ["a1"]'))
+    with pytest.raises(PlanError, match="at most"):
+        expand_cells(plan, [_pair("a1", "a")])
+
+
+def test_main_metrics_follow_the_tool_and_profile() -> None:
+    assert main_metric("uperf", {"profile": "latency"}) == "latency_avg_us"
+    assert main_metric("uperf", {"profile": "throughput"}) == "throughput_bps"
+    assert main_metric("fio", {"rw": "randwrite"}) == "write_iops"
+    assert main_metric("fio", {"rw": "randread"}) == "read_iops"
+    assert main_metric("nuttcp", {}) == "throughput_bps"
+
+
+def test_pairs_by_name_or_tag_glob_against_the_library(library: Library) -> None:
+    for name, zone, ctype in (("a1", "a", "r4.large"), ("a2", "a", "m5.large"), ("b1", "b", "r4.xlarge")):
+        pair = _pair(name, zone, ctype)
+        add_host(library, pair.client)
+        add_host(library, pair.server)
+        add_pair(library, pair)
+    by_tag = parse_plan(BASE.replace('pairs = ["a1", "b1"]', 'pairs = { type = "r4.*" }'))
+    assert [p.name for p in select_pairs(library, by_tag)] == ["a1", "b1"]
+    zone_a = parse_plan(BASE.replace('pairs = ["a1", "b1"]', 'pairs = { zone = "a" }'))
+    assert [p.name for p in select_pairs(library, zone_a)] == ["a1", "a2"]
+    nothing = parse_plan(BASE.replace('pairs = ["a1", "b1"]', 'pairs = { zone = "z" }'))
+    with pytest.raises(PlanError, match="no pair has the tags zone=z"):
+        preview_plan(library, nothing)
+    unknown = parse_plan(BASE.replace('pairs = ["a1", "b1"]', 'pairs = ["a1", "nope"]'))
+    with pytest.raises(PlanError, match="unknown pair.*nope"):
+        preview_plan(library, unknown)
+    preview = preview_plan(library, parse_plan(BASE))
+    expected_cells = 2 * 2  # two named pairs × streams [1, 4]
+    assert len(preview.cells) == expected_cells
+    assert preview.runs_min == preview.runs_max == expected_cells * 3
+    assert preview.seconds_min >= expected_cells * 3 * 5  # each run lasts its 5 s at least
+
+
+def test_products_of_axes_match_itertools() -> None:
+    axes = {"a": ("1", "2"), "b": ("x", "y", "z"), "c": ("k",)}
+    from pairbench.domain.campaign import TestPlan
+
+    combos = combinations_of(TestPlan("t", "iperf3", axes))
+    expected = [dict(zip(axes, v, strict=True)) for v in itertools.product(*axes.values())]
+    assert combos == expected
