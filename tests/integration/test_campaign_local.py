@@ -16,7 +16,6 @@ from pathlib import Path
 from typing import Any
 
 from local_run_helpers import PAIRBENCH, cli_json, start_cli
-
 from pairbench.library import Library
 from pairbench.library.runs import list_runs
 from pairbench.services.campaign_plan import parse_plan
@@ -155,9 +154,7 @@ def test_sigkill_mid_campaign_then_resume_loses_only_the_run_in_flight(tmp_path:
     statuses = sorted(r.status.value for r in runs)
     assert statuses == ["completed"] * 6 + ["interrupted"]  # the one in flight, kept as it was
     counted = {i for c in shown["cells"] for i in c["runs"]}
-    assert len(counted) == 6 and all(
-        r.id in counted for r in runs if r.status.value == "completed"
-    )
+    assert len(counted) == 6 and all(r.id in counted for r in runs if r.status.value == "completed")
 
 
 def test_a_detached_campaign_runs_on_and_stops_on_cancel(tmp_path: Path) -> None:

@@ -4,6 +4,7 @@ outliers discarded with their reason; failures retried; the schedule's passes.""
 
 from __future__ import annotations
 
+import itertools
 import statistics
 from dataclasses import replace
 
@@ -40,7 +41,9 @@ def _cells(n: int) -> list[Cell]:
     ]
 
 
-def _simulate(plan: Plan, cells: list[Cell], value_of: dict[int, list[float]], seed: int) -> list[int]:
+def _simulate(
+    plan: Plan, cells: list[Cell], value_of: dict[int, list[float]], seed: int
+) -> list[int]:
     """Run the scheduler's choices to the end with given values per cell; the cells in the
     order they ran."""
     attempts: list[Attempt] = []
@@ -125,5 +128,5 @@ def test_passes_of_a_schedule_and_the_ones_missed() -> None:
     assert due_pass(slots, 5000.0, set(range(10))) == (None, [])
     times = Schedule("times", times=("08:00", "20:00"), days=2)
     at = slot_times(times, 0.0)
-    assert len(at) == 4 and all(b > a for a, b in zip(at, at[1:], strict=False))
+    assert len(at) == 4 and all(b > a for a, b in itertools.pairwise(at))
     assert slot_times(Schedule(), 5.0) == [5.0]

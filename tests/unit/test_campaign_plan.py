@@ -10,10 +10,10 @@ import pytest
 
 from pairbench.analysis.campaign_cells import (
     PlanError,
+    combinations_of,
     compile_filter,
     expand_cells,
     main_metric,
-    combinations_of,
 )
 from pairbench.domain import Host, HostPair
 from pairbench.domain.campaign import MAX_CELLS, Order, plan_from_json, plan_to_json
@@ -21,6 +21,7 @@ from pairbench.library import Library
 from pairbench.library.hosts import add_host, add_pair
 from pairbench.services.campaign_plan import parse_plan
 from pairbench.services.campaigns import preview_plan, select_pairs
+
 
 def _top(line: str) -> str:
     """BASE with a top-level key (before the first [[tests]] table, as TOML wants)."""
@@ -63,7 +64,7 @@ def test_the_issue_example_reads_into_a_plan_with_its_axis() -> None:
         (BASE.replace("streams = [1, 4]", "streams = [1, -4]"), ["iperf3"]),
         (BASE.replace('name = "zones"', ""), ["needs a 'name'"]),
         (_top('filter = "streams >"'), ["filter", "not an expression"]),
-        (_top('filter = "__import__(\'os\')"'), ["filter", "not allowed"]),
+        (_top("filter = \"__import__('os')\""), ["filter", "not allowed"]),
         (_top('schedule = { every = "1min" }'), ["schedule"]),
         (_top('schedule = { at = ["25:00"] }'), ["HH:MM"]),
         (_top('order = "random"'), ["interleaved", "sequential"]),
@@ -120,7 +121,7 @@ params = { count = [3, 5, 7] }
 
 
 def test_the_filter_keeps_cells_by_parameters_and_tags() -> None:
-    plan = parse_plan(_top('filter = "streams > 1 and pair.zone != \'b\'"'))
+    plan = parse_plan(_top("filter = \"streams > 1 and pair.zone != 'b'\""))
     cells = expand_cells(plan, [_pair("a1", "a"), _pair("b1", "b")])
     assert [(c.pair, c.params["streams"]) for c in cells] == [("a1", "4")]
     keep = compile_filter("client.type in ('r4.large', 'r4.xlarge') and duration * 2 == 10")
@@ -161,7 +162,11 @@ def test_main_metrics_follow_the_tool_and_profile() -> None:
 
 
 def test_pairs_by_name_or_tag_glob_against_the_library(library: Library) -> None:
-    for name, zone, ctype in (("a1", "a", "r4.large"), ("a2", "a", "m5.large"), ("b1", "b", "r4.xlarge")):
+    for name, zone, ctype in (
+        ("a1", "a", "r4.large"),
+        ("a2", "a", "m5.large"),
+        ("b1", "b", "r4.xlarge"),
+    ):
         pair = _pair(name, zone, ctype)
         add_host(library, pair.client)
         add_host(library, pair.server)
@@ -174,7 +179,7 @@ def test_pairs_by_name_or_tag_glob_against_the_library(library: Library) -> None
     with pytest.raises(PlanError, match="no pair has the tags zone=z"):
         preview_plan(library, nothing)
     unknown = parse_plan(BASE.replace('pairs = ["a1", "b1"]', 'pairs = ["a1", "nope"]'))
-    with pytest.raises(PlanError, match="unknown pair.*nope"):
+    with pytest.raises(PlanError, match=r"unknown pair.*nope"):
         preview_plan(library, unknown)
     preview = preview_plan(library, parse_plan(BASE))
     expected_cells = 2 * 2  # two named pairs × streams [1, 4]

@@ -98,7 +98,9 @@ def test_one_process_at_a_time_and_a_dead_owner_means_interrupted(library: Libra
         "UPDATE campaigns SET owner_pid = 1, owner_token = 'not-init' WHERE id = ?", (cid,)
     )
     stored = get_campaign(library, cid)
-    assert stored.status == "interrupted" and stored.error and "stopped unexpectedly" in stored.error
+    assert (
+        stored.status == "interrupted" and stored.error and "stopped unexpectedly" in stored.error
+    )
     claim_campaign(library, cid)
     assert get_campaign(library, cid).status == "running"
     with pytest.raises(LibraryError, match="still running"):

@@ -12,7 +12,7 @@ from pathlib import Path
 from typing import Any
 
 from pairbench.analysis.campaign_cells import PlanError as PlanError
-from pairbench.analysis.campaign_cells import compile_filter, combinations_of
+from pairbench.analysis.campaign_cells import combinations_of, compile_filter
 from pairbench.analysis.campaign_schedule import parse_time_of_day
 from pairbench.analysis.outliers import OutlierPolicy
 from pairbench.domain.campaign import (
