@@ -195,3 +195,29 @@ def test_products_of_axes_match_itertools() -> None:
     combos = combinations_of(TestPlan("t", "iperf3", axes))
     expected = [dict(zip(axes, v, strict=True)) for v in itertools.product(*axes.values())]
     assert combos == expected
+
+
+def test_every_built_in_plan_reads_and_previews_over_tagged_pairs(library: Library) -> None:
+    from pairbench.services.campaign_plan import read_plan
+    from pairbench.services.campaign_plans import builtin_plan_path, builtin_plans
+
+    tags = {"config": "same-ad", "study": "udp", "type": "r4.large", "region": "us-east-1"}
+    client = Host(name="c", address="10.0.0.1", tags=tags)
+    server = Host(name="s", address="10.0.0.2")
+    add_host(library, client)
+    add_host(library, server)
+    add_pair(library, HostPair("p1", client, server, tags=tags))
+    plans = builtin_plans()
+    assert {p.name for p in plans} >= {
+        "uperf-pair-configs",
+        "udp-buffer-sweep",
+        "burst-per-type",
+        "iperf-matrix",
+    }
+    for builtin in plans:
+        assert builtin.title and builtin.source.split(" ")[0].endswith(".txt")
+        plan, _ = read_plan(builtin_plan_path(builtin.name))
+        preview = preview_plan(library, plan)
+        assert preview.cells and all(c.pair == "p1" for c in preview.cells)
+    with pytest.raises(PlanError, match="built-in"):
+        builtin_plan_path("no-such-plan")
