@@ -13,6 +13,7 @@ from collections.abc import Callable, Sequence
 from bench import (
     bundle_size,
     bundle_start,
+    campaign_overhead,
     cli_start,
     compare_draw,
     compare_export,
@@ -48,6 +49,7 @@ BENCHMARKS: dict[str, Benchmark] = {
     cli_start.NAME: cli_start.run,
     overhead.NAME: overhead.run,
     storage_suite.NAME: storage_suite.run,
+    campaign_overhead.NAME: campaign_overhead.run,
     parsers.NAME: parsers.run,
     parser_worst.NAME: parser_worst.run,
     compare_draw.NAME: compare_draw.run,
