@@ -119,7 +119,8 @@ def test_sigkill_mid_campaign_then_resume_loses_only_the_run_in_flight(tmp_path:
         'name = "kill me"\npairs = ["local"]\nrepeats = 2\n[[tests]]\n'
         'tool = "ping"\nparams = { count = [4, 5, 6], interval = 0.25 }\n',
     )
-    child = start_cli(library, "campaign", "run", str(plan))
+    id_file = tmp_path / "campaign.id"
+    child = start_cli(library, "campaign", "run", str(plan), "--id-file", str(id_file))
     try:
 
         def two_done() -> bool:
@@ -141,13 +142,28 @@ def test_sigkill_mid_campaign_then_resume_loses_only_the_run_in_flight(tmp_path:
     listed = cli_json(library, "campaign", "list", "--json")
     assert [c["status"] for c in listed] == ["interrupted"]
     campaign_id = listed[0]["id"]
+    assert id_file.read_text().strip() == str(campaign_id)
+    # The same command again (as systemd would after a reboot) goes on with that campaign.
     result = subprocess.run(
-        [*PAIRBENCH, "--library", str(library), "campaign", "resume", str(campaign_id), "--json"],
+        [
+            *PAIRBENCH,
+            "--library",
+            str(library),
+            "campaign",
+            "run",
+            str(plan),
+            "--id-file",
+            str(id_file),
+            "--json",
+        ],
         capture_output=True,
         text=True,
         timeout=120,
     )
     assert result.returncode == 0, result.stderr
+    assert f"campaign {campaign_id}" in result.stderr and "resuming" in result.stderr
+    assert json.loads(result.stdout.strip().splitlines()[-1])["id"] == campaign_id
+    assert len(cli_json(library, "campaign", "list", "--json")) == 1
     shown = _shown(library, campaign_id)
     assert [c["n"] for c in shown["cells"]] == [2, 2, 2]  # no cell ran a third time
     runs = _campaign_runs(library, campaign_id)
@@ -186,6 +202,9 @@ def test_a_detached_campaign_runs_on_and_stops_on_cancel(tmp_path: Path) -> None
     assert len(done) == ended["runs"] >= 1 and len(done) < 6
     assert [r.status.value for r in runs if r.status.value != "completed"] in (["cancelled"], [])
     _wait_for("the background process to end", lambda: not Path(f"/proc/{pid}").exists(), 30)
+    resumed = cli_json(library, "campaign", "resume", str(campaign_id), "--json")
+    assert resumed["status"] == "completed" and len(resumed["runs"]) == len(runs) + (6 - len(done))
+    assert [c["n"] for c in _shown(library, campaign_id)["cells"]] == [3, 3]
 
 
 def test_a_scheduled_campaign_runs_each_pass_at_its_time(tmp_path: Path) -> None:

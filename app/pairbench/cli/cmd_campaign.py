@@ -53,6 +53,14 @@ def add_parser(sub: argparse._SubParsersAction[argparse.ArgumentParser]) -> None
         help="run in the background (survives closing the terminal and the window); "
         "prints the campaign's id and log file",
     )
+    run.add_argument(
+        "--id-file",
+        type=Path,
+        metavar="PATH",
+        help="keep the campaign's id in PATH; when PATH names a campaign that is not "
+        "completed, resume it instead of starting anew (for systemd and cron: a restart or "
+        "a reboot goes on with the same campaign)",
+    )
     run.add_argument("--accept-new-host-key", action="store_true")
     run.set_defaults(handler=handle_run)
     check = csub.add_parser("check", help="check a plan: its cells, runs and duration")
@@ -167,18 +175,49 @@ def handle_run(args: argparse.Namespace, env: Environment) -> ExitStatus:
     try:
         plan, text = read_plan(_plan_path(args.plan))
         with env.open_library() as lib:
+            remembered = _remembered(lib, args.id_file)
+            if remembered is not None:
+                env.err(f"campaign {remembered} (from {args.id_file}): resuming it")
+                if args.detach:
+                    return _detach(env, lib, remembered, args)
+                outcome = asyncio.run(_resume(lib, remembered, args, env))
+                return _report(env, outcome, args.json)
             if args.detach:
                 campaign_id = create_from_plan(lib, plan, text)
+                _remember(args.id_file, campaign_id)
                 return _detach(env, lib, campaign_id, args)
             progress = _Progress(env, args.json)
             outcome = asyncio.run(_start(lib, plan, text, progress, env, args))
     except PlanError as exc:
         env.err(terminal_text(f"pairbench: {exc}"))
         return ExitStatus.USAGE
-    except (LibraryError, RunError) as exc:
+    except (LibraryError, RunError, OSError) as exc:
         env.err(terminal_text(f"pairbench: {exc}"))
         return ExitStatus.ERROR
     return _report(env, outcome, args.json)
+
+
+def _remembered(lib: Library, id_file: Path | None) -> int | None:
+    """The campaign named in ``--id-file`` when it can go on (exists, not completed)."""
+    if id_file is None or not id_file.exists():
+        return None
+    text = id_file.read_text(encoding="utf-8").strip()
+    if not text.isdigit():
+        raise PlanError(f"{id_file} does not hold a campaign id (got {text[:40]!r})")
+    try:
+        campaign = show_campaign(lib, int(text)).campaign
+    except LibraryError:
+        return None  # deleted, or another library's: start anew
+    return None if campaign.status == "completed" else campaign.id
+
+
+def _remember(id_file: Path | None, campaign_id: int) -> None:
+    """Write the campaign's id into ``--id-file`` (atomically)."""
+    if id_file is None:
+        return
+    partial = id_file.with_name(id_file.name + ".partial")
+    partial.write_text(f"{campaign_id}\n", encoding="utf-8")
+    partial.replace(id_file)
 
 
 async def _start(
@@ -199,8 +238,13 @@ async def _start(
         control=control,
         secrets=TerminalPrompt(),
         accept_new_host_key=args.accept_new_host_key,
-        on_created=lambda cid: env.err(terminal_text(f"campaign {cid}: {plan.name}")),
+        on_created=lambda cid: _created(env, args, cid, plan),
     )
+
+
+def _created(env: Environment, args: argparse.Namespace, campaign_id: int, plan: Plan) -> None:
+    _remember(args.id_file, campaign_id)
+    env.err(terminal_text(f"campaign {campaign_id}: {plan.name}"))
 
 
 def handle_resume(args: argparse.Namespace, env: Environment) -> ExitStatus:
@@ -209,19 +253,21 @@ def handle_resume(args: argparse.Namespace, env: Environment) -> ExitStatus:
         with env.open_library() as lib:
             if args.detach:
                 return _detach(env, lib, args.id, args)
-            outcome = asyncio.run(_resume(lib, args, env))
+            outcome = asyncio.run(_resume(lib, args.id, args, env))
     except (LibraryError, RunError, PlanError) as exc:
         env.err(terminal_text(f"pairbench: {exc}"))
         return ExitStatus.ERROR
     return _report(env, outcome, args.json)
 
 
-async def _resume(lib: Library, args: argparse.Namespace, env: Environment) -> CampaignOutcome:
+async def _resume(
+    lib: Library, campaign_id: int, args: argparse.Namespace, env: Environment
+) -> CampaignOutcome:
     control = CampaignControl()
     cancel_on_signals(control.cancel)
     return await resume_campaign(
         lib,
-        args.id,
+        campaign_id,
         observer=_Progress(env, args.json),
         control=control,
         secrets=TerminalPrompt(),
