@@ -41,8 +41,17 @@ PARAMS: dict[str, Param] = {
         Param("omit", "int", "0", "seconds to omit at the start (-O)", minimum=0, maximum=600),
         Param("no_delay", "bool", "false", "TCP_NODELAY (-N)"),
         Param("affinity", "cpus", "", "pin to CPUs: N, or N,M for client N and server M (-A)"),
+        Param("congestion", "optname", "", "TCP congestion control, e.g. bbr, cubic (-C)"),
+        Param("zerocopy", "bool", "false", "send with zero copy (-Z)"),
+        Param("bind", "address", "", "the client's source address, host[%dev] (-B)"),
+        Param("mss", "int", "0", "TCP maximum segment size, 0 = system (-M)", 0, 9216),
+        Param("fq_rate", "rate", "0", "fair-queuing socket pacing per stream (--fq-rate)"),
+        Param("tos", "int", "0", "IP type of service, 0-255 (-S)", minimum=0, maximum=255),
+        Param("dscp", "dscp", "", "IP DSCP, 0-63 or EF, AF11, CS1... (--dscp)"),
+        Param("cport", "int", "0", "the client's first port, 0 = any (--cport)", 0, 65535),
     )
 }
+MIN_MSS = 88  # iperf3 refuses less
 
 
 def resolve(params: Mapping[str, str]) -> dict[str, str]:
@@ -50,6 +59,14 @@ def resolve(params: Mapping[str, str]) -> dict[str, str]:
     resolved = resolve_params(PARAMS, params)
     if is_true(resolved["reverse"]) and is_true(resolved["bidir"]):
         raise ParamError("reverse and bidir cannot be combined")
+    if resolved["tos"] != "0" and resolved["dscp"]:
+        raise ParamError("tos and dscp cannot be combined (dscp sets the upper 6 bits of tos)")
+    if 0 < int(resolved["mss"]) < MIN_MSS:
+        raise ParamError(f"mss must be 0 (the system's) or at least {MIN_MSS}")
+    if is_true(resolved["udp"]):
+        for name in ("congestion", "mss", "fq_rate"):
+            if resolved[name] not in ("", "0"):
+                raise ParamError(f"{name} is for TCP; it cannot be combined with udp")
     return resolved
 
 
@@ -93,12 +110,35 @@ def commands(params: Mapping[str, str], caps: Capabilities, ctx: CommandContext)
         client.append("-N")
     if params["affinity"]:
         client += ["-A", params["affinity"]]
+    client += _tcp_and_ip_options(params)
     if _server_parsed(params):
         # Client -> server UDP: only the receiving server knows per-interval jitter and
         # loss, so its output (over its own channel) is what is parsed; the client's
         # stderr still carries its errors.
         return Commands(client=client, server=server, parse=UDP_RECEIVER_SOURCES)
     return Commands(client=client, server=server)
+
+
+def _tcp_and_ip_options(params: Mapping[str, str]) -> list[str]:
+    """The client's -C, -Z, -B, -M, --fq-rate, -S, --dscp and --cport, as set."""
+    argv: list[str] = []
+    if params["congestion"]:
+        argv += ["-C", params["congestion"]]
+    if is_true(params["zerocopy"]):
+        argv.append("-Z")
+    if params["bind"]:
+        argv += ["-B", params["bind"]]
+    if params["mss"] != "0":
+        argv += ["-M", params["mss"]]
+    if params["fq_rate"] != "0":
+        argv += ["--fq-rate", params["fq_rate"]]
+    if params["tos"] != "0":
+        argv += ["-S", params["tos"]]
+    if params["dscp"]:
+        argv += ["--dscp", params["dscp"]]
+    if params["cport"] != "0":
+        argv += ["--cport", params["cport"]]
+    return argv
 
 
 def _server_parsed(params: Mapping[str, str]) -> bool:

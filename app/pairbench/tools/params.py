@@ -14,6 +14,11 @@ _RATE = re.compile(r"^\d+(\.\d+)?[kKmMgGtT]?$")
 _SIZE = re.compile(r"^\d+[kKmMgG]?$")
 _NAME = re.compile(r"^[A-Za-z0-9._-]{1,64}$")
 _CPUS = re.compile(r"^\d{1,4}(,\d{1,4})?$")
+_OPTIONAL_NAME = re.compile(r"^[A-Za-z0-9._-]{0,64}$")
+# An IPv4/IPv6 address or a host name, optionally %interface (iperf3 -B host%dev); "" = none.
+_ADDRESS = re.compile(r"^([A-Za-z0-9.:_-]{1,253}(%[A-Za-z0-9._-]{1,15})?)?$")
+# iperf3 --dscp: 0-63, or a symbolic class (EF, AF11..AF43, CS0..CS7, LE, VA); "" = none.
+_DSCP = re.compile(r"^((6[0-3]|[1-5]?\d)|(?i:ef|af[1-4][1-3]|cs[0-7]|le|va))?$")
 
 
 @dataclass(frozen=True, slots=True)
@@ -75,6 +80,9 @@ _CHECKERS: dict[str, Callable[[Param, str], str]] = {
     "size": _check_pattern(_SIZE, "a size such as 1400, 128K or 4M"),
     "name": _check_pattern(_NAME, "letters, digits, '.', '_' or '-'"),
     "cpus": _check_pattern(_CPUS, "a CPU number, or client,server CPU numbers such as 0,1"),
+    "optname": _check_pattern(_OPTIONAL_NAME, "empty, or letters, digits, '.', '_' or '-'"),
+    "address": _check_pattern(_ADDRESS, "empty, or an address or host name (host%device)"),
+    "dscp": _check_pattern(_DSCP, "empty, 0-63, or a class such as EF, AF11, CS1"),
 }
 
 
