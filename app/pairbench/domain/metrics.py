@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+from collections.abc import Iterable
 from dataclasses import dataclass
 
 
@@ -52,6 +53,30 @@ METRICS: dict[str, Metric] = {
         Metric("rx_cpu_percent", "%", "Receiver CPU"),
     )
 }
+
+
+# Where a tool names a quantity its own way: ping counts packets, iperf3 and nuttcp datagrams.
+_TOOL_LABELS: dict[tuple[str, str], str] = {
+    ("ping", "lost_packets"): "Lost packets",
+    ("ping", "packets"): "Packets",
+    ("ping", "lost_percent"): "Packet loss",
+    ("fio", "lost_percent"): "Errors",
+}
+
+
+def metric_label(name: str, tool: str = "") -> str:
+    """How a metric is named to a reader, in the vocabulary of the tool that measured it."""
+    label = _TOOL_LABELS.get((tool, name))
+    if label is not None:
+        return label
+    known = METRICS.get(name)
+    return known.label if known is not None else name.replace("_", " ")
+
+
+def metric_order(names: Iterable[str]) -> list[str]:
+    """Metric names in the vocabulary's order (unknown ones last, by name)."""
+    order = {name: i for i, name in enumerate(METRICS)}
+    return sorted(names, key=lambda n: (order.get(n, len(order)), n))
 
 
 # The unit a metric name ends in (DESIGN §4: names carry their unit), longest suffix first.

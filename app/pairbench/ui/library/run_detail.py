@@ -27,8 +27,9 @@ from PySide6.QtWidgets import (
 # isort: split
 import pyqtgraph as pg  # after PySide6 (DESIGN §2)
 
-from pairbench.domain import METRICS, Run
+from pairbench.domain import Run
 from pairbench.domain.host_text import format_tags
+from pairbench.domain.metrics import metric_label, metric_order
 from pairbench.domain.units import format_value, range_scale
 from pairbench.services.library import Library
 from pairbench.services.run_browser import RunDetail, SeriesArrays, load_run_detail
@@ -86,15 +87,14 @@ def _max_abs(values: np.ndarray) -> float:
 class MetricPlot(pg.PlotWidget):
     """One metric over time, a curve per stream ("sum" drawn thicker)."""
 
-    def __init__(self, metric: str, series: list[SeriesArrays]) -> None:
+    def __init__(self, metric: str, series: list[SeriesArrays], tool: str = "") -> None:
         super().__init__(background="w")
         self.metric = metric
-        info = METRICS.get(metric)
         unit = series[0].unit if series else ""
         # The axis in the unit vocabulary's scale for these values (Gbit/s, MiB/s, ms).
         scale = range_scale(unit, (_max_abs(one.v) for one in series))
         factor = scale.factor
-        title = info.label if info else metric
+        title = metric_label(metric, tool)
         self.setMinimumHeight(PLOT_HEIGHT)
         self.setMaximumHeight(PLOT_HEIGHT + 60)
         item = self.getPlotItem()
@@ -278,7 +278,7 @@ class RunDetailView(QWidget):
             self.error_label.setText(run.error)
             self.error_label.show()
         self._fill_info(run)
-        self._fill_plots(detail.series)
+        self._fill_plots(detail.series, run.spec.tool)
         text = detail.raw_text
         if detail.raw_truncated:
             text += "\n\n[… the raw output is longer; the rest is not shown here]"
@@ -304,14 +304,9 @@ class RunDetailView(QWidget):
             top.setExpanded(True)
             return top
 
-        order = list(METRICS)
-        names = sorted(run.summary, key=lambda n: order.index(n) if n in order else len(order))
         summary_rows = [
-            (
-                METRICS[name].label if name in METRICS else name,
-                format_value(name, run.summary[name]),
-            )
-            for name in names
+            (metric_label(name, run.spec.tool), format_value(name, run.summary[name]))
+            for name in metric_order(run.summary)
         ]
         self.summary_item = section(
             "Summary" + ("" if run.summary_complete or not run.summary else " (partial)"),
@@ -347,7 +342,7 @@ class RunDetailView(QWidget):
                 section(title, burst_analysis_rows(kind, self.analyses[kind]))
         tree.resizeColumnToContents(0)
 
-    def _fill_plots(self, series: list[SeriesArrays]) -> None:
+    def _fill_plots(self, series: list[SeriesArrays], tool: str) -> None:
         self._clear_plots()
         by_metric: dict[str, list[SeriesArrays]] = defaultdict(list)
         for one in series:
@@ -355,9 +350,8 @@ class RunDetailView(QWidget):
                 by_metric[one.metric].append(one)
         for metric, group in by_metric.items():
             by_metric[metric] = _without_copied_sum(group)
-        order = list(METRICS)
-        for metric in sorted(by_metric, key=lambda m: order.index(m) if m in order else len(order)):
-            plot = MetricPlot(metric, by_metric[metric])
+        for metric in metric_order(by_metric):
+            plot = MetricPlot(metric, by_metric[metric], tool)
             self.plots.append(plot)
             self.plots_layout.addWidget(plot)
         if not self.plots:

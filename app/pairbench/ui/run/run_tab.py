@@ -18,7 +18,8 @@ from PySide6.QtWidgets import (
     QWidget,
 )
 
-from pairbench.domain import METRICS, Line, LineSource, Record, Run, RunStatus
+from pairbench.domain import Line, LineSource, Record, Run, RunStatus
+from pairbench.domain.metrics import metric_label, metric_order
 from pairbench.domain.units import format_value
 from pairbench.ui.bridge import EngineBridge
 from pairbench.ui.plotting.run_plots import RunPlots
@@ -41,15 +42,13 @@ STATUS_MARKS = {
 }
 
 
-def summary_rows(summary: Mapping[str, float]) -> list[tuple[str, str]]:
-    """(label, formatted value) for a run's summary: known metrics in their usual order."""
-    order = {name: i for i, name in enumerate(METRICS)}
-    rows = []
-    for name in sorted(summary, key=lambda n: (order.get(n, len(order)), n)):
-        metric = METRICS.get(name)
-        label = metric.label if metric else name.replace("_", " ")
-        rows.append((label, format_value(name, summary[name])))
-    return rows
+def summary_rows(summary: Mapping[str, float], tool: str = "") -> list[tuple[str, str]]:
+    """(label, formatted value) for a run's summary: known metrics in their usual order, named
+    in the tool's vocabulary."""
+    return [
+        (metric_label(name, tool), format_value(name, summary[name]))
+        for name in metric_order(summary)
+    ]
 
 
 def params_text(params: Mapping[str, str]) -> str:
@@ -266,7 +265,7 @@ class RunTab(QWidget):
         cells: list[tuple[str, str]] = [("Status", run.status.value)]
         if run.duration is not None:
             cells.append(("Duration", f"{run.duration:.1f} s"))
-        cells += summary_rows(run.summary)
+        cells += summary_rows(run.summary, run.spec.tool)
         if run.tool_version:
             cells.append(("Tool", run.tool_version))
         for i, (label, value) in enumerate(cells):
