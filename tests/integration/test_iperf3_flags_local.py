@@ -7,12 +7,11 @@ from __future__ import annotations
 import asyncio
 from pathlib import Path
 
-from testkit import require_program
-
 from pairbench.domain import LOCAL_PAIR, RunSpec, RunStatus
 from pairbench.library import Library
 from pairbench.library.runs import get_run
 from pairbench.services.running import run_on_pair
+from testkit import require_program
 
 PACING_BPS = 300e6
 OPTIONS = {

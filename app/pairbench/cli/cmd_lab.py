@@ -7,12 +7,21 @@ import dataclasses
 import json
 from collections.abc import Iterable
 
+from pairbench.cli.cmd_lab_pairs import (
+    pair_lines,
+    pairs_json,
+    pairs_status_json,
+    print_pairs_status,
+    shape_targets,
+)
 from pairbench.cli.environment import Environment
 from pairbench.cli.exit_status import ExitStatus
 from pairbench.domain.host_text import key_fingerprint
-from pairbench.lab import LabError, Shaping, manager, parse_shaping, vendor
+from pairbench.lab import LabError, Shaping, manager, pairs, vendor
 from pairbench.lab.info import LabInfo, LabStatus
-from pairbench.services.lab_hosts import key_changes, register_lab
+from pairbench.lab.pair_shaping import parse_pair_shapings
+from pairbench.lab.topology import MAX_PAIRS
+from pairbench.services.lab_hosts import KeyChange, key_changes, register_labs
 from pairbench.services.library import LibraryError
 
 TRY = "try: pairbench run --pair lab --tool iperf3 --set duration=5"
@@ -24,10 +33,19 @@ def add_parser(sub: argparse._SubParsersAction[argparse.ArgumentParser]) -> None
         "lab",
         help="a network lab of real hosts on this machine (needs root)",
         description="Network namespaces joined by a shaped link, each running its own sshd, "
-        "registered as the pair 'lab'.",
+        "registered as the pair 'lab' (with --pairs N: pairs lab1 … labN, tagged zone=z1 … "
+        "zN, lab=multi and their shaping). Each shaping option takes one value for all pairs "
+        "or a comma list with one value per pair, e.g. --rate 100mbit,200mbit,300mbit.",
     )
     lab_sub = p.add_subparsers(dest="lab_command", required=True, metavar="up|shape|status|down")
     p_up = lab_sub.add_parser("up", help="create the lab (or reshape a running one)")
+    p_up.add_argument(
+        "--pairs",
+        type=int,
+        metavar="N",
+        help=f"make the multi-pair lab: pairs lab1 … labN (1 to {MAX_PAIRS}), each its own "
+        "client, server and shaped link, beside the single lab 'lab'",
+    )
     _shaping_options(p_up)
     p_up.add_argument("--json", action="store_true", help="print the lab's details as JSON")
     p_up.add_argument(
@@ -47,18 +65,33 @@ def add_parser(sub: argparse._SubParsersAction[argparse.ArgumentParser]) -> None
     p_shape = lab_sub.add_parser(
         "shape", help="change the link's shaping; aspects not given become unshaped"
     )
+    target = p_shape.add_mutually_exclusive_group()
+    target.add_argument(
+        "--pairs", type=int, metavar="N", help="reshape the N pairs of the multi-pair lab"
+    )
+    target.add_argument(
+        "--pair", metavar="NAME", help="reshape one pair: labK of the multi-pair lab (or lab)"
+    )
     _shaping_options(p_shape)
     p_shape.add_argument("--json", action="store_true")
     p_shape.set_defaults(handler=handle_shape)
     p_status = lab_sub.add_parser("status", help="is the lab up and healthy")
     p_status.add_argument("--json", action="store_true")
     p_status.set_defaults(handler=handle_status)
-    p_down = lab_sub.add_parser("down", help="remove the lab entirely")
+    p_down = lab_sub.add_parser("down", help="remove the lab entirely (both labs)")
+    p_down.add_argument(
+        "--pairs",
+        action="store_true",
+        help="remove only the multi-pair lab (lab1 … labN); the single lab 'lab' stays",
+    )
     p_down.set_defaults(handler=handle_down)
 
 
 def _shaping_options(p: argparse.ArgumentParser) -> None:
-    group = p.add_argument_group("shaping of the data link (client → server unless noted)")
+    group = p.add_argument_group(
+        "shaping of the data link (client → server unless noted; with --pairs N each takes "
+        "one value for all pairs or a comma list of N values, one per pair)"
+    )
     group.add_argument("--rate", metavar="RATE", help="e.g. 200mbit, 1gbit, 50M (TCP goodput)")
     group.add_argument("--delay", metavar="TIME", help="one-way delay each way, e.g. 0.7ms, 5ms")
     group.add_argument("--jitter", metavar="TIME", help="± on the delay, e.g. 1ms (needs --delay)")
@@ -69,8 +102,10 @@ def _shaping_options(p: argparse.ArgumentParser) -> None:
     group.add_argument("--bucket", metavar="SIZE", help="burst credit in bytes, e.g. 500MB")
 
 
-def _shaping(args: argparse.Namespace) -> Shaping:
-    return parse_shaping(
+def _shapings(args: argparse.Namespace, count: int) -> tuple[Shaping, ...]:
+    """One shaping per pair (``count`` 1: the single lab, or the one pair of ``--pair``)."""
+    return parse_pair_shapings(
+        count,
         rate=args.rate,
         delay=args.delay,
         jitter=args.jitter,
@@ -98,77 +133,120 @@ def _print_info(env: Environment, info: LabInfo, verb: str) -> None:
 
 
 def handle_up(args: argparse.Namespace, env: Environment) -> ExitStatus:
-    """Bring the lab up and register its hosts and pair in the library.
+    """Bring the lab (``--pairs N``: the multi-pair lab) up and register its hosts and pairs.
 
     A lab host offering a key other than the one pinned is refused (nothing is written to the
     library) unless ``--repin-keys`` was given; keys this ``lab up`` made itself (a lab built
     from nothing) replace the pins of the earlier lab, saying so.
     """
     try:
-        shaping = _shaping(args)
+        multi = args.pairs is not None
+        shapings = _shapings(args, args.pairs if multi else 1)
         tools = vendor.parse_iperf3_choice(args.iperf3)
-        result = manager.up(shaping, tools=tools)
+        if multi:
+            results = pairs.up(shapings, tools=tools)
+        else:
+            results = (manager.up(shapings[0], tools=tools),)
     except LabError as exc:
         env.err(f"pairbench: {exc}")
         return ExitStatus.ERROR
-    info = result.info
+    infos = [result.info for result in results]
+    new_keys = frozenset().union(*(result.new_host_keys for result in results))
+    if not _register(env, args, infos, new_keys):
+        return ExitStatus.ERROR
+    if args.json:
+        env.out(json.dumps(pairs_json(infos) if multi else infos[0].to_json()))
+    elif multi:
+        for line in pair_lines(infos, "up"):
+            env.out(line)
+    else:
+        _print_info(env, infos[0], "up")
+    return ExitStatus.OK
+
+
+def _register(
+    env: Environment, args: argparse.Namespace, infos: list[LabInfo], new_keys: frozenset[str]
+) -> bool:
+    """Register the lab pairs in the library unless a host offers a changed key (and
+    ``--repin-keys`` was not given); False when refused."""
     with env.open_library() as lib:
-        changes = key_changes(lib, info)
-        refused = [c for c in changes if c.host not in result.new_host_keys]
-        if refused and not args.repin_keys:
+        changes: list[KeyChange] = [c for info in infos for c in key_changes(lib, info)]
+        refused = [c for c in changes if c.host not in new_keys]
+        if refused and not getattr(args, "repin_keys", False):
             for change in refused:
                 env.err(f"pairbench: {change.error('refusing to pin it')}")
             env.err(
                 "pairbench: the lab is up, but runs on it refuse the changed key until it is "
                 "re-pinned (`pairbench lab status` lists the problem)"
             )
-            return ExitStatus.ERROR
-        register_lab(lib, info)
+            return False
+        register_labs(lib, infos)
     note = env.err if args.json else env.out
     for change in changes:
         old = ", ".join(key_fingerprint(k) for k in change.pinned)
         new = key_fingerprint(change.offered)
-        why = "new lab: pinned the new" if change.host in result.new_host_keys else "re-pinned the"
+        why = "new lab: pinned the new" if change.host in new_keys else "re-pinned the"
         note(f"{why} host key of {change.host}: {new} (was {old})")
-    if args.json:
-        env.out(json.dumps(info.to_json()))
-    else:
-        _print_info(env, info, "up")
-    return ExitStatus.OK
+    return True
 
 
 def handle_shape(args: argparse.Namespace, env: Environment) -> ExitStatus:
-    """Change the shaping of the running lab."""
+    """Change the shaping of the running lab, of the multi-pair lab (``--pairs N``) or of one
+    pair (``--pair NAME``); the multi-pair lab's pairs get their shaping tags updated."""
     try:
-        info = manager.shape(_shaping(args))
+        count = shape_targets(args.pairs)
+        shapings = _shapings(args, count)
+        if args.pairs is not None:
+            infos = list(pairs.shape(shapings))
+        elif args.pair is not None:
+            infos = [pairs.shape_one(args.pair, shapings[0])]
+        else:
+            infos = [manager.shape(shapings[0])]
     except LabError as exc:
         env.err(f"pairbench: {exc}")
         return ExitStatus.ERROR
+    tagged = [info for info in infos if info.zone is not None]
+    if tagged and not _register(env, args, tagged, frozenset()):
+        return ExitStatus.ERROR
     if args.json:
-        env.out(json.dumps(info.to_json()))
+        env.out(json.dumps(pairs_json(infos) if args.pairs else infos[0].to_json()))
+    elif args.pairs is not None or args.pair is not None:
+        for line in pair_lines(infos, "shaped"):
+            env.out(line)
     else:
-        env.out(f"lab shaped: {info.shaping.describe()}")
+        env.out(f"lab shaped: {infos[0].shaping.describe()}")
     return ExitStatus.OK
 
 
 def handle_status(args: argparse.Namespace, env: Environment) -> ExitStatus:
-    """Report whether the lab is up and healthy; exit 1 when it is up but broken.
+    """Report whether the lab (and the multi-pair lab's pairs) are up and healthy; exit 1 when
+    one is up but broken.
 
     Besides the lab itself, the library's pins are checked: a lab host whose pinned key is not
     the key it offers makes the lab unhealthy (every run on it would be refused).
     """
     try:
         status = manager.status()
+        multi = pairs.status()
     except LabError as exc:
         env.err(f"pairbench: {exc}")
         return ExitStatus.ERROR
-    if status.info is not None:
-        status = _with_problems(status, _pin_problems(env, status.info))
+    status = _checked(env, status)
+    multi = tuple(_checked(env, pair) for pair in multi)
     if args.json:
-        env.out(json.dumps(status.to_json()))
+        env.out(json.dumps({**status.to_json(), **pairs_status_json(status, multi)}))
     else:
         _print_status(env, status)
-    return ExitStatus.ERROR if status.up and not status.healthy else ExitStatus.OK
+        print_pairs_status(env.out, multi)
+    broken = [s for s in (status, *multi) if s.up and not s.healthy]
+    return ExitStatus.ERROR if broken else ExitStatus.OK
+
+
+def _checked(env: Environment, status: LabStatus) -> LabStatus:
+    """The status with the pin problems of its hosts added."""
+    if status.info is None:
+        return status
+    return _with_problems(status, _pin_problems(env, status.info))
 
 
 def _pin_problems(env: Environment, info: LabInfo) -> list[str]:
@@ -212,11 +290,21 @@ def _print_status(env: Environment, status: LabStatus) -> None:
 
 
 def handle_down(args: argparse.Namespace, env: Environment) -> ExitStatus:
-    """Remove the lab (its hosts and pair stay in the library, with the runs that used them)."""
+    """Remove the lab and the multi-pair lab (``--pairs``: only the latter); their hosts and
+    pairs stay in the library, with the runs that used them."""
     try:
-        manager.down()
+        if args.pairs:
+            pairs.down()
+        else:
+            pairs.down_all()
     except LabError as exc:
         env.err(f"pairbench: {exc}")
         return ExitStatus.ERROR
-    env.out("lab down: namespaces, links, processes and /run/pairbench-lab removed")
+    if args.pairs:
+        env.out("lab pairs down: lab1 … labN and /run/pairbench-lab-pairs removed (lab stays)")
+    else:
+        env.out(
+            "lab down: namespaces, links, processes, /run/pairbench-lab and "
+            "/run/pairbench-lab-pairs removed"
+        )
     return ExitStatus.OK

@@ -18,15 +18,7 @@ from pairbench.lab.shaping import (
     tc_delete_root,
 )
 from pairbench.lab.state import LabPaths, read_pid
-from pairbench.lab.topology import (
-    CLIENT,
-    DATA_DEV,
-    SERVER,
-    WAN_NAMESPACE,
-    WAN_PORTS,
-    Node,
-    WanPort,
-)
+from pairbench.lab.topology import DATA_DEV, SINGLE, WAN_PORTS, Node, PairTopology, WanPort
 
 NETEM = "netem"
 DELAYLINE = "delayline"
@@ -47,21 +39,21 @@ def netem_available(namespace: str) -> bool:
     return True
 
 
-def apply(shaping: Shaping, backend: str, paths: LabPaths) -> None:
-    """Replace the shaping of both directions of the data path."""
+def apply(shaping: Shaping, backend: str, paths: LabPaths, topo: PairTopology = SINGLE) -> None:
+    """Replace the shaping of both directions of a pair's data path."""
     stop_delay_lines(paths)
     use_netem = backend == NETEM
     for node, commands in (
-        (CLIENT, client_qdisc_commands(shaping, DATA_DEV, netem=use_netem)),
-        (SERVER, server_qdisc_commands(shaping, DATA_DEV, netem=use_netem)),
+        (topo.client, client_qdisc_commands(shaping, DATA_DEV, netem=use_netem)),
+        (topo.server, server_qdisc_commands(shaping, DATA_DEV, netem=use_netem)),
     ):
         run(tc_in(node.namespace, tc_delete_root(DATA_DEV)), ok_errors=_NO_QDISC)
         for argv in commands:
             run(tc_in(node.namespace, argv))
-    for port in expected_delay_lines(shaping, backend):
+    for port in expected_delay_lines(shaping, backend, topo):
         impairment = _impairment(shaping, port)
         assert impairment is not None
-        start_delay_line(port, impairment, paths)
+        start_delay_line(port, impairment, paths, topo.wan_namespace)
 
 
 def _impairment(shaping: Shaping, port: WanPort) -> Impairment | None:
@@ -70,14 +62,18 @@ def _impairment(shaping: Shaping, port: WanPort) -> Impairment | None:
     return reverse_impairment(shaping)
 
 
-def expected_delay_lines(shaping: Shaping, backend: str) -> list[WanPort]:
+def expected_delay_lines(
+    shaping: Shaping, backend: str, topo: PairTopology = SINGLE
+) -> list[WanPort]:
     """The wan ports whose arriving packets a delay line must impair (none with netem)."""
     if backend == NETEM:
         return []
-    return [port for port in WAN_PORTS if _impairment(shaping, port) is not None]
+    return [port for port in topo.ports if _impairment(shaping, port) is not None]
 
 
-def start_delay_line(port: WanPort, impairment: Impairment, paths: LabPaths) -> int:
+def start_delay_line(
+    port: WanPort, impairment: Impairment, paths: LabPaths, namespace: str = SINGLE.wan_namespace
+) -> int:
     """Start the delay line for packets arriving on a wan port; its pid once it is ready."""
     pidfile = paths.delayline_pid(port.direction)
     log = paths.delayline_log(port.direction)
@@ -92,7 +88,7 @@ def start_delay_line(port: WanPort, impairment: Impairment, paths: LabPaths) -> 
         "--pidfile", str(pidfile),
         "--log", str(log),
     ]  # fmt: skip
-    run(in_netns(WAN_NAMESPACE, argv), log_file=log)
+    run(in_netns(namespace, argv), log_file=log)
     pid = read_pid(pidfile)
     if pid is None or not alive_with(pid, DELAYLINE_MODULE):
         raise LabError(f"the {port.direction} delay line did not start (see {log})")

@@ -6,11 +6,13 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from pairbench.domain import AuthMethod, Host, HostPair
+from pairbench.lab.pair_shaping import shaping_tags
 from pairbench.lab.shaping import Shaping
 from pairbench.lab.topology import PAIR_NAME
 from pairbench.lab.vendor import LabTools
 
 PAIR_DESCRIPTION = "Pairbench network lab"
+MULTI = "multi"  # the ``lab`` tag of the multi-pair lab's pairs
 
 
 @dataclass(frozen=True, slots=True)
@@ -26,9 +28,12 @@ class LabHost:
     key_path: str
     host_key: str
     data_address: str
+    zone: str | None = None  # multi-pair lab only: z1 … zN
 
     def to_host(self) -> Host:
-        """The library's view of this host (key login as root, tagged ``lab=true``)."""
+        """The library's view of this host (key login as root, tagged ``lab=true``, and its
+        ``zone`` in the multi-pair lab)."""
+        tags = {"lab": "true"} if self.zone is None else {"lab": "true", "zone": self.zone}
         return Host(
             name=self.name,
             address=self.address,
@@ -36,7 +41,7 @@ class LabHost:
             user=self.user,
             auth=AuthMethod.KEY,
             key_path=self.key_path,
-            tags={"lab": "true"},
+            tags=tags,
         )
 
     def known_hosts_line(self) -> str:
@@ -45,8 +50,8 @@ class LabHost:
         return f"{host} {self.host_key}"
 
     def to_json(self) -> dict[str, Any]:
-        """The fields as a JSON-ready dict."""
-        return {
+        """The fields as a JSON-ready dict (``zone`` only in the multi-pair lab)."""
+        data: dict[str, Any] = {
             "role": self.role,
             "name": self.name,
             "namespace": self.namespace,
@@ -57,11 +62,18 @@ class LabHost:
             "host_key": self.host_key,
             "data_address": self.data_address,
         }
+        if self.zone is not None:
+            data["zone"] = self.zone
+        return data
 
 
 @dataclass(frozen=True, slots=True)
 class LabInfo:
-    """Everything needed to use a running lab: both hosts, the shaping and how it is applied."""
+    """Everything needed to use a running lab pair: both hosts, the shaping and how it is applied.
+
+    ``pair`` is ``lab`` for the single lab, ``lab1`` … for the multi-pair lab (whose pairs have a
+    ``zone``).
+    """
 
     client: LabHost
     server: LabHost
@@ -69,22 +81,38 @@ class LabInfo:
     impairment: str
     state_dir: str
     tools: LabTools = field(default_factory=LabTools)
+    pair: str = PAIR_NAME
+    zone: str | None = None
+
+    @property
+    def tags(self) -> dict[str, str]:
+        """The pair's tags: ``cloud=lab``; in the multi-pair lab also ``lab=multi``, its ``zone``
+        and its shaping (``rate``, ``delay``, ``jitter``, ``loss``, ``burst_rate``, ``bucket``:
+        those set)."""
+        if self.zone is None:
+            return {"cloud": "lab"}
+        return {"cloud": "lab", "lab": MULTI, "zone": self.zone, **shaping_tags(self.shaping)}
 
     def to_pair(self) -> HostPair:
-        """The pair ``lab``: client → server over the data link (10.213.0.2)."""
+        """The pair: client → server over the data link (``lab``: 10.213.0.2)."""
+        description = PAIR_DESCRIPTION
+        if self.zone is not None:
+            description = f"{PAIR_DESCRIPTION}, zone {self.zone}: {self.shaping.describe()}"
         return HostPair(
-            name=PAIR_NAME,
+            name=self.pair,
             client=self.client.to_host(),
             server=self.server.to_host(),
             data_address=self.server.data_address,
-            description=PAIR_DESCRIPTION,
-            tags={"cloud": "lab"},
+            description=description,
+            tags=self.tags,
         )
 
     def to_json(self) -> dict[str, Any]:
         """The fields as a JSON-ready dict."""
         return {
-            "pair": PAIR_NAME,
+            "pair": self.pair,
+            "data_address": self.server.data_address,
+            "tags": self.tags,
             "client": self.client.to_json(),
             "server": self.server.to_json(),
             "shaping": self.shaping.to_json(),

@@ -7,19 +7,7 @@ from collections.abc import Sequence
 
 from pairbench.lab.errors import LabError
 from pairbench.lab.runner import run
-from pairbench.lab.topology import (
-    DATA_DEV,
-    LAB_NETWORK,
-    MGMT_DEV,
-    NODES,
-    PREFIX,
-    WAN_ADDRESS,
-    WAN_CLIENT_PORT,
-    WAN_NAMESPACE,
-    WAN_PORTS,
-    WAN_SERVER_PORT,
-    Node,
-)
+from pairbench.lab.topology import DATA_DEV, MGMT_DEV, PREFIX, SINGLE, Node, PairTopology
 
 _ROUTE_TYPES = frozenset(
     ("local", "broadcast", "unicast", "anycast", "multicast", "blackhole", "unreachable",
@@ -82,9 +70,9 @@ def link_is_up(name: str, namespace: str | None = None) -> bool:
     return "UP" in flags
 
 
-def check_address_space() -> None:
-    """Refuse when 10.213.0.0/16 is routed or assigned in the root namespace by someone else."""
-    ours = {node.root_dev for node in NODES}
+def check_address_space(topo: PairTopology = SINGLE) -> None:
+    """Refuse when the lab's network (10.213.0.0/16, or 10.214.0.0/16 for the multi-pair lab) is
+    routed or assigned in the root namespace by someone else than that lab."""
     for line in run(["ip", "-o", "-4", "route", "show", "table", "all"]).splitlines():
         tokens = line.split()
         if not tokens:
@@ -93,32 +81,32 @@ def check_address_space() -> None:
         if target == "default":
             continue
         dev = tokens[tokens.index("dev") + 1] if "dev" in tokens[:-1] else ""
-        if dev in ours:
+        if dev and topo.family_owns(dev):
             continue
         try:
             network = ipaddress.ip_network(target, strict=False)
         except ValueError:
             continue
-        if network.prefixlen > 0 and network.overlaps(LAB_NETWORK):
+        if network.prefixlen > 0 and network.overlaps(topo.network):
             raise LabError(
-                f"{LAB_NETWORK} is already in use on this machine (route: {line.strip()}); "
+                f"{topo.network} is already in use on this machine (route: {line.strip()}); "
                 "the lab needs it: remove that route or interface first"
             )
 
 
-def create_topology() -> None:
+def create_topology(topo: PairTopology = SINGLE) -> None:
     """The namespaces, the management links to the root namespace, and the data path."""
-    for namespace in (*(node.namespace for node in NODES), WAN_NAMESPACE):
+    for namespace in topo.namespaces:
         run(["ip", "netns", "add", namespace])
-    for node in NODES:
+    for node in topo.nodes:
         run(["ip", "link", "add", node.root_dev, "type", "veth", "peer", "name", MGMT_DEV,
              "netns", node.namespace])  # fmt: skip
-    for node, port in zip(NODES, WAN_PORTS, strict=True):
+    for node, port in zip(topo.nodes, topo.ports, strict=True):
         run(["ip", "link", "add", DATA_DEV, "netns", node.namespace, "type", "veth", "peer",
-             "name", port.name, "netns", WAN_NAMESPACE])  # fmt: skip
-    for node in NODES:
+             "name", port.name, "netns", topo.wan_namespace])  # fmt: skip
+    for node in topo.nodes:
         _configure(node)
-    _configure_wan()
+    _configure_wan(topo)
 
 
 def _configure(node: Node) -> None:
@@ -132,19 +120,20 @@ def _configure(node: Node) -> None:
     run([*ns, "link", "set", DATA_DEV, "up"])
 
 
-def _configure_wan() -> None:
+def _configure_wan(topo: PairTopology) -> None:
     """Forward between the two ports only, answering ARP for the host on the other side."""
-    ns = ["ip", "-n", WAN_NAMESPACE]
+    ns = ["ip", "-n", topo.wan_namespace]
     run([*ns, "link", "set", "lo", "up"])
-    for port, other in ((WAN_CLIENT_PORT, WAN_SERVER_PORT), (WAN_SERVER_PORT, WAN_CLIENT_PORT)):
-        run([*ns, "addr", "add", f"{WAN_ADDRESS}/32", "dev", port.name])
+    client_port, server_port = topo.ports
+    for port, other in ((client_port, server_port), (server_port, client_port)):
+        run([*ns, "addr", "add", f"{topo.wan_address}/32", "dev", port.name])
         run([*ns, "link", "set", port.name, "up"])
         run([*ns, "route", "add", f"{port.peer_address}/32", "dev", port.name])
         run([*ns, "neigh", "add", "proxy", other.peer_address, "dev", port.name])
         # Proxy ARP answers after a random delay of up to 0.8 s unless told otherwise.
         run([*ns, "ntable", "change", "name", "arp_cache", "dev", port.name, "proxy_delay", "0"])
-    run(in_netns(WAN_NAMESPACE, ["sysctl", "-q", "-w", "net.ipv4.ip_forward=1"]))
-    _pin_neighbours()
+    run(in_netns(topo.wan_namespace, ["sysctl", "-q", "-w", "net.ipv4.ip_forward=1"]))
+    _pin_neighbours(topo)
 
 
 def _mac(dev: str, namespace: str) -> str:
@@ -155,23 +144,25 @@ def _mac(dev: str, namespace: str) -> str:
     return tokens[tokens.index("link/ether") + 1]
 
 
-def _pin_neighbours() -> None:
+def _pin_neighbours(topo: PairTopology) -> None:
     """Permanent ARP entries along the data path: no ARP exchange ever adds to a measurement."""
-    for node, port in zip(NODES, WAN_PORTS, strict=True):
-        other = WAN_SERVER_PORT if port is WAN_CLIENT_PORT else WAN_CLIENT_PORT
+    wan = topo.wan_namespace
+    client_port, server_port = topo.ports
+    for node, port in zip(topo.nodes, topo.ports, strict=True):
+        other = server_port if port is client_port else client_port
         host_mac = _mac(DATA_DEV, node.namespace)
-        port_mac = _mac(port.name, WAN_NAMESPACE)
+        port_mac = _mac(port.name, wan)
         run(["ip", "-n", node.namespace, "neigh", "replace", other.peer_address, "lladdr",
              port_mac, "dev", DATA_DEV, "nud", "permanent"])  # fmt: skip
-        run(["ip", "-n", WAN_NAMESPACE, "neigh", "replace", port.peer_address, "lladdr",
+        run(["ip", "-n", wan, "neigh", "replace", port.peer_address, "lladdr",
              host_mac, "dev", port.name, "nud", "permanent"])  # fmt: skip
 
 
-def topology_problems() -> list[str]:
-    """What is missing from a running lab's network (empty when all is in place)."""
+def topology_problems(topo: PairTopology = SINGLE) -> list[str]:
+    """What is missing from a running lab pair's network (empty when all is in place)."""
     problems = []
     namespaces = set(list_namespaces())
-    for node in NODES:
+    for node in topo.nodes:
         if node.namespace not in namespaces:
             problems.append(f"namespace {node.namespace} is missing")
             continue
@@ -180,12 +171,13 @@ def topology_problems() -> list[str]:
         for dev in (MGMT_DEV, DATA_DEV):
             if not link_is_up(dev, node.namespace):
                 problems.append(f"link {dev} in {node.namespace} is missing or down")
-    if WAN_NAMESPACE not in namespaces:
-        problems.append(f"namespace {WAN_NAMESPACE} is missing")
+    wan = topo.wan_namespace
+    if wan not in namespaces:
+        problems.append(f"namespace {wan} is missing")
     else:
-        for port in WAN_PORTS:
-            if not link_is_up(port.name, WAN_NAMESPACE):
-                problems.append(f"link {port.name} in {WAN_NAMESPACE} is missing or down")
+        for port in topo.ports:
+            if not link_is_up(port.name, wan):
+                problems.append(f"link {port.name} in {wan} is missing or down")
     return problems
 
 

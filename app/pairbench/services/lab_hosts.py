@@ -2,12 +2,14 @@
 
 ``pairbench lab up`` builds the lab (``pairbench.lab``) and then registers it here: hosts
 ``lab-client`` and ``lab-server``, pair ``lab``, each host with the key its sshd offers
-pinned. A lab host offering another key than the one pinned is a ``KeyChange``: the caller
-decides whether to re-pin it (``register_lab`` replaces the pins) or refuse.
+pinned (``lab up --pairs N``: hosts ``labK-client``/``labK-server`` and pairs ``labK``).
+A lab host offering another key than the one pinned is a ``KeyChange``: the caller decides
+whether to re-pin it (``register_lab`` replaces the pins) or refuse.
 """
 
 from __future__ import annotations
 
+from collections.abc import Sequence
 from dataclasses import dataclass
 
 from pairbench.domain.failures import HostKeyChangedError
@@ -67,25 +69,36 @@ def register_lab(lib: Library, info: LabInfo) -> None:
     All of it or nothing, in one transaction. The pins are replaced by the lab's current
     keys: callers check ``key_changes`` first.
     """
+    register_labs(lib, [info])
+
+
+def register_labs(lib: Library, infos: Sequence[LabInfo]) -> None:
+    """Store (or update) the hosts and pairs of several lab pairs (the multi-pair lab's
+    ``lab1`` … with their zone and shaping tags), pinning host keys; one transaction."""
     lib.conn.execute("BEGIN IMMEDIATE")
     try:
-        for lab_host in (info.client, info.server):
-            host = lab_host.to_host()
-            if _host_exists(lib, host.name):
-                replace_host(lib, host)
-            else:
-                add_host(lib, host)
-            unpin_host_keys(lib, host.name)
-            pin_host_key(lib, host.name, lab_host.host_key)
-        pair = info.to_pair()
-        if _pair_exists(lib, pair.name):
-            replace_pair(lib, pair)
-        else:
-            add_pair(lib, pair)
+        for info in infos:
+            _register(lib, info)
         lib.conn.execute("COMMIT")
     except BaseException:
         lib.conn.execute("ROLLBACK")
         raise
+
+
+def _register(lib: Library, info: LabInfo) -> None:
+    for lab_host in (info.client, info.server):
+        host = lab_host.to_host()
+        if _host_exists(lib, host.name):
+            replace_host(lib, host)
+        else:
+            add_host(lib, host)
+        unpin_host_keys(lib, host.name)
+        pin_host_key(lib, host.name, lab_host.host_key)
+    pair = info.to_pair()
+    if _pair_exists(lib, pair.name):
+        replace_pair(lib, pair)
+    else:
+        add_pair(lib, pair)
 
 
 def _host_exists(lib: Library, name: str) -> bool:
