@@ -89,6 +89,9 @@ GOLDEN: dict[str, Golden] = {
             # clat_ns percentile "99.900000" : 28704768
             # 29229056
             "read_lat_p999_us": max(28704768, 29229056) / 1e3,
+            # clat_ns percentile "99.990000" : 39059456
+            # 34865152
+            "read_lat_p9999_us": max(39059456, 34865152) / 1e3,
         },
     ),
     "json_si1_two_jobs.out": Golden(
@@ -108,6 +111,8 @@ GOLDEN: dict[str, Golden] = {
             "read_lat_p99_us": 585728 / 1e3,
             # clat_ns percentile "99.900000" : 29229056
             "read_lat_p999_us": 29229056 / 1e3,
+            # clat_ns percentile "99.990000" : 32636928
+            "read_lat_p9999_us": 32636928 / 1e3,
             # last document, jobs[1].write: "iops" : 24123.292236
             "write_iops": 24123.292236,
             # "bw_bytes" : 98809004
@@ -120,6 +125,8 @@ GOLDEN: dict[str, Golden] = {
             "write_lat_p99_us": 4882432 / 1e3,
             # clat_ns percentile "99.900000" : 32636928
             "write_lat_p999_us": 32636928 / 1e3,
+            # clat_ns percentile "99.990000" : 37486592
+            "write_lat_p9999_us": 37486592 / 1e3,
         },
     ),
     "jsonplus_randrw70_j2_group.out": Golden(
@@ -139,6 +146,8 @@ GOLDEN: dict[str, Golden] = {
             "read_lat_p99_us": 2056192 / 1e3,
             # clat_ns percentile "99.900000" : 30277632
             "read_lat_p999_us": 30277632 / 1e3,
+            # clat_ns percentile "99.990000" : 33816576
+            "read_lat_p9999_us": 33816576 / 1e3,
             # last document, jobs[0].write: "iops" : 21039.034072
             "write_iops": 21039.034072,
             # "bw_bytes" : 86175883
@@ -151,6 +160,8 @@ GOLDEN: dict[str, Golden] = {
             "write_lat_p99_us": 3194880 / 1e3,
             # clat_ns percentile "99.900000" : 31064064
             "write_lat_p999_us": 31064064 / 1e3,
+            # clat_ns percentile "99.990000" : 34865152
+            "write_lat_p9999_us": 34865152 / 1e3,
         },
     ),
     "jsonplus_si1_randread_j2.out": Golden(
@@ -175,6 +186,8 @@ GOLDEN: dict[str, Golden] = {
             "read_lat_p99_us": None,
             # several json+ entries: from their merged histograms (test_fio_json)
             "read_lat_p999_us": None,
+            # several json+ entries: from their merged histograms (test_fio_json)
+            "read_lat_p9999_us": None,
         },
     ),
     "minimal_write_j1.out": Golden(
@@ -220,6 +233,9 @@ GOLDEN: dict[str, Golden] = {
             # clat_ns percentile "99.900000" : 26345472
             # 25821184
             "read_lat_p999_us": max(26345472, 25821184) / 1e3,
+            # clat_ns percentile "99.990000" : 31850496
+            # 32112640
+            "read_lat_p9999_us": max(31850496, 32112640) / 1e3,
         },
     ),
     "normal_json_si1_randrw70_j2_group.out": Golden(
@@ -239,6 +255,8 @@ GOLDEN: dict[str, Golden] = {
             "read_lat_p99_us": 970752 / 1e3,
             # clat_ns percentile "99.900000" : 28704768
             "read_lat_p999_us": 28704768 / 1e3,
+            # clat_ns percentile "99.990000" : 32636928
+            "read_lat_p9999_us": 32636928 / 1e3,
             # last document, jobs[0].write: "iops" : 24987.383798
             "write_iops": 24987.383798,
             # "bw_bytes" : 102348324
@@ -251,6 +269,8 @@ GOLDEN: dict[str, Golden] = {
             "write_lat_p99_us": 2056192 / 1e3,
             # clat_ns percentile "99.900000" : 29229056
             "write_lat_p999_us": 29229056 / 1e3,
+            # clat_ns percentile "99.990000" : 32636928
+            "write_lat_p9999_us": 32636928 / 1e3,
         },
     ),
     "normal_randread_j2.out": Golden(
@@ -465,6 +485,8 @@ GOLDEN: dict[str, Golden] = {
             "read_lat_p99_us": 497664 / 1e3,
             # clat_ns percentile "99.900000" : 27394048
             "read_lat_p999_us": 27394048 / 1e3,
+            # clat_ns percentile "99.990000" : 30015488
+            "read_lat_p9999_us": 30015488 / 1e3,
             # last document, jobs[1].write: "iops" : 31019.993336
             "write_iops": 31019.993336,
             # "bw_bytes" : 127057892
@@ -477,6 +499,8 @@ GOLDEN: dict[str, Golden] = {
             "write_lat_p99_us": 3981312 / 1e3,
             # clat_ns percentile "99.900000" : 28966912
             "write_lat_p999_us": 28966912 / 1e3,
+            # clat_ns percentile "99.990000" : 30015488
+            "write_lat_p9999_us": 30015488 / 1e3,
         },
     ),
     "terse_normal_si1_randread_j2.out": Golden(

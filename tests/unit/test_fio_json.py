@@ -82,6 +82,15 @@ def value(record: Record, metric: str) -> float:
     return record.values[record.metrics.index(metric)]
 
 
+# The completion-latency percentiles the summary reports (fio prints them by default).
+PERCENTILES = (
+    ("50.000000", "p50"),
+    ("99.000000", "p99"),
+    ("99.900000", "p999"),
+    ("99.990000", "p9999"),
+)
+
+
 def fio_percentile(bins: dict[int, float], percent: float) -> int:
     """fio's rule, written out independently: the first bin reaching percent% of the count."""
     total = sum(bins.values())
@@ -246,7 +255,7 @@ def test_stream_summary_is_the_final_document() -> None:
         lat / (r0["lat_ns"]["N"] + r1["lat_ns"]["N"]) / 1000, rel=1e-15
     )
     # Plain json has no histograms: a percentile over two jobs is the larger of theirs.
-    for key, name in (("50.000000", "p50"), ("99.000000", "p99"), ("99.900000", "p999")):
+    for key, name in PERCENTILES:
         expected = max(r0["clat_ns"]["percentile"][key], r1["clat_ns"]["percentile"][key])
         assert summary.values[f"read_lat_{name}_us"] == expected / 1000
     assert set(summary.values) == {
@@ -256,6 +265,7 @@ def test_stream_summary_is_the_final_document() -> None:
         "read_lat_p50_us",
         "read_lat_p99_us",
         "read_lat_p999_us",
+        "read_lat_p9999_us",
     }
 
 
@@ -275,7 +285,7 @@ def test_jsonplus_final_document() -> None:
     for r in (r0, r1):
         for latency, count in r["clat_ns"]["bins"].items():
             merged[int(latency)] = merged.get(int(latency), 0) + count
-    for key, name in (("50.000000", "p50"), ("99.000000", "p99"), ("99.900000", "p999")):
+    for key, name in PERCENTILES:
         expected = fio_percentile(merged, float(key))
         assert summary.values[f"read_lat_{name}_us"] == expected / 1000
         own = sorted((r0["clat_ns"]["percentile"][key], r1["clat_ns"]["percentile"][key]))
@@ -315,7 +325,7 @@ def test_group_json_reports_read_and_write_exactly() -> None:
         expected[f"{name}_iops"] = d["iops"]
         expected[f"{name}_bytes_per_s"] = d["bw_bytes"]
         expected[f"{name}_lat_mean_us"] = d["lat_ns"]["mean"] / 1000
-        for key, suffix in (("50.000000", "p50"), ("99.000000", "p99"), ("99.900000", "p999")):
+        for key, suffix in PERCENTILES:
             expected[f"{name}_lat_{suffix}_us"] = d["clat_ns"]["percentile"][key] / 1000
     assert dict(summary.values) == expected
     assert summary.values["read_iops"] == 55663.417073

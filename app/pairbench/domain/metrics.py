@@ -49,6 +49,8 @@ METRICS: dict[str, Metric] = {
         Metric("read_lat_p999_us", "µs", "Read p99.9 latency"),
         Metric("write_lat_p50_us", "µs", "Write median latency"),
         Metric("write_lat_p999_us", "µs", "Write p99.9 latency"),
+        Metric("read_lat_p9999_us", "µs", "Read p99.99 latency"),
+        Metric("write_lat_p9999_us", "µs", "Write p99.99 latency"),
         Metric("tx_cpu_percent", "%", "Sender CPU"),
         Metric("rx_cpu_percent", "%", "Receiver CPU"),
     )

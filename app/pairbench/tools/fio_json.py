@@ -60,7 +60,12 @@ _WARNINGS: Final = (
 )
 
 # Percentiles fio prints by default (``clat_ns.percentile`` keys) that the summary reports.
-_PERCENTILES: Final = (("50.000000", "p50"), ("99.000000", "p99"), ("99.900000", "p999"))
+_PERCENTILES: Final = (
+    ("50.000000", "p50"),
+    ("99.000000", "p99"),
+    ("99.900000", "p999"),
+    ("99.990000", "p9999"),
+)
 _P99: Final = 99.0
 
 # Counters are unsigned 64-bit in fio; bigger (or negative, or non-finite) numbers are garbage.
