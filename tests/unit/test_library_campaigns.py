@@ -112,3 +112,25 @@ def test_one_process_at_a_time_and_a_dead_owner_means_interrupted(library: Libra
     assert list_campaigns(library) == []
     with pytest.raises(LibraryError, match="no run"):
         get_run(library, run_id)
+
+
+def test_a_discard_names_its_own_run_even_after_an_earlier_run_was_deleted(
+    library: Library,
+) -> None:
+    from dataclasses import replace
+
+    from pairbench.services.campaigns import cells_json, show_campaign
+
+    plan = replace(PLAN, outliers="mad:3")
+    cid = create_campaign(library, "z", plan_to_json(plan), [c.to_json() for c in CELLS], 1)
+    values = [100.0, 101.0, 99.0, 100.5, 400.0]
+    run_ids: list[int | None] = []
+    for k, value in enumerate(values):
+        run_id = _run(library, RunKey(0, 0, k + 1, 1), cid, RunStatus.COMPLETED, value)
+        record_campaign_run(library, cid, (0, 0, k + 1, 1), run_id, "completed", value, float(k))
+        run_ids.append(run_id)
+    library.conn.execute("DELETE FROM runs WHERE id = ?", (run_ids[0],))  # run_id → NULL
+    [cell, _] = cells_json(show_campaign(library, cid))
+    assert cell["n"] == len(values)  # the deleted run's figure still counts
+    assert [(d["run_id"], d["value"]) for d in cell["discarded"]] == [(run_ids[-1], 400.0)]
+    assert cell["runs"] == run_ids[1:]

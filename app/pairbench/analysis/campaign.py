@@ -161,12 +161,13 @@ def pass_complete(state: PassState, skipped: Iterable[int] = ()) -> bool:
     return all(not v.open or c in closed for c, v in state.verdicts.items())
 
 
-def pooled_values(attempts: Iterable[Attempt]) -> dict[int, list[float]]:
-    """Every completed value per cell over all passes, in run order."""
-    out: dict[int, list[float]] = {}
+def pooled_attempts(attempts: Iterable[Attempt]) -> dict[int, list[Attempt]]:
+    """Every completed run with a value per cell over all passes, in run order (start, then
+    run id): the order a cell's verdict judges its values in."""
+    out: dict[int, list[Attempt]] = {}
     for a in sorted(attempts, key=lambda a: (a.at, a.run_id or 0)):
         if a.status == COMPLETED and a.value is not None:
-            out.setdefault(a.key.cell, []).append(a.value)
+            out.setdefault(a.key.cell, []).append(a)
     return out
 
 

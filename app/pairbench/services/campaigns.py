@@ -17,7 +17,7 @@ from pairbench.analysis.campaign import (
     CellVerdict,
     cell_verdict,
     planned_runs,
-    pooled_values,
+    pooled_attempts,
 )
 from pairbench.analysis.campaign_cells import PlanError, expand_cells
 from pairbench.analysis.campaign_schedule import slot_times
@@ -244,6 +244,7 @@ class CellRow:
     verdict: CellVerdict
     run_ids: tuple[int, ...]
     failures: int
+    judged: tuple[Attempt, ...] = ()  # the runs behind ``verdict.values``, in their order
 
 
 @dataclass(frozen=True, slots=True)
@@ -275,12 +276,14 @@ def show_campaign(lib: Library, campaign_id: int) -> CampaignShown:
     skipped = stored.skipped_cells(lib, campaign_id)
     ended = stored.ended_passes(lib, campaign_id)
     passes = len(slot_times(plan.schedule, campaign.created_at))
-    pooled = pooled_values(attempts)
+    pooled = pooled_attempts(attempts)
     policy = OutlierPolicy.parse(plan.outliers)
     rows = []
     all_ended = len(ended) >= passes
     for cell in cells:
-        verdict = cell_verdict(pooled.get(cell.index, []), plan, outliers=policy)
+        judged = tuple(pooled.get(cell.index, []))
+        values = [a.value for a in judged if a.value is not None]
+        verdict = cell_verdict(values, plan, outliers=policy)
         mine = [a for a in attempts if a.key.cell == cell.index]
         ids = tuple(a.run_id for a in mine if a.run_id is not None and a.status == "completed")
         failures = sum(1 for a in mine if a.status not in NOT_A_FAILURE and a.status != COMPLETED)
@@ -292,7 +295,7 @@ def show_campaign(lib: Library, campaign_id: int) -> CampaignShown:
             status, reason = "done", verdict.why
         else:
             status, reason = "open", verdict.why
-        rows.append(CellRow(cell, status, reason, verdict, ids, failures))
+        rows.append(CellRow(cell, status, reason, verdict, ids, failures, judged))
     done = sum(1 for a in attempts if a.status == COMPLETED)
     live = len(cells) - len(skipped)
     planned = max(done, planned_runs(plan, live, passes)[0])
@@ -322,7 +325,7 @@ def cells_json(shown: CampaignShown) -> list[dict[str, object]]:
                 "cv": None if stats is None else stats.cv,
                 "discarded": [
                     {
-                        "run_id": row.run_ids[d.index] if d.index < len(row.run_ids) else None,
+                        "run_id": row.judged[d.index].run_id,
                         "value": d.value,
                         "reason": d.reason,
                     }

@@ -1,0 +1,164 @@
+"""A campaign over three lab pairs with known shaping: iperf3 and ping, interleaved repeats
+with a CV target, the program SIGKILLed in the middle and resumed. Nothing is lost, no cell
+gets a run too many, each pair's rate and delay come back within the lab's tolerances, and the
+report ranks the pairs as their shaping does."""
+
+from __future__ import annotations
+
+import json
+import os
+import signal
+import subprocess
+import time
+from collections.abc import Iterator
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+from labkit import PairsLab, lab_pairs
+from local_run_helpers import PAIRBENCH
+from pairbench.lab.shaping import parse_rate, parse_time
+from pairbench.library import Library
+from pairbench.library.runs import list_runs
+
+pytestmark = pytest.mark.lab
+
+# Neither ranking follows the pairs' order: lab2 is fastest and nearest, lab1 the farthest.
+RATES = ["100mbit", "200mbit", "50mbit"]
+DELAYS = ["10ms", "1ms", "5ms"]
+# The single lab's tolerances (test_lab.py): rate within 5 %, round trip within 1 ms.
+RATE_REL = 0.05
+RTT_ABS_MS = 1.0
+REPEATS = (2, 3)
+PLAN = f"""
+name = "three shaped pairs"
+pairs = {{ lab = "multi" }}
+repeats = {{ min = {REPEATS[0]}, max = {REPEATS[1]}, cv = 0.05 }}
+order = "interleaved"
+seed = 2026
+
+[[tests]]
+name = "tcp"
+tool = "iperf3"
+params = {{ duration = 2, omit = 1 }}
+
+[[tests]]
+name = "rtt"
+tool = "ping"
+params = {{ count = 5, interval = 0.2 }}
+"""
+
+
+@pytest.fixture(scope="module")
+def pairs(tmp_path_factory: pytest.TempPathFactory) -> Iterator[PairsLab]:
+    library = tmp_path_factory.mktemp("campaign") / "library.sqlite"
+    with lab_pairs(len(RATES), library, RATES, DELAYS) as lab:
+        yield lab
+
+
+def _cli(lab: PairsLab, *args: str, timeout: float = 300) -> Any:
+    result = subprocess.run(
+        [*PAIRBENCH, "--library", str(lab.library), *args],
+        capture_output=True,
+        text=True,
+        timeout=timeout,
+    )
+    assert result.returncode == 0, (args, result.stderr[-2000:])
+    return json.loads(result.stdout.strip().splitlines()[-1])
+
+
+def _runs(library: Path, campaign_id: int) -> list[Any]:
+    with Library.open(library) as lib:
+        return [r for r in list_runs(lib) if r.tags.get("campaign") == str(campaign_id)]
+
+
+def _kill_after_some_runs(lab: PairsLab, plan: Path) -> None:
+    """Start the campaign in a child process; SIGKILL it once three runs are done and a
+    fourth is in flight (bounded: 180 s)."""
+    child = subprocess.Popen(
+        [*PAIRBENCH, "--library", str(lab.library), "campaign", "run", str(plan)],
+        stdout=subprocess.DEVNULL,
+        stderr=subprocess.PIPE,
+        text=True,
+    )
+    try:
+        deadline = time.monotonic() + 180
+        while time.monotonic() < deadline:
+            with Library.open(lab.library) as lib:
+                runs = [r for r in list_runs(lib) if "campaign" in r.tags]
+            done = sum(r.status.value == "completed" for r in runs)
+            if done >= 3 and any(r.status.value == "running" for r in runs):
+                os.kill(child.pid, signal.SIGKILL)
+                break
+            assert child.poll() is None, child.communicate()[1]
+            time.sleep(0.1)
+        else:
+            raise AssertionError("the campaign did not reach its fourth run in 180 s")
+    finally:
+        if child.poll() is None:
+            child.kill()
+        child.communicate(timeout=30)
+
+
+def test_a_killed_campaign_resumes_and_recovers_the_shaping(
+    pairs: PairsLab, tmp_path: Path
+) -> None:
+    plan = tmp_path / "plan.toml"
+    plan.write_text(PLAN, encoding="utf-8")
+    checked = _cli(pairs, "campaign", "check", str(plan), "--json")
+    assert checked["cells"] == 3 * 2 and checked["runs_min"] == 3 * 2 * REPEATS[0]
+    _kill_after_some_runs(pairs, plan)
+    [listed] = _cli(pairs, "campaign", "list", "--json")
+    assert listed["status"] == "interrupted"
+    campaign_id = listed["id"]
+    before = {r.id: r.status.value for r in _runs(pairs.library, campaign_id)}
+    ended = _cli(pairs, "campaign", "resume", str(campaign_id), "--json")
+    assert ended["status"] == "completed"
+
+    shown = _cli(pairs, "campaign", "show", str(campaign_id), "--json")
+    runs = {r.id: r for r in _runs(pairs.library, campaign_id)}
+    # Nothing lost: every run the first process finished is still there and counted.
+    for run_id, status in before.items():
+        if status == "completed":
+            assert runs[run_id].status.value == "completed"
+    killed = [r for r in runs.values() if r.status.value == "interrupted"]
+    assert len(killed) == 1 and killed[0].id in before  # the one in flight, kept as it was
+    counted: list[int] = [i for cell in shown["cells"] for i in cell["runs"]]
+    completed = sorted(r.id for r in runs.values() if r.status.value == "completed")
+    assert sorted(counted) == completed  # each completed run counted once, in one cell
+    for cell in shown["cells"]:
+        assert REPEATS[0] <= cell["n"] <= REPEATS[1], cell  # never past the maximum
+        if cell["n"] > REPEATS[0]:
+            assert "CV" in cell["reason"] or cell["reason"] == "maximum"
+
+    by_pair = {p["pair"]: p for p in pairs.pairs}
+    means: dict[str, dict[str, float]] = {}
+    for cell in shown["cells"]:
+        means.setdefault(cell["test"], {})[cell["pair"]] = cell["mean"]
+        shaping = by_pair[cell["pair"]]["shaping"]
+        if cell["test"] == "tcp":
+            rate = parse_rate(shaping["rate"])
+            assert abs(cell["mean"] - rate) <= RATE_REL * rate, (cell["pair"], cell["mean"])
+        else:
+            rtt_ms = 2 * parse_time(shaping["delay"]) / 1000
+            assert abs(cell["mean"] - rtt_ms) <= RTT_ABS_MS, (cell["pair"], cell["mean"])
+    expected_tcp = sorted(by_pair, key=lambda p: -parse_rate(by_pair[p]["shaping"]["rate"]))
+    expected_rtt = sorted(by_pair, key=lambda p: parse_time(by_pair[p]["shaping"]["delay"]))
+    assert sorted(means["tcp"], key=lambda p: -means["tcp"][p]) == expected_tcp
+    assert sorted(means["rtt"], key=lambda p: means["rtt"][p]) == expected_rtt
+    _check_report(pairs, campaign_id, tmp_path / "report", expected_tcp, expected_rtt)
+
+
+def _check_report(
+    lab: PairsLab, campaign_id: int, out: Path, tcp: list[str], rtt: list[str]
+) -> None:
+    """The report's ranks per column follow the shaping (best first)."""
+    written = _cli(lab, "campaign", "report", str(campaign_id), "--out", str(out), "--json")
+    assert (out / "index.html").is_file() and written["written"]
+    ranked: dict[str, list[tuple[int, str]]] = {}
+    for cell in written["cells"]:
+        ranked.setdefault(cell["test"], []).append((cell["rank"], cell["group"]))
+    assert [g for _, g in sorted(ranked["tcp"])] == tcp
+    assert [g for _, g in sorted(ranked["rtt"])] == rtt
+    assert {c["n"] for c in written["cells"]} <= set(range(REPEATS[0], REPEATS[1] + 1))
