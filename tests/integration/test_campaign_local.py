@@ -235,3 +235,11 @@ def test_a_scheduled_campaign_runs_each_pass_at_its_time(tmp_path: Path) -> None
         for k, at in enumerate(starts):
             assert created + 60 * k <= at < created + 60 * k + 60  # in its own minute
         assert shown.rows[0].verdict.n == 10
+    out = tmp_path / "report"
+    report = cli_json(
+        tmp_path / "library.sqlite", "campaign", "report", "1", "--out", str(out), "--json"
+    )
+    assert report["time_of_day"] is True and report["time_of_day_by"] == "minute"
+    charts = sorted(out.glob("time-of-day-*.png"))
+    assert len(charts) == 1 and charts[0].stat().st_size > 10_000
+    assert str(charts[0]) in report["written"]
