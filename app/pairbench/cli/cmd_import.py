@@ -9,9 +9,11 @@ from pathlib import Path
 from pairbench.cli.environment import Environment
 from pairbench.cli.exit_status import ExitStatus
 from pairbench.domain.units import format_value
+from pairbench.domain.validation import parse_tag
 from pairbench.export.escaping import terminal_text
 from pairbench.services.import_guess import read_output_file
 from pairbench.services.importing import import_output
+from pairbench.services.library import LibraryError
 from pairbench.services.parsing import ParseError
 
 
@@ -20,7 +22,20 @@ def add_parser(sub: argparse._SubParsersAction[argparse.ArgumentParser]) -> None
     p = sub.add_parser("import", help="store a saved tool output as a run")
     p.add_argument("tool")
     p.add_argument("file", type=Path)
-    p.add_argument("--pair", default="local", help="the pair it was run on (default: local)")
+    p.add_argument(
+        "--pair",
+        default=None,
+        help="the pair it was run on (default: the saved pair whose client and server have "
+        "the addresses the output names, else local)",
+    )
+    p.add_argument(
+        "--tag",
+        dest="tags",
+        action="append",
+        default=[],
+        metavar="KEY=VALUE",
+        help="a tag stored with the run (repeatable)",
+    )
     p.add_argument("--label", default="", help="a label for the run")
     p.add_argument("--json", action="store_true", help="print {id, status, summary} as JSON")
     p.set_defaults(handler=handle)
@@ -34,19 +49,38 @@ def handle(args: argparse.Namespace, env: Environment) -> ExitStatus:
     except ValueError as exc:
         env.err(terminal_text(f"pairbench: {exc}"))
         return ExitStatus.ERROR
+    try:
+        tags = dict(parse_tag(item) for item in args.tags)
+    except ValueError as exc:
+        env.err(terminal_text(f"pairbench: --tag: {exc}"))
+        return ExitStatus.USAGE
     with env.open_library() as lib:
         try:
             run = import_output(
-                lib, args.tool, text, pair=args.pair, label=args.label, source_name=path.name
+                lib,
+                args.tool,
+                text,
+                pair=args.pair,
+                label=args.label,
+                source_name=path.name,
+                tags=tags,
             )
         except ParseError as exc:
             env.err(terminal_text(f"pairbench: {path} is not {args.tool} output: {exc}"))
+            return ExitStatus.ERROR
+        except LibraryError as exc:
+            env.err(terminal_text(f"pairbench: {exc}"))
             return ExitStatus.ERROR
     if args.json:
         env.out(json.dumps({"id": run.id, "status": run.status.value, "summary": run.summary}))
     else:
         error = f" ({run.error})" if run.error else ""
-        env.out(terminal_text(f"imported {path.name} as run {run.id}: {run.status.value}{error}"))
+        env.out(
+            terminal_text(
+                f"imported {path.name} as run {run.id} on pair {run.spec.pair}: "
+                f"{run.status.value}{error}"
+            )
+        )
         for name, value in run.summary.items():
             env.out(f"  {name:<24} {format_value(name, value)}")
     return ExitStatus.OK

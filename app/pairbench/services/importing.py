@@ -7,7 +7,7 @@ from collections.abc import Mapping
 
 from pairbench.domain import Line, LineSource, Run, RunSpec, RunStatus
 from pairbench.library import Library, Recorder
-from pairbench.library.hosts import get_pair
+from pairbench.library.hosts import get_pair, list_pairs
 from pairbench.library.runs import (
     create_run,
     finish_run,
@@ -18,6 +18,7 @@ from pairbench.library.runs import (
 from pairbench.library.series import compact_series
 from pairbench.tools.base import ParseError
 from pairbench.tools.feed import feed_text
+from pairbench.tools.provenance import Provenance, provenance
 from pairbench.tools.registry import get_tool
 
 IMPORT_TAG = "imported"
@@ -29,12 +30,17 @@ def import_output(
     tool_name: str,
     text: str,
     *,
-    pair: str = "local",
+    pair: str | None = None,
     label: str = "",
     source_name: str = "",
     tags: Mapping[str, str] | None = None,
 ) -> Run:
     """Parse ``text`` as ``tool_name`` output and store it as a finished run.
+
+    The run keeps what the output records about itself (``tools.provenance``): its start
+    time (else the import's), the parameters it ran with, the tool's version, and the
+    addresses of its client and server (as host facts). ``pair`` None takes the saved pair
+    whose client and server have those addresses, else ``local``.
 
     The run is ``completed`` when the tool's summary was found, ``failed`` when the tool
     reported an error before measuring anything (its own words are kept), ``interrupted``
@@ -42,13 +48,22 @@ def import_output(
     ``ParseError`` propagates and nothing is stored.
     """
     tool = get_tool(tool_name)
-    get_pair(lib, pair)  # the pair must exist
     records, summary = feed_text(tool.file_parser(), text)
+    source = provenance(tool.name, text)
+    chosen = pair if pair is not None else (pair_for_addresses(lib, source) or "local")
+    get_pair(lib, chosen)  # the pair must exist
     all_tags = {IMPORT_TAG: source_name or "file", **(tags or {})}
-    spec = RunSpec(pair=pair, tool=tool.name, params={}, label=label, tags=all_tags)
+    spec = RunSpec(chosen, tool.name, dict(source.params), label, all_tags)
     now = time.time()
-    run_id = create_run(lib, spec, started_at=now)
-    set_run_facts(lib, run_id, tool_version=_version_hint(text, tool.name))
+    started = source.started_at if source.started_at is not None else now
+    ended = started + max((r.t for r in records), default=0.0) if source.started_at else now
+    run_id = create_run(lib, spec, started_at=started)
+    set_run_facts(
+        lib,
+        run_id,
+        tool_version=source.version or _version_hint(text, tool.name),
+        host_facts=_host_facts(source),
+    )
     recorder = Recorder(lib, run_id)
     for line in text.split("\n"):
         recorder.add_line(Line(LineSource.CLIENT_OUT, line, 0.0))
@@ -69,7 +84,7 @@ def import_output(
         summary=dict(summary.values),
         complete=summary.complete,
         error=error,
-        ended_at=now,
+        ended_at=ended,
     )
     notes = [f"output form: {summary.form}"] if summary.form else []
     if summary.reason:  # ended normally, but the output's form cannot carry every metric
@@ -78,6 +93,35 @@ def import_output(
         update_run_notes(lib, run_id, notes="\n".join(notes))
     compact_series(lib.conn, run_id)
     return get_run(lib, run_id)
+
+
+def pair_for_addresses(lib: Library, source: Provenance) -> str | None:
+    """The saved pair whose client has the output's client address and whose server (or
+    data address) has its server address; None when the output names no address or no
+    single pair matches."""
+    if not source.server:
+        return None
+    found = [
+        p.name
+        for p in list_pairs(lib)
+        if source.server in (p.server.address, p.data_address)
+        and (not source.client or source.client == p.client.address)
+        and not p.client.is_local
+    ]
+    return found[0] if len(found) == 1 else None
+
+
+def _host_facts(source: Provenance) -> dict[str, dict[str, str]]:
+    """The addresses and system the output names, as the run's host facts."""
+    facts: dict[str, dict[str, str]] = {}
+    if source.client or source.system:
+        client = {"address": source.client} if source.client else {}
+        if source.system:
+            client["system"] = source.system
+        facts["client"] = client
+    if source.server:
+        facts["server"] = {"address": source.server}
+    return facts
 
 
 def _version_hint(text: str, tool_name: str) -> str:

@@ -65,8 +65,11 @@ class FileImport(QObject):
             self.import_file(path)
         return True
 
-    def import_file(self, path: Path | str, tool: str | None = None, pair: str = "local") -> None:
-        """Import a saved tool output as a run (the tool guessed when not given)."""
+    def import_file(
+        self, path: Path | str, tool: str | None = None, pair: str | None = None
+    ) -> None:
+        """Import a saved tool output as a run (the tool guessed when not given; the pair
+        named by the output's addresses when not given, else local)."""
         path = Path(path)
         self.started.emit(path)
 

@@ -1,0 +1,218 @@
+"""Where a saved tool output came from, as far as the output itself says: when it started,
+the addresses of its client and server, the parameters it ran with and the tool's version
+(iperf3 JSON and verbose text, fio JSON, ping -D, uperf -R); nothing is guessed."""
+
+from __future__ import annotations
+
+import email.utils
+import json
+import re
+from collections.abc import Callable, Mapping
+from dataclasses import dataclass, field
+from typing import Any
+
+from pairbench.tools.fio import PARAMS as FIO_PARAMS
+
+
+@dataclass(frozen=True, slots=True)
+class Provenance:
+    """What an output records about its own run (empty where it records nothing)."""
+
+    started_at: float | None = None  # epoch seconds
+    client: str = ""  # the client's address, as the output names it
+    server: str = ""  # the address the client reached
+    params: Mapping[str, str] = field(default_factory=dict)  # in Pairbench's parameter names
+    version: str = ""
+    system: str = ""  # the host's description (iperf3's system_info)
+
+
+def provenance(tool: str, text: str) -> Provenance:
+    """What ``text`` (the output of ``tool``) records about its run; never raises."""
+    reader = _READERS.get(tool)
+    if reader is None:
+        return Provenance()
+    try:
+        return reader(text)
+    except (ValueError, KeyError, TypeError, AttributeError, IndexError):
+        return Provenance()  # a damaged output records nothing we can trust
+
+
+# ------------------------------------------------------------------------------ iperf3
+
+
+def _iperf3(text: str) -> Provenance:
+    start = _iperf3_start_json(text)
+    if start is not None:
+        return _iperf3_from_json(start)
+    return _iperf3_from_text(text)
+
+
+def _iperf3_start_json(text: str) -> Mapping[str, Any] | None:
+    """The ``start`` object of a ``-J`` document or of ``--json-stream``'s start event."""
+    for line in text.split("\n"):
+        if line.startswith('{"event":"start"'):
+            data = json.loads(line).get("data")
+            return data if isinstance(data, dict) else None
+    at = text.find("{")
+    if at < 0 or '"start"' not in text:
+        return None
+    document, _ = json.JSONDecoder().raw_decode(text[at:])
+    start = document.get("start") if isinstance(document, dict) else None
+    return start if isinstance(start, dict) else None
+
+
+def _iperf3_from_json(start: Mapping[str, Any]) -> Provenance:
+    stamp = start.get("timestamp") or {}
+    started = None
+    if "timemillisecs" in stamp:
+        started = float(stamp["timemillisecs"]) / 1000.0
+    elif "timesecs" in stamp:
+        started = float(stamp["timesecs"])
+    connected = start.get("connected") or [{}]
+    first = connected[0] if connected else {}
+    server = str((start.get("connecting_to") or {}).get("host") or first.get("remote_host", ""))
+    test = start.get("test_start") or {}
+    params: dict[str, str] = {}
+    if "duration" in test:
+        params["duration"] = str(int(test["duration"]))
+    if "num_streams" in test:
+        params["streams"] = str(int(test["num_streams"]))
+    if str(test.get("protocol", "")).upper() == "UDP":
+        params["udp"] = "true"
+    for name in ("reverse", "bidir"):
+        if int(test.get(name, 0) or 0):
+            params[name] = "true"
+    if int(test.get("omit", 0) or 0):
+        params["omit"] = str(int(test["omit"]))
+    if int(test.get("blksize", 0) or 0):
+        params["length"] = str(int(test["blksize"]))
+    if int(test.get("target_bitrate", 0) or 0):
+        params["bitrate"] = str(int(test["target_bitrate"]))
+    if int(test.get("tos", 0) or 0):
+        params["tos"] = str(int(test["tos"]))
+    if int(start.get("fq_rate", 0) or 0):
+        params["fq_rate"] = str(int(start["fq_rate"]))
+    if int(start.get("sock_bufsize", 0) or 0):
+        params["window"] = str(int(start["sock_bufsize"]))
+    return Provenance(
+        started,
+        str(first.get("local_host", "")),
+        server,
+        params,
+        str(start.get("version", "")),
+        str(start.get("system_info", "")),
+    )
+
+
+_TIME = re.compile(r"^Time: (.+)$", re.M)
+_CONNECTING = re.compile(r"^Connecting to host (\S+), port \d+", re.M)
+_CONNECTED = re.compile(r"^\[\s*\d+\] local (\S+) port \d+ connected to (\S+) port \d+", re.M)
+_STARTING = re.compile(
+    r"^Starting Test: protocol: (\w+), (\d+) streams, (\d+) byte blocks, omitting (\d+) "
+    r"seconds, (\d+) second test(?:, tos (\d+))?",
+    re.M,
+)
+_VERSION = re.compile(r"^(iperf \d+\.\d+\S*)", re.M)
+
+
+def _iperf3_from_text(text: str) -> Provenance:
+    """iperf3's text with ``-V``: ``Time:``, the connection lines and ``Starting Test``."""
+    started = None
+    if m := _TIME.search(text):
+        started = email.utils.parsedate_to_datetime(m.group(1).strip()).timestamp()
+    client = server = ""
+    if m := _CONNECTED.search(text):
+        client, server = m.group(1), m.group(2)
+    elif m := _CONNECTING.search(text):
+        server = m.group(1)
+    params: dict[str, str] = {}
+    if m := _STARTING.search(text):
+        protocol, streams, block, omit, duration, tos = m.groups()
+        params = {"duration": duration, "streams": streams, "length": block}
+        if protocol.upper() == "UDP":
+            params["udp"] = "true"
+        if omit != "0":
+            params["omit"] = omit
+        if tos and tos != "0":
+            params["tos"] = tos
+    version = m.group(1) if (m := _VERSION.search(text)) else ""
+    system = ""
+    if version:
+        lines = text.split("\n")
+        at = next(i for i, line in enumerate(lines) if line.startswith(version))
+        following = lines[at + 1].strip() if at + 1 < len(lines) else ""
+        if following.split(" ", 1)[0] in ("Linux", "FreeBSD", "Darwin"):
+            system = following
+    return Provenance(started, client, server, params, version, system)
+
+
+# --------------------------------------------------------------------------------- fio
+
+# fio's option names that are Pairbench's parameters too (the same names), and how a
+# stored value reads back.
+_FIO_BOOLS = ("direct", "time_based", "group_reporting", "refill_buffers", "norandommap")
+
+
+def _fio(text: str) -> Provenance:
+    """fio's JSON: ``timestamp_ms`` (when it wrote the document) less the longest job's
+    runtime, the global and the first job's options, ``fio version``."""
+    at = text.find("{")
+    if at < 0:
+        return Provenance()
+    document, _ = json.JSONDecoder().raw_decode(text[at:])
+    jobs = document.get("jobs") or []
+    runtime_ms = max((float(j.get("job_runtime", 0) or 0) for j in jobs), default=0.0)
+    started = None
+    if "timestamp_ms" in document:
+        started = float(document["timestamp_ms"]) / 1000.0 - runtime_ms / 1000.0
+    elif "timestamp" in document:
+        started = float(document["timestamp"]) - runtime_ms / 1000.0
+    options: dict[str, str] = {
+        str(k): str(v) for k, v in (document.get("global options") or {}).items()
+    }
+    if jobs:
+        options.update({str(k): str(v) for k, v in (jobs[0].get("job options") or {}).items()})
+    params = {k: v for k, v in options.items() if k in FIO_PARAMS}
+    for name in _FIO_BOOLS:
+        if name in params:
+            params[name] = "true" if params[name] in ("1", "true") else "false"
+    if "filename" in options and "device" in FIO_PARAMS and options["filename"].startswith("/dev/"):
+        params["device"] = options["filename"]
+    return Provenance(started, "", "", params, str(document.get("fio version", "")), "")
+
+
+# ------------------------------------------------------------------------ ping, uperf
+
+_PING_HEAD = re.compile(r"^PING (\S+) \(([^)]+)\) (\d+)\(\d+\) bytes of data", re.M)
+_PING_STAMP = re.compile(r"^\[(\d+\.\d+)\]", re.M)
+_PING_SENT = re.compile(r"^(\d+) packets transmitted", re.M)
+
+
+def _ping(text: str) -> Provenance:
+    """ping's header (the address and payload size), ``-D`` time stamps, packets sent."""
+    server = ""
+    params: dict[str, str] = {}
+    if m := _PING_HEAD.search(text):
+        server = m.group(2)
+        params["size"] = m.group(3)
+    if m := _PING_SENT.search(text):
+        params["count"] = m.group(1)
+    started = float(m.group(1)) if (m := _PING_STAMP.search(text)) else None
+    return Provenance(started, "", server, params)
+
+
+_UPERF_STAMP = re.compile(r"^timestamp_ms:(\d+(?:\.\d+)?) ", re.M)
+
+
+def _uperf(text: str) -> Provenance:
+    """uperf ``-R``: the first raw line's ``timestamp_ms``."""
+    m = _UPERF_STAMP.search(text)
+    return Provenance(float(m.group(1)) / 1000.0 if m else None)
+
+
+_READERS: dict[str, Callable[[str], Provenance]] = {
+    "iperf3": _iperf3,
+    "fio": _fio,
+    "ping": _ping,
+    "uperf": _uperf,
+}
