@@ -9,7 +9,7 @@ from pytestqt.qtbot import QtBot
 from pairbench.domain import Record, metric_unit
 from pairbench.domain.units import format_value, scale_for
 from pairbench.library.series import SeriesArrays
-from pairbench.ui.library.run_detail import MetricPlot
+from pairbench.ui.library.metric_plot import MetricPlot
 from pairbench.ui.plotting.run_plots import RunPlots
 
 

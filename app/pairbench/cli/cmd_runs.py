@@ -273,7 +273,11 @@ def handle_show(args: argparse.Namespace, env: Environment) -> ExitStatus:
         shown = show_run(lib, args.id)
     run, series, analyses = shown.run, shown.series, shown.analyses
     if args.json:
-        env.out(json.dumps({**run_payload(run, series), "analyses": analyses}))
+        from pairbench.services.run_again import run_again_line
+
+        payload = {**run_payload(run, series), "analyses": analyses}
+        payload["run_again"] = run_again_line(run)
+        env.out(json.dumps(payload))
         return ExitStatus.OK
     from pairbench.export.escaping import terminal_text
 
@@ -284,6 +288,7 @@ def handle_show(args: argparse.Namespace, env: Environment) -> ExitStatus:
 
 def _show_lines(run: Run, series: list[Series], analyses: dict[str, Any]) -> list[str]:
     from pairbench.domain.units import format_value
+    from pairbench.services.run_again import COMMANDS_KIND, command_lines, run_again_line
 
     lines = [f"run {run.id}: {run.spec.tool} on {run.spec.pair} — {run.status.value}"]
     lines.append(f"  started   {_when(run.started_at)}")
@@ -306,6 +311,14 @@ def _show_lines(run: Run, series: list[Series], analyses: dict[str, Any]) -> lis
         first, *more = _NOTE_LINES_RE.split(run.notes)
         lines.append(f"  notes     {first}")
         lines += [f"            {line}" for line in more]
+    lines.append(f"  again     {run_again_line(run)}")
+    record = analyses.get(COMMANDS_KIND)
+    if record is not None:
+        for role, host, line in command_lines(record):
+            lines.append(f"  {role:<9} {host}: {line}")
+        for name, content in dict(record.get("files") or {}).items():
+            lines.append(f"  file      {name} ({len(content)} characters, uploaded)")
+    analyses = {k: v for k, v in analyses.items() if k != COMMANDS_KIND}
     if analyses:
         # Imported only for a run with analyses: it loads the burst model (numpy).
         from pairbench.cli.cmd_analyze import describe_analysis

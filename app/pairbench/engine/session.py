@@ -9,6 +9,7 @@ from typing import TYPE_CHECKING
 
 from pairbench.domain import Line, LineSource, Record, RunStatus, Summary
 from pairbench.domain.failures import ConnectionLostError, TransportError
+from pairbench.engine.command_record import COMMANDS_KIND, command_record
 from pairbench.engine.facts import gather_facts
 from pairbench.engine.leftovers import end_tagged
 from pairbench.engine.observer import RunObserver
@@ -16,6 +17,7 @@ from pairbench.engine.readiness import local_free_port, wait_port_listening
 from pairbench.engine.stall import StallWatch, shows_data
 from pairbench.engine.stop import StopCondition
 from pairbench.library import Library, Recorder
+from pairbench.library.analyses import store_analysis
 from pairbench.library.runs import set_run_facts
 from pairbench.remote.base import RemoteProcess, Transport
 from pairbench.tools.base import CommandContext, Commands, ParseError, Parser
@@ -86,6 +88,18 @@ class RunSession:
         await self._record_facts(lib, run_id)
         workdir = await self._make_workdir()
         commands = await self._start_server(workdir)
+        store_analysis(
+            lib,
+            run_id,
+            COMMANDS_KIND,
+            command_record(
+                commands,
+                client_host=p.client.host_name,
+                server_host=p.server.host_name,
+                tool_version=p.tool_version,
+                workdir=workdir,
+            ),
+        )
         self.parse_sources = commands.parse
         main_host = p.server if commands.run_on == "server" else p.client
         for name, content in commands.files.items():

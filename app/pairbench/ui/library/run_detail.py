@@ -6,10 +6,10 @@ from collections import defaultdict
 from datetime import datetime
 from typing import Any
 
-import numpy as np
 from PySide6.QtCore import Qt, Signal
 from PySide6.QtGui import QFont, QFontDatabase
 from PySide6.QtWidgets import (
+    QApplication,
     QHBoxLayout,
     QHeaderView,
     QLabel,
@@ -25,22 +25,24 @@ from PySide6.QtWidgets import (
 )
 
 # isort: split
-import pyqtgraph as pg  # after PySide6 (DESIGN §2)
 
 from pairbench.domain import Run
 from pairbench.domain.host_text import format_tags
 from pairbench.domain.metrics import metric_label, metric_order
-from pairbench.domain.units import format_value, range_scale
+from pairbench.domain.units import format_value
 from pairbench.services.library import Library
+from pairbench.services.run_again import (
+    COMMANDS_KIND,
+    commands_text,
+    run_again_line,
+    run_again_spec,
+)
 from pairbench.services.run_browser import RunDetail, SeriesArrays, load_run_detail
 from pairbench.ui.bridge import EngineBridge
 from pairbench.ui.library.jobs import call_for, error_text
+from pairbench.ui.library.metric_plot import MetricPlot, without_copied_sum
 from pairbench.ui.library.runs_model import STATUS_COLORS
 from pairbench.ui.run.burst_panel import burst_analysis_rows
-
-_COLORS = ("#1f77b4", "#ff7f0e", "#2ca02c", "#d62728", "#9467bd", "#8c564b", "#e377c2", "#17becf")
-PLOT_HEIGHT = 210
-FEW_POINTS = 40  # up to this many samples, each is drawn as a dot too
 
 
 def _when(epoch: float | None) -> str:
@@ -67,82 +69,13 @@ def _duration_text(run: Run, series: list[SeriesArrays]) -> str:
     return _duration(run.duration)
 
 
-def _without_copied_sum(group: list[SeriesArrays]) -> list[SeriesArrays]:
-    """Drop a "sum" that only repeats the single stream it sums (one curve, not two)."""
-    sums = [one for one in group if one.stream == "sum"]
-    others = [one for one in group if one.stream != "sum"]
-    if len(sums) == 1 and len(others) == 1:
-        total, single = sums[0], others[0]
-        if np.array_equal(total.t, single.t) and np.array_equal(total.v, single.v):
-            return others
-    return group
-
-
-def _max_abs(values: np.ndarray) -> float:
-    """The largest finite magnitude of ``values`` (0.0 when none is finite)."""
-    finite = np.abs(values[np.isfinite(values)])
-    return float(finite.max()) if finite.size else 0.0
-
-
-class MetricPlot(pg.PlotWidget):
-    """One metric over time, a curve per stream ("sum" drawn thicker)."""
-
-    def __init__(self, metric: str, series: list[SeriesArrays], tool: str = "") -> None:
-        super().__init__(background="w")
-        self.metric = metric
-        unit = series[0].unit if series else ""
-        # The axis in the unit vocabulary's scale for these values (Gbit/s, MiB/s, ms).
-        scale = range_scale(unit, (_max_abs(one.v) for one in series))
-        factor = scale.factor
-        title = metric_label(metric, tool)
-        self.setMinimumHeight(PLOT_HEIGHT)
-        self.setMaximumHeight(PLOT_HEIGHT + 60)
-        item = self.getPlotItem()
-        item.setTitle(title, size="10pt", color="#202020")
-        item.showGrid(x=True, y=True, alpha=0.25)
-        item.setDownsampling(auto=True, mode="peak")
-        item.setClipToView(True)
-        for axis in ("left", "bottom"):
-            item.getAxis(axis).setPen("#606060")
-            item.getAxis(axis).setTextPen("#303030")
-        item.getAxis("left").setWidth(72)  # the same for every plot: their x axes line up
-        if scale.unit:
-            item.setLabel("left", scale.unit)
-        item.setLabel("bottom", "time since start", units="s")
-        if len(series) > 1:
-            item.addLegend(offset=(-10, 10), labelTextColor="#202020")
-        self.curves: dict[str, pg.PlotDataItem] = {}
-        top = 0.0
-        for index, one in enumerate(series):
-            is_sum = one.stream == "sum"
-            color = "#202020" if is_sum else _COLORS[index % len(_COLORS)]
-            pen = pg.mkPen(color, width=2 if is_sum else 1.3)
-            values = np.asarray(one.v * factor if factor != 1.0 else one.v)
-            dots: dict[str, object] = {}
-            if len(one.t) <= FEW_POINTS:  # a line needs two points; a summary-only job has one
-                dots = {"symbol": "o", "symbolSize": 6, "symbolBrush": color, "symbolPen": None}
-            curve = item.plot(
-                np.asarray(one.t), values, pen=pen, name=one.stream, skipFiniteCheck=True, **dots
-            )
-            self.curves[one.stream] = curve
-            finite = values[np.isfinite(values)]
-            if len(finite):
-                top = max(top, float(finite.max()))
-                if float(finite.min()) < 0:
-                    top = float("nan")  # negative values: let pyqtgraph choose
-        item.enableAutoRange(axis="x")
-        if top > 0:  # rates, counts and times read best from zero (a flat line too)
-            item.setYRange(0.0, top * 1.08, padding=0)
-        else:
-            item.enableAutoRange(axis="y")
-
-
 class RunDetailView(QWidget):
     """Loads a run through the bridge and shows it; ``closed`` asks to go back to the list."""
 
     closed = Signal()
     loaded = Signal(object)  # RunDetail
     failed = Signal(str)
+    run_again = Signal(object)  # RunSpec: repeat this run (the window opens the run panel)
 
     def __init__(self, bridge: EngineBridge, parent: QWidget | None = None) -> None:
         super().__init__(parent)
@@ -192,9 +125,24 @@ class RunDetailView(QWidget):
         mono.setStyleHint(QFont.StyleHint.Monospace)
         self.raw_text.setFont(mono)
 
+        self.commands_text = QPlainTextEdit()
+        self.commands_text.setReadOnly(True)
+        self.commands_text.setLineWrapMode(QPlainTextEdit.LineWrapMode.NoWrap)
+        self.commands_text.setFont(mono)
+
         self.tabs = QTabWidget()
         self.tabs.addTab(self.plots_scroll, "Plots")
         self.tabs.addTab(self.raw_text, "Raw output")
+        self.tabs.addTab(self.commands_text, "Commands")
+
+        self.copy_button = QPushButton("Copy as command")
+        self.copy_button.setToolTip("Copy the `pairbench run` line that runs this run again")
+        self.copy_button.clicked.connect(self.copy_command)
+        self.again_button = QPushButton("Run again…")
+        self.again_button.setToolTip("Open the run panel with this run's tool and parameters")
+        self.again_button.clicked.connect(self._run_again)
+        for button in (self.copy_button, self.again_button):
+            button.setEnabled(False)
 
         splitter = QSplitter(Qt.Orientation.Horizontal)
         splitter.addWidget(self.info_tree)
@@ -210,6 +158,8 @@ class RunDetailView(QWidget):
         titles.addWidget(self.subtitle)
         titles.addWidget(self.error_label)
         header.addLayout(titles, 1)
+        header.addWidget(self.copy_button, 0, Qt.AlignmentFlag.AlignTop)
+        header.addWidget(self.again_button, 0, Qt.AlignmentFlag.AlignTop)
         layout = QVBoxLayout(self)
         layout.addLayout(header)
         layout.addWidget(splitter, 1)
@@ -279,6 +229,9 @@ class RunDetailView(QWidget):
             self.error_label.show()
         self._fill_info(run)
         self._fill_plots(detail.series, run.spec.tool)
+        self.commands_text.setPlainText(commands_text(run, self.analyses.get(COMMANDS_KIND)))
+        for button in (self.copy_button, self.again_button):
+            button.setEnabled(True)
         text = detail.raw_text
         if detail.raw_truncated:
             text += "\n\n[… the raw output is longer; the rest is not shown here]"
@@ -342,6 +295,18 @@ class RunDetailView(QWidget):
                 section(title, burst_analysis_rows(kind, self.analyses[kind]))
         tree.resizeColumnToContents(0)
 
+    def copy_command(self) -> str:
+        """Put the ``pairbench run`` line of the run shown on the clipboard; the line."""
+        if self.detail is None:
+            return ""
+        line = run_again_line(self.detail.run)
+        QApplication.clipboard().setText(line)
+        return line
+
+    def _run_again(self) -> None:
+        if self.detail is not None:
+            self.run_again.emit(run_again_spec(self.detail.run))
+
     def _fill_plots(self, series: list[SeriesArrays], tool: str) -> None:
         self._clear_plots()
         by_metric: dict[str, list[SeriesArrays]] = defaultdict(list)
@@ -349,7 +314,7 @@ class RunDetailView(QWidget):
             if len(one.t):
                 by_metric[one.metric].append(one)
         for metric, group in by_metric.items():
-            by_metric[metric] = _without_copied_sum(group)
+            by_metric[metric] = without_copied_sum(group)
         for metric in metric_order(by_metric):
             plot = MetricPlot(metric, by_metric[metric], tool)
             self.plots.append(plot)
