@@ -22,7 +22,7 @@ from pairbench.ui.bridge import EngineBridge, RunHandle, RunSignals
 from pairbench.ui.library.run_detail import RunDetailView
 from pairbench.ui.run.burst_panel import MIN_INTERVALS, gigabytes
 from pairbench.ui.run.controller import RunController
-from pairbench.ui.run.presets import BURST_PROBE_PRESET
+from pairbench.ui.run.presets import BURST_PROBE_PRESET, burst_probe_label
 from pairbench.ui.run.run_tab import RunTab
 
 STREAM_METRICS = ("throughput_bps", "retransmits")
@@ -207,7 +207,8 @@ def test_the_probe_preset_fills_the_form_and_starts_a_probe(
         assert spec.tool == "iperf3"
         assert spec.params == {"duration": "1200", "streams": "2"}
         assert spec.tags["probe"] == "burst" and spec.tags["phase"] == "burst"
-        assert spec.label == BURST_PROBE_PRESET
+        # The preset's label followed the parameters: 10 s after the step, not the preset's 30.
+        assert spec.label == burst_probe_label("2", 10) != BURST_PROBE_PRESET
         controller.signals.failed.emit("stopped for the test")  # end it (nothing ran)
 
         # Another tool leaves probe mode.
@@ -244,3 +245,27 @@ def test_the_library_detail_shows_a_stored_burst_analysis(
         assert "full again after ~1.3 min idle" in rows["refill"]
     finally:
         bridge.shutdown()
+
+
+def test_the_probe_label_follows_its_parameters_until_the_user_writes_one(
+    qtbot: QtBot, library_path: Path, settings: QSettings
+) -> None:
+    with open_window(qtbot, library_path, settings) as window:
+        panel = window.run_panel
+        index = panel.preset_combo.findData(BURST_PROBE_PRESET)
+        panel.preset_combo.setCurrentIndex(index)
+        panel.preset_combo.activated.emit(index)
+        label = panel.run_form.label_edit
+        assert label.text() == BURST_PROBE_PRESET
+        assert panel.form is not None
+        panel.form.fields["streams"].set_value("4")
+        assert (
+            label.text()
+            == burst_probe_label("4", 30)
+            == ("Burst probe (iperf3, 4 streams, stops 30 s after the step)")
+        )
+        panel.probe_box.after_step.setValue(45)
+        assert label.text() == burst_probe_label("4", 45)
+        label.setText("r4.large, rested 24 h")
+        panel.form.fields["streams"].set_value("1")
+        assert label.text() == "r4.large, rested 24 h"  # the user's own label stays

@@ -10,7 +10,14 @@ import json
 from collections.abc import Mapping
 from dataclasses import dataclass, field
 
-BURST_PROBE_PRESET = "Burst probe (iperf3, 2 streams, stops 30 s after the step)"
+
+def burst_probe_label(streams: str, after_step_s: float) -> str:
+    """The burst probe's label for its parameters (the preset's name with the defaults)."""
+    count = f"{streams} stream" + ("" if streams == "1" else "s")
+    return f"Burst probe (iperf3, {count}, stops {after_step_s:g} s after the step)"
+
+
+BURST_PROBE_PRESET = burst_probe_label("2", 30)
 
 
 @dataclass(frozen=True, slots=True)

@@ -40,6 +40,7 @@ class RunForm(QWidget):
     """The run's choices; each tool's values are kept while another is shown, and saved."""
 
     toolChanged = Signal()  # another tool was chosen: ``form`` is a new ParamForm
+    paramsChanged = Signal()  # a value of the current form changed
 
     def __init__(
         self,
@@ -121,6 +122,7 @@ class RunForm(QWidget):
         self.form = ParamForm(tool.params)
         self.form.setObjectName(f"form_{tool.name}")
         self.form.set_values(self._params_by_tool.get(tool.name, {}))
+        self.form.changed.connect(self.paramsChanged)
         self.form_area.setWidget(self.form)
 
     def _saved_params(self) -> dict[str, dict[str, str]]:

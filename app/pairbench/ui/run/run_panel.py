@@ -24,7 +24,7 @@ from pairbench.ui.run.error_line import ErrorLine, friendly_error
 from pairbench.ui.run.iperf3_banner import LocalIperf3Banner
 from pairbench.ui.run.param_form import ParamForm
 from pairbench.ui.run.preset_picker import PresetPicker
-from pairbench.ui.run.presets import Preset
+from pairbench.ui.run.presets import Preset, burst_probe_label
 from pairbench.ui.run.probe_box import BurstProbeBox
 from pairbench.ui.run.progress import RunProgress
 from pairbench.ui.run.refusal_boxes import HostKeyBox, InstallOfferBox
@@ -46,6 +46,7 @@ class RunPanel(QWidget):
         self.controllers: list[RunController] = []
         self.install_dialog: ToolInstallDialog | None = None
         self._applying_preset = False
+        self._probe_label = ""  # the burst probe label this panel wrote last
         self._last_launch: tuple[HostPair, RunSpec, float | None] | None = None
 
         self.banner = LocalIperf3Banner()
@@ -78,6 +79,8 @@ class RunPanel(QWidget):
         self.preset_picker.saveRequested.connect(self.save_user_preset)
         self.preset_picker.refused.connect(self.show_error)
         self.probe_box.max_duration.valueChanged.connect(self._probe_duration_changed)
+        self.probe_box.after_step.valueChanged.connect(self._relabel_probe)
+        self.run_form.paramsChanged.connect(self._relabel_probe)
         self.host_key_box.acceptRequested.connect(self.accept_host_key)
         self.install_box.installRequested.connect(self.install_missing_tool)
         self.start_button.clicked.connect(self.start)
@@ -140,6 +143,7 @@ class RunPanel(QWidget):
         label = self.run_form.label_edit
         if not label.text() or self.preset_picker.find_preset(label.text()) is not None:
             label.setText(preset.name)
+        self._relabel_probe()
         if unknown:
             self.show_error(
                 f"The preset {name!r} sets parameters {preset.tool} does not have: "
@@ -161,6 +165,19 @@ class RunPanel(QWidget):
     def probe_mode(self) -> bool:
         """True while the burst probe preset is chosen (Start then starts the probe)."""
         return not self.probe_box.isHidden()
+
+    def _relabel_probe(self) -> None:
+        """While the burst probe is chosen, a label it wrote follows its parameters (streams,
+        after step); a label the user typed stays."""
+        label = self.run_form.label_edit
+        if not self.probe_mode or self.form is None or "streams" not in self.form.fields:
+            return
+        text = label.text()
+        if text and text != self._probe_label and self.preset_picker.find_preset(text) is None:
+            return
+        streams = self.form.values().get("streams", "1")
+        self._probe_label = burst_probe_label(streams, self.probe_box.after_step_s)
+        label.setText(self._probe_label)
 
     def _probe_duration_changed(self, seconds: int) -> None:
         if self.form is not None and "duration" in self.form.fields:
