@@ -523,8 +523,13 @@ def _resolve_baseline(
 ) -> str | None:
     names = [g.name for g in groups]
     if wanted is None or wanted == "":
+        # The oldest group: the one whose first run started first (ties: the listed order).
+        first: dict[str, float] = {}
+        for item in items:
+            name = by.name_of(item)
+            first[name] = min(first.get(name, item.run.started_at), item.run.started_at)
         usable = [g.name for g in groups if g.stats is not None]
-        return usable[0] if usable else None
+        return min(usable, key=lambda n: first.get(n, float("inf"))) if usable else None
     if wanted in names:
         return wanted
     run_id = wanted.removeprefix("#")

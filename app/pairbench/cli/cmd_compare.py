@@ -12,7 +12,13 @@ from pairbench.analysis.outliers import OutlierPolicy
 from pairbench.analysis.stats import StatsError
 from pairbench.cli.environment import Environment
 from pairbench.cli.exit_status import ExitStatus
-from pairbench.export.charts import ChartKind, ChartUnavailable, chart_spec, check_chart_path
+from pairbench.export.charts import (
+    ChartKind,
+    ChartUnavailable,
+    SummaryStyle,
+    chart_spec,
+    check_chart_path,
+)
 from pairbench.export.compare_json import comparison_payload
 from pairbench.export.escaping import terminal_text
 from pairbench.export.selection import SelectionError, select_run_ids
@@ -52,7 +58,11 @@ def add_parser(sub: argparse._SubParsersAction[argparse.ArgumentParser]) -> None
         help="treat runs sharing a label, pair or tag value as repeats (default: run)",
     )
     p.add_argument("--metric", help="the metric to compare (default: throughput, else latency…)")
-    p.add_argument("--baseline", metavar="ID|GROUP", help="the baseline (default: first group)")
+    p.add_argument(
+        "--baseline",
+        metavar="ID|GROUP",
+        help="the baseline (default: the oldest group, whose first run started first)",
+    )
     p.add_argument(
         "--outliers",
         default="none",
@@ -66,6 +76,12 @@ def add_parser(sub: argparse._SubParsersAction[argparse.ArgumentParser]) -> None
         choices=[k.value for k in ChartKind],
         default=ChartKind.BOTH.value,
         help="time-series overlay, summary with CIs, or both (default)",
+    )
+    p.add_argument(
+        "--chart-style",
+        choices=[k.value for k in SummaryStyle],
+        default=SummaryStyle.POINTS.value,
+        help="the summary's groups: means with CI (points, default), bars with CI, box plots",
     )
     p.add_argument("--size", default="1200x700", metavar="WxH", help="chart size in pixels")
     p.add_argument("--dpi", type=int, default=96, help="PNG resolution (default: 96)")
@@ -132,6 +148,7 @@ def handle(args: argparse.Namespace, env: Environment) -> ExitStatus:
             height=height,
             dpi=args.dpi,
             title=args.title,
+            style=SummaryStyle(args.chart_style),
         )
         try:
             env.chart_renderer(spec, args.chart)

@@ -52,6 +52,16 @@ class ChartKind(enum.StrEnum):
     BOTH = "both"
 
 
+class SummaryStyle(enum.StrEnum):
+    """How the summary draws each group: its mean with the CI whiskers (``points``), a bar
+    to the mean with the CI whiskers (``bars``), or a box plot of its kept runs (``box``:
+    median, quartiles, whiskers to the furthest run within 1.5×IQR)."""
+
+    POINTS = "points"
+    BARS = "bars"
+    BOX = "box"
+
+
 class ChartUnavailable(RuntimeError):
     """Charts cannot be drawn here (e.g. Qt is missing); the message says why."""
 
@@ -78,6 +88,7 @@ class SummaryPoint:
     high: float | None
     values: tuple[float, ...]  # the kept runs
     discarded: tuple[float, ...]
+    box: tuple[float, float, float, float, float] | None = None  # whisker, Q1, median, Q3, whisker
 
 
 @dataclass(frozen=True, slots=True)
@@ -92,6 +103,7 @@ class ChartSpec:
     curves: tuple[ChartCurve, ...] = ()
     points: tuple[SummaryPoint, ...] = ()
     summary_title: str = ""
+    summary_style: SummaryStyle = SummaryStyle.POINTS
     # A grid of panels (``export.panels``), ``columns`` wide, drawn instead of the kind's plots.
     panels: tuple[Panel, ...] = ()
     columns: int = 1
@@ -133,8 +145,10 @@ def chart_spec(
     height: int = 700,
     dpi: int = 96,
     title: str | None = None,
+    style: SummaryStyle = SummaryStyle.POINTS,
 ) -> ChartSpec:
-    """The chart(s) of a comparison (see the module docstring)."""
+    """The chart(s) of a comparison (see the module docstring); ``style`` is how the summary
+    draws each group."""
     if width < 200 or height < 150 or not 24 <= dpi <= 1200:
         raise ValueError("a chart needs at least 200×150 pixels and 24–1200 dpi")
     groups = [g.name for g in cmp.groups]
@@ -152,7 +166,8 @@ def chart_spec(
         y_label=axis_label(cmp.metric.label, scale),
         curves=tuple(_curves(cmp, colors, scale, t_factor)),
         points=tuple(_points(cmp, colors, scale)),
-        summary_title=_summary_title(cmp),
+        summary_title=_summary_title(cmp, style),
+        summary_style=style,
         width=width,
         height=height,
         dpi=dpi,
@@ -220,14 +235,34 @@ def _points(cmp: Comparison, colors: dict[str, str], scale: Scale) -> list[Summa
                 high=high,
                 values=tuple(v.value * f for v in g.kept),
                 discarded=tuple(d.value * f for d in g.discarded),
+                box=box_of([v.value * f for v in g.kept]),
             )
         )
     return points
 
 
-def _summary_title(cmp: Comparison) -> str:
+def box_of(values: list[float]) -> tuple[float, float, float, float, float] | None:
+    """Tukey's box of ``values``: (lower whisker, Q1, median, Q3, upper whisker), the
+    whiskers at the furthest values within 1.5×IQR of the quartiles (numpy's linear
+    quartiles); None for fewer than two values."""
+    if len(values) < 2:
+        return None
+    x = np.asarray(values, dtype=float)
+    q1, median, q3 = (float(q) for q in np.percentile(x, [25.0, 50.0, 75.0]))
+    reach = 1.5 * (q3 - q1)
+    low = float(x[x >= q1 - reach].min())
+    high = float(x[x <= q3 + reach].max())
+    return low, q1, median, q3, high
+
+
+def _summary_title(cmp: Comparison, style: SummaryStyle = SummaryStyle.POINTS) -> str:
     level = f"{cmp.confidence * 100:g} %"
-    text = f"Mean per group with {level} CI (Student t); dots: runs"
+    if style is SummaryStyle.BOX:
+        text = "Per group: median, quartiles and whiskers to 1.5×IQR of the runs; dots: runs"
+    elif style is SummaryStyle.BARS:
+        text = f"Mean per group (bar) with {level} CI (Student t); dots: runs"
+    else:
+        text = f"Mean per group with {level} CI (Student t); dots: runs"
     if cmp.discarded:
         text += f"; ×: discarded ({cmp.policy})"
     return text

@@ -17,12 +17,11 @@ from PySide6.QtWidgets import QGraphicsRectItem, QSizePolicy
 
 from pairbench.export.charts import ChartSpec
 from pairbench.export.panels import Band, HeatCell, Panel, Series, Tick, log_ticks, padded
+from pairbench.ui.compare.summary_draw import FOOTER as NOTE
+from pairbench.ui.compare.summary_draw import FOREGROUND
 
 if TYPE_CHECKING:
     from pairbench.ui.compare.render import ChartWidget
-
-FOREGROUND = "#222222"
-NOTE = "#555555"
 
 
 def draw_panels(widget: ChartWidget, spec: ChartSpec, row: int) -> int:

@@ -21,7 +21,6 @@ from html import escape  # pyqtgraph labels read their text as HTML
 from pathlib import Path
 from typing import cast
 
-import numpy as np
 import pyqtgraph as pg
 from PySide6.QtCore import QMarginsF, QRect, QRectF, QSize, QSizeF, Qt
 from PySide6.QtGui import QColor, QImage, QPageSize, QPainter, QPaintEvent, QPdfWriter
@@ -33,16 +32,14 @@ from pairbench.analysis.stats import FloatArray
 from pairbench.export.charts import (
     ChartKind,
     ChartSpec,
-    SummaryPoint,
     check_chart_path,
     finite_range,
     peak_envelope,
 )
 from pairbench.ui.compare.panels import draw_panels
+from pairbench.ui.compare.summary_draw import FOOTER, FOREGROUND, draw_summary, style_plot
 
 BACKGROUND = "#ffffff"
-FOREGROUND = "#222222"
-FOOTER = "#555555"
 # 1-pixel cosmetic lines: a 1.6-px antialiased pen drew 10 × 86,400 points ten times slower
 # (bench/compare_draw.py); exports at a higher dpi widen the pens by the same factor.
 LINE_WIDTH = 1.0
@@ -76,7 +73,7 @@ class ChartWidget(pg.GraphicsLayoutWidget):
             row += 1
         if kind in (ChartKind.SUMMARY, ChartKind.BOTH):
             self.summary_plot = self.addPlot(row=row, col=0)
-            _draw_summary(self.summary_plot, spec)
+            draw_summary(self.summary_plot, spec)
             if kind is ChartKind.BOTH:
                 self.summary_plot.setMinimumHeight(spec.height * 0.33)
             self.ci.layout.setRowStretchFactor(row, 2)
@@ -107,21 +104,8 @@ class ChartWidget(pg.GraphicsLayoutWidget):
         QApplication.processEvents()
 
 
-def _style(plot: pg.PlotItem, x_label: str, y_label: str) -> None:
-    plot.showGrid(x=True, y=True, alpha=0.15)
-    plot.setLabel("bottom", escape(x_label), color=FOREGROUND)
-    plot.setLabel("left", escape(y_label), color=FOREGROUND)
-    for name in ("left", "bottom"):
-        axis = plot.getAxis(name)
-        axis.setPen(FOREGROUND)
-        axis.setTextPen(FOREGROUND)
-        axis.enableAutoSIPrefix(False)
-        axis.setStyle(maxTickLevel=1)  # major and minor grid lines; a third level cost 2x
-    plot.setMenuEnabled(False)
-
-
 def _draw_overlay(widget: ChartWidget, plot: pg.PlotItem, spec: ChartSpec) -> None:
-    _style(plot, spec.x_label, spec.y_label)
+    style_plot(plot, spec.x_label, spec.y_label)
     entries = sum(1 for c in spec.curves if c.legend)
     if entries:
         plot.addLegend(
@@ -177,81 +161,6 @@ def _data_ranges(spec: ChartSpec) -> tuple[tuple[float, float], tuple[float, flo
         pad = abs(y_lo) * 0.05 or 1.0
         y_lo, y_hi = y_lo - pad, y_hi + pad
     return (x_lo, x_hi), (y_lo, y_hi)
-
-
-def _draw_summary(plot: pg.PlotItem, spec: ChartSpec) -> None:
-    _style(plot, "", spec.y_label)
-    plot.setTitle(escape(spec.summary_title), color=FOOTER, size="9pt")
-    points = spec.points
-    plot.getAxis("bottom").setTicks([[(i, p.label) for i, p in enumerate(points)]])
-    lows: list[float] = []
-    highs: list[float] = []
-    for i, point in enumerate(points):
-        _draw_point(plot, i, point)
-        everything = [point.mean, *point.values, *point.discarded]
-        if point.low is not None and point.high is not None:
-            everything += [point.low, point.high]
-        lows.append(min(everything))
-        highs.append(max(everything))
-    if points:
-        lo, hi = min(lows), max(highs)
-        pad = (hi - lo) * 0.12 or abs(hi) * 0.05 or 1.0
-        plot.setRange(xRange=(-0.6, len(points) - 0.4), yRange=(lo - pad, hi + pad), padding=0)
-    plot.setMouseEnabled(x=False, y=True)
-
-
-def _draw_point(plot: pg.PlotItem, x: int, point: SummaryPoint) -> None:
-    color = QColor(point.color)
-    if point.low is not None and point.high is not None:
-        plot.addItem(
-            pg.ErrorBarItem(
-                x=np.array([x], dtype=float),
-                y=np.array([point.mean]),
-                top=np.array([point.high - point.mean]),
-                bottom=np.array([point.mean - point.low]),
-                beam=0.18,
-                pen=pg.mkPen(color, width=2),
-            )
-        )
-    n = len(point.values)
-    if n:
-        offsets = np.linspace(-0.12, 0.12, n) if n > 1 else np.zeros(1)
-        faded = QColor(color)
-        faded.setAlpha(150)
-        plot.addItem(
-            pg.ScatterPlotItem(
-                x=x + 0.25 + offsets * 0.5,
-                y=np.array(point.values),
-                symbol="o",
-                size=6,
-                useCache=False,  # vector symbols in SVG and PDF, not bitmaps
-                pen=pg.mkPen(None),
-                brush=pg.mkBrush(faded),
-            )
-        )
-    if point.discarded:
-        plot.addItem(
-            pg.ScatterPlotItem(
-                x=np.full(len(point.discarded), x + 0.25),
-                y=np.array(point.discarded),
-                symbol="x",
-                size=10,
-                useCache=False,
-                pen=pg.mkPen(color),
-                brush=pg.mkBrush(color),
-            )
-        )
-    plot.addItem(
-        pg.ScatterPlotItem(
-            x=[float(x)],
-            y=[point.mean],
-            symbol="o",
-            size=11,
-            useCache=False,
-            pen=pg.mkPen(FOREGROUND, width=1),
-            brush=pg.mkBrush(color),
-        )
-    )
 
 
 def build_chart(spec: ChartSpec) -> ChartWidget:

@@ -9,21 +9,15 @@ progress dialog past 200 ms, which can cancel) and opens the view when they are 
 
 from __future__ import annotations
 
-from collections.abc import Callable
 from pathlib import Path
 
 from PySide6.QtCore import Qt, Signal
 from PySide6.QtGui import QCloseEvent
 from PySide6.QtWidgets import (
-    QApplication,
     QComboBox,
     QDoubleSpinBox,
-    QFileDialog,
     QHBoxLayout,
     QLabel,
-    QMessageBox,
-    QPushButton,
-    QSpinBox,
     QSplitter,
     QTableWidget,
     QTableWidgetItem,
@@ -44,23 +38,27 @@ from pairbench.analysis.compare import (
     tag_value,
 )
 from pairbench.analysis.outliers import OutlierMethod, OutlierPolicy
-from pairbench.export.charts import ChartKind, ChartSpec, chart_spec
+from pairbench.export.charts import ChartKind, ChartSpec, SummaryStyle, chart_spec
 from pairbench.export.tables import (
     Report,
     TextTable,
-    comparison_csv,
     comparison_report,
     diff_table,
     headline_table,
     stats_table,
     to_html,
-    to_markdown,
     welch_table,
 )
-from pairbench.ui.compare.render import (
-    ChartWidget,
-    chart_image,
-    render_chart,
+from pairbench.ui.compare.export_row import ExportRow
+from pairbench.ui.compare.render import ChartWidget
+
+# The "Chart" box: what the chart shows (kind) and how the summary draws each group.
+CHART_CHOICES = (
+    ("Overlay and means with CI", ("both", "points")),
+    ("Overlay of the runs", ("overlay", "points")),
+    ("Means with CI", ("summary", "points")),
+    ("Bars with CI", ("summary", "bars")),
+    ("Box plot", ("summary", "box")),
 )
 
 
@@ -106,9 +104,9 @@ class CompareView(QWidget):
         self.k_box.setValue(1.5)
         self.k_box.setEnabled(False)
         self.baseline_box = QComboBox()
-        self.width_box = _spin(200, 10000, 1200, " px wide")
-        self.height_box = _spin(150, 10000, 700, " px high")
-        self.dpi_box = _spin(24, 1200, 96, " dpi")
+        self.chart_box = QComboBox()
+        for text, choice in CHART_CHOICES:
+            self.chart_box.addItem(text, choice)
         self.status = QLabel()
         self.status.setWordWrap(True)
 
@@ -119,6 +117,7 @@ class CompareView(QWidget):
             ("Outliers", self.outlier_box),
             ("", self.k_box),
             ("Baseline", self.baseline_box),
+            ("Chart", self.chart_box),
         ):
             if text:
                 row.addWidget(QLabel(text))
@@ -130,27 +129,12 @@ class CompareView(QWidget):
         self.outlier_box.currentIndexChanged.connect(self._policy_changed)
         self.k_box.valueChanged.connect(self.refresh)
         self.baseline_box.currentIndexChanged.connect(self.refresh)
+        self.chart_box.currentIndexChanged.connect(self._redraw)
 
-        exports = QHBoxLayout()
-        for box in (self.width_box, self.height_box, self.dpi_box):
-            exports.addWidget(box)
-        self.export_chart_button = QPushButton("Export chart…")
-        self.copy_chart_button = QPushButton("Copy chart")
-        self.export_table_button = QPushButton("Export table…")
-        self.copy_table_button = QPushButton("Copy table (Markdown)")
-        for button in (
-            self.export_chart_button,
-            self.copy_chart_button,
-            self.export_table_button,
-            self.copy_table_button,
-        ):
-            exports.addWidget(button)
-        exports.addStretch(1)
-        self.export_chart_button.clicked.connect(self._ask_export_chart)
-        self.copy_chart_button.clicked.connect(self.copy_chart)
-        self.export_table_button.clicked.connect(self._ask_export_table)
-        self.copy_table_button.clicked.connect(self.copy_table)
-        self.export_row = exports
+        self.exports = ExportRow(self._sized_spec, lambda: (self.comparison, self.report))
+        self.width_box = self.exports.width_box
+        self.height_box = self.exports.height_box
+        self.dpi_box = self.exports.dpi_box
 
     def _build_body(self) -> None:
         self.splitter = QSplitter(Qt.Orientation.Vertical)
@@ -179,7 +163,7 @@ class CompareView(QWidget):
         layout.addLayout(self.controls)
         layout.addWidget(self.splitter, 1)
         layout.addWidget(self.status)
-        layout.addLayout(self.export_row)
+        layout.addWidget(self.exports)
 
     # --- state -------------------------------------------------------------------------
 
@@ -248,94 +232,60 @@ class CompareView(QWidget):
             self.baseline_box.setCurrentIndex(names.index(cmp.baseline))
             self.baseline_box.blockSignals(False)
 
-    def spec(self, kind: ChartKind = ChartKind.BOTH) -> ChartSpec:
-        """The chart spec of the current comparison at the chosen size and dpi."""
-        assert self.comparison is not None
-        return chart_spec(
-            self.comparison,
-            kind,
-            width=self.width_box.value(),
-            height=self.height_box.value(),
-            dpi=self.dpi_box.value(),
+    def chart_choice(self) -> tuple[ChartKind, SummaryStyle]:
+        """The chart kind and summary style chosen in the "Chart" box."""
+        kind, style = self.chart_box.currentData()
+        return ChartKind(kind), SummaryStyle(style)
+
+    def spec(self, kind: ChartKind | None = None) -> ChartSpec:
+        """The chart spec of the current comparison at the chosen size, dpi and kind."""
+        return self._sized_spec(
+            self.width_box.value(), self.height_box.value(), self.dpi_box.value(), kind
         )
+
+    def _sized_spec(
+        self, width: int, height: int, dpi: int, kind: ChartKind | None = None
+    ) -> ChartSpec:
+        assert self.comparison is not None
+        chosen, style = self.chart_choice()
+        return chart_spec(
+            self.comparison, kind or chosen, width=width, height=height, dpi=dpi, style=style
+        )
+
+    def _redraw(self) -> None:
+        if self.comparison is not None:
+            self._show_chart(self.comparison)
 
     def _show_chart(self, cmp: Comparison) -> None:
         if self.chart is not None:
             self.chart_layout.removeWidget(self.chart)
             self.chart.release()
-        self.chart = ChartWidget(chart_spec(cmp, ChartKind.BOTH))
+        kind, style = self.chart_choice()
+        self.chart = ChartWidget(chart_spec(cmp, kind, style=style))
         self.chart.setMinimumSize(400, 300)
         self.chart_layout.addWidget(self.chart)
 
-    # --- exports -------------------------------------------------------------------------
+    # --- exports (``ExportRow``) ---------------------------------------------------------
 
-    def export_chart(self, path: Path) -> None:
-        """Write the chart at the chosen size and dpi (PNG, SVG or PDF by suffix)."""
-        render_chart(self.spec(), Path(path))
+    def export_chart(self, path: Path) -> Path:
+        """Write the chart at the chosen size, dpi and kind (PNG, SVG or PDF by suffix)."""
+        return self.exports.export_chart(path)
 
-    def export_table(self, path: Path) -> None:
+    def export_table(self, path: Path) -> Path:
         """Write the comparison as Markdown, CSV or HTML (by suffix)."""
-        assert self.comparison is not None and self.report is not None
-        path = Path(path)
-        suffix = path.suffix.lower()
-        if suffix == ".csv":
-            text = comparison_csv(self.comparison)
-        elif suffix in (".html", ".htm"):
-            text = to_html(self.report)
-        elif suffix == ".md":
-            text = to_markdown(self.report)
-        else:
-            raise ValueError(f"cannot tell the table format of {path.name!r}: .md, .csv or .html")
-        path.write_text(text, encoding="utf-8")
+        return self.exports.export_table(path)
 
     def copy_chart(self) -> None:
-        """Put the chart, at the chosen size and dpi, on the clipboard as an image."""
-        from pairbench.ui.compare.render import build_chart
-
-        widget = build_chart(self.spec())
-        try:
-            QApplication.clipboard().setImage(chart_image(widget))
-        finally:
-            widget.release()
+        self.exports.copy_chart()
 
     def copy_table(self) -> None:
-        """Put the report as Markdown on the clipboard (paste into a post or an issue)."""
-        assert self.report is not None
-        QApplication.clipboard().setText(to_markdown(self.report))
-
-    def _ask_export_chart(self) -> None:
-        path, _ = QFileDialog.getSaveFileName(
-            self, "Export chart", "comparison.png", "PNG (*.png);;SVG (*.svg);;PDF (*.pdf)"
-        )
-        if path:
-            self._try(lambda: self.export_chart(Path(path)))
-
-    def _ask_export_table(self) -> None:
-        path, _ = QFileDialog.getSaveFileName(
-            self, "Export table", "comparison.md", "Markdown (*.md);;CSV (*.csv);;HTML (*.html)"
-        )
-        if path:
-            self._try(lambda: self.export_table(Path(path)))
-
-    def _try(self, action: Callable[[], object]) -> None:
-        try:
-            action()
-        except (OSError, ValueError) as exc:
-            QMessageBox.warning(self, "Pairbench", f"Export failed: {exc}")
+        self.exports.copy_table()
 
     def closeEvent(self, event: QCloseEvent) -> None:
         if self.chart is not None:
             self.chart.release()
             self.chart = None
         super().closeEvent(event)
-
-
-def _spin(low: int, high: int, value: int, suffix: str) -> QSpinBox:
-    box = QSpinBox()
-    box.setRange(low, high)
-    box.setValue(value)
-    box.setSuffix(suffix)
-    return box
 
 
 def _metrics(item: RunInput) -> set[str]:
