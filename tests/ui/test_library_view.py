@@ -8,7 +8,7 @@ from datetime import datetime, timedelta
 from pathlib import Path
 
 import pytest
-from PySide6.QtCore import QDate, QMimeData, QPoint, QPointF, Qt, QUrl
+from PySide6.QtCore import QDate, QMimeData, QPoint, QPointF, Qt, QTimer, QUrl
 from PySide6.QtGui import QDragEnterEvent, QDropEvent
 from PySide6.QtWidgets import QApplication, QInputDialog, QLineEdit, QMainWindow, QMessageBox
 from pytestqt.qtbot import QtBot
@@ -308,9 +308,15 @@ def test_import_file_is_the_drag_and_drop_path(
     assert [r.id for r in list_runs(library)] == [run.id]
 
 
+def _accept_import_dialogs(view: LibraryView) -> None:
+    """Answer the import dialog a drop opens with its defaults (guess, pair from the output)."""
+    view.files.dialog_opened.connect(lambda dialog: QTimer.singleShot(0, dialog.accept))
+
+
 def test_a_synthesized_drop_imports_on_the_view_and_on_a_window(
     qtbot: QtBot, view: LibraryView, library: Library, fixtures_dir: Path
 ) -> None:
+    _accept_import_dialogs(view)
     fixture = fixtures_dir / "ping" / "c20_s1400_i02.out"
     mime = QMimeData()
     mime.setUrls([QUrl.fromLocalFile(str(fixture))])

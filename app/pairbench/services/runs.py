@@ -137,6 +137,23 @@ def add_tags(lib: Library, run_ids: Iterable[int], tags: Mapping[str, str]) -> l
     return stored.edit_runs(lib, run_ids, add_tags=tags)
 
 
+def edit_many(
+    lib: Library, run_ids: Iterable[int], *, label: str | None, tag_words: Iterable[str]
+) -> list[int]:
+    """Edit several runs at once (the Library's bulk edit): a new label for all (None: keep
+    theirs), and tags: ``key=value`` set, ``-key`` dropped, the others kept. ``ValueError``
+    for a malformed tag (nothing changed)."""
+    from pairbench.domain.host_text import parse_tags
+
+    words = list(tag_words)
+    dropped = [w[1:] for w in words if w.startswith("-")]
+    added = parse_tags([w for w in words if not w.startswith("-")])
+    for key in dropped:
+        if not key or "=" in key:
+            raise ValueError(f"to drop a tag write -KEY, got {'-' + key!r}")
+    return stored.edit_runs(lib, run_ids, label=label, add_tags=added, remove_tags=dropped)
+
+
 def remove_tags(lib: Library, run_ids: Iterable[int], keys: Iterable[str]) -> list[int]:
     """Drop these tag keys from the runs, keeping their other tags."""
     return stored.edit_runs(lib, run_ids, remove_tags=keys)

@@ -2,10 +2,11 @@
 
 from __future__ import annotations
 
+from collections.abc import Mapping
 from dataclasses import dataclass
 from pathlib import Path
 
-from PySide6.QtCore import QEvent, QObject, Signal
+from PySide6.QtCore import QEvent, QObject, QTimer, Signal
 from PySide6.QtGui import QDragEnterEvent, QDragMoveEvent, QDropEvent
 from PySide6.QtWidgets import QInputDialog, QWidget
 
@@ -15,6 +16,7 @@ from pairbench.services.importing import ParseError, import_output
 from pairbench.services.library import Library
 from pairbench.tools.registry import TOOLS
 from pairbench.ui.bridge import EngineBridge
+from pairbench.ui.library.import_dialog import ImportChoices, ImportDialog
 from pairbench.ui.library.jobs import call_for, error_text
 
 
@@ -42,6 +44,7 @@ class FileImport(QObject):
     (message "cancelled" when the user declined to pick a tool)."""
 
     started = Signal(object)  # Path
+    dialog_opened = Signal(object)  # the ImportDialog, before it runs (tests fill it)
     imported = Signal(object, object)  # Path, Run
     failed = Signal(object, str)  # Path, message
 
@@ -56,17 +59,38 @@ class FileImport(QObject):
             event.acceptProposedAction()
 
     def drop(self, event: QDropEvent) -> bool:
-        """Import every local file a drop carries; True when there was one."""
+        """Import every local file a drop carries, after the import dialog (tool, pair,
+        label, tags); True when there was one."""
         files = dropped_files(event)
         if not files:
             return False
         event.acceptProposedAction()
-        for path in files:
-            self.import_file(path)
+        # The dialog opens once the drop is over (a modal loop inside a drop event keeps the
+        # file manager's drag waiting on some desktops).
+        QTimer.singleShot(0, lambda: self.import_files(files))
         return True
 
+    def import_files(self, files: list[Path]) -> ImportChoices | None:
+        """Ask for the tool of each file and the pair, label and tags of the runs, then
+        import them all; the choices, or None when the user cancelled (nothing stored)."""
+        dialog = ImportDialog(self.bridge, files, self.owner)
+        self.dialog_opened.emit(dialog)
+        if dialog.exec() != ImportDialog.DialogCode.Accepted:
+            return None
+        choices = dialog.choices()
+        for path in files:
+            self.import_file(
+                path, choices.tools.get(path), choices.pair, choices.label, choices.tags
+            )
+        return choices
+
     def import_file(
-        self, path: Path | str, tool: str | None = None, pair: str | None = None
+        self,
+        path: Path | str,
+        tool: str | None = None,
+        pair: str | None = None,
+        label: str = "",
+        tags: Mapping[str, str] | None = None,
     ) -> None:
         """Import a saved tool output as a run (the tool guessed when not given; the pair
         named by the output's addresses when not given, else local)."""
@@ -85,7 +109,15 @@ class FileImport(QObject):
             else:
                 check_readable(text, chosen, path.name)
             try:
-                run = import_output(lib, chosen, text, pair=pair, source_name=path.name)
+                run = import_output(
+                    lib,
+                    chosen,
+                    text,
+                    pair=pair,
+                    label=label,
+                    tags=tags,
+                    source_name=path.name,
+                )
             except ParseError as exc:
                 raise ValueError(f"{path.name} is not {chosen} output: {exc}") from None
             return ImportOutcome(path, run, guess)
@@ -98,7 +130,7 @@ class FileImport(QObject):
             if chosen is None:
                 self.failed.emit(path, "cancelled")
             else:
-                self.import_file(path, chosen, pair)
+                self.import_file(path, chosen, pair, label, tags)
 
         def failed(error: BaseException) -> None:
             self.failed.emit(path, f"Cannot import {path.name}: {error_text(error)}")

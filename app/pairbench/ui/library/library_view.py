@@ -21,7 +21,7 @@ from pairbench.domain.failures import FieldError
 from pairbench.domain.host_text import parse_tags, split_tags_text
 from pairbench.services.library import Library
 from pairbench.services.run_browser import RunPage
-from pairbench.services.runs import delete_runs, edit_run, get_run
+from pairbench.services.runs import delete_runs, edit_many, edit_run, get_run
 from pairbench.tools.registry import TOOLS
 from pairbench.ui.bridge import EngineBridge
 from pairbench.ui.hosts.form_rows import NOTE_STYLE
@@ -166,6 +166,9 @@ class LibraryView(QWidget):
     def save_selected(self) -> None:
         """Store the editor's label, tags and notes for the selected run."""
         runs = self.selected_runs()
+        if len(runs) > 1:
+            self._save_many([run.id for run in runs])
+            return
         if len(runs) != 1:
             return
         run_id = runs[0].id
@@ -183,6 +186,35 @@ class LibraryView(QWidget):
             return get_run(lib, run_id)
 
         self._store(job, f"Run {run_id} saved.")
+
+    def _save_many(self, ids: list[int]) -> None:
+        """The bulk edit: a label for all (if given) and tags set or dropped on all."""
+        label = self.label_edit.text().strip() or None
+        tags_line = self.tags_edit.text()
+        self.tags_error.hide()
+
+        async def job(lib: Library) -> list[Run]:
+            try:
+                words = split_tags_text(tags_line)
+                edit_many(lib, ids, label=label, tag_words=words)
+            except ValueError as exc:
+                raise FieldError("tags", str(exc)) from None
+            return [get_run(lib, run_id) for run_id in ids]
+
+        def done(runs: list[Run]) -> None:
+            for run in runs:
+                self.model.update_run(run)
+            self.message.show_message("ok", f"{len(runs)} runs saved.")
+            self._update_editor()
+
+        def failed(error: BaseException) -> None:
+            if isinstance(error, FieldError) and error.field == "tags":
+                self.editor.show_tags_error(str(error))
+                return
+            self.message.show_message("error", f"Not saved: {error_text(error)}")
+            self.refresh()
+
+        call_for(self, self.bridge, job, done, failed)
 
     def _store(self, job: Callable[[Library], Awaitable[Run]], message: str) -> None:
         def done(run: Run) -> None:
@@ -291,7 +323,9 @@ class LibraryView(QWidget):
         """Import every local file a drop carries; True when there was one."""
         return self.files.drop(event)
 
-    def import_file(self, path: Path | str, tool: str | None = None, pair: str = "local") -> None:
+    def import_file(
+        self, path: Path | str, tool: str | None = None, pair: str | None = None
+    ) -> None:
         """Import a saved tool output as a run (the drag-and-drop path).
 
         The tool is guessed from the file name and by trying each tool's parser when not

@@ -38,6 +38,7 @@ class RunEditor(QGroupBox):
         self.delete_button = QPushButton("Delete…")
         self.compare_button = QPushButton("Compare")
         self.compare_button.setToolTip("Compare the selected runs (select two or more)")
+        self.bulk = False  # several runs selected: Save edits them all
         grid = QGridLayout(self)
         grid.addWidget(self.selected_label, 0, 0, 1, 4)
         grid.addWidget(QLabel("Label"), 1, 0)
@@ -57,21 +58,37 @@ class RunEditor(QGroupBox):
         grid.setColumnStretch(3, 3)
 
     def show_selection(self, runs: list[Run]) -> None:
-        """Fill the fields from one selected run; with none or several, only the actions."""
+        """Fill the fields from one selected run; with several, the label and the tags edit
+        them all (an empty label keeps theirs; tags are added, ``-key`` drops one)."""
         one = runs[0] if len(runs) == 1 else None
-        for widget in (self.label_edit, self.tags_edit, self.notes_edit, self.save_button):
-            widget.setEnabled(one is not None)
+        many = len(runs) > 1
+        for widget in (self.label_edit, self.tags_edit, self.save_button):
+            widget.setEnabled(one is not None or many)
+        self.notes_edit.setEnabled(one is not None)
         self.open_button.setEnabled(one is not None)
         self.delete_button.setEnabled(bool(runs))
         self.tags_error.hide()
+        self.bulk = many
         if one is None:
             self.selected_label.setText(
-                f"{len(runs)} runs selected." if runs else "No run selected."
+                f"{len(runs)} runs selected: a label or tags here apply to all of them."
+                if many
+                else "No run selected."
             )
             self.label_edit.clear()
             self.tags_edit.clear()
             self.notes_edit.clear()
+            self.label_edit.setPlaceholderText(
+                "a new label for all (empty: each keeps its own)" if many else ""
+            )
+            self.tags_edit.setPlaceholderText(
+                "tags to set on all, e.g. zone=a; -key drops one" if many else ""
+            )
+            self.save_button.setText(f"Save to {len(runs)} runs" if many else "Save changes")
             return
+        self.save_button.setText("Save changes")
+        self.label_edit.setPlaceholderText("e.g. same zone, after sysctl tuning")
+        self.tags_edit.setPlaceholderText('instance=c6in.xlarge note="two words"')
         self.selected_label.setText(
             f"Run {one.id}: {one.spec.tool} on {one.spec.pair}, {one.status.value}"
         )
