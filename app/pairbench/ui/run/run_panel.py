@@ -10,7 +10,7 @@ failure's type, never its message.
 from __future__ import annotations
 
 from PySide6.QtCore import QSettings, Signal
-from PySide6.QtWidgets import QComboBox, QPushButton, QVBoxLayout, QWidget
+from PySide6.QtWidgets import QComboBox, QHBoxLayout, QPushButton, QSpinBox, QVBoxLayout, QWidget
 
 from pairbench.domain import HostPair, RunSpec
 from pairbench.domain.failures import HostKeyUnknownError, RunError, ToolNotInstalledError
@@ -29,6 +29,9 @@ from pairbench.ui.run.probe_box import BurstProbeBox
 from pairbench.ui.run.progress import RunProgress
 from pairbench.ui.run.refusal_boxes import HostKeyBox, InstallOfferBox
 from pairbench.ui.run.run_form import RunForm
+from pairbench.ui.run.run_queue import QueuedRun, RunQueue
+
+MAX_REPEATS = 999
 
 
 class RunPanel(QWidget):
@@ -61,6 +64,14 @@ class RunPanel(QWidget):
         self.start_button.setDefault(True)
         self.start_button.setMinimumHeight(32)
         self.progress = RunProgress()
+        self.repeat_box = QSpinBox()
+        self.repeat_box.setRange(1, MAX_REPEATS)
+        self.repeat_box.setPrefix("Runs: ")
+        self.repeat_box.setToolTip("Start this run so many times, one after the other")
+        self.repeat_box.setAccessibleName("Number of runs")
+        self.queue_button = QPushButton("Add to queue")
+        self.queue_button.setToolTip("Run after the runs already queued")
+        self.queue = RunQueue(self._launch_queued)
 
         layout = QVBoxLayout(self)
         layout.addWidget(self.banner)
@@ -69,8 +80,13 @@ class RunPanel(QWidget):
         layout.addWidget(self.error_line)
         layout.addWidget(self.host_key_box)
         layout.addWidget(self.install_box)
-        layout.addWidget(self.start_button)
+        starts = QHBoxLayout()
+        starts.addWidget(self.start_button, 1)
+        starts.addWidget(self.repeat_box)
+        starts.addWidget(self.queue_button)
+        layout.addLayout(starts)
         layout.addWidget(self.progress)
+        layout.addWidget(self.queue)
 
         self.run_form.pair_choice.loaded.connect(self.pairsLoaded)
         self.run_form.pair_choice.loadFailed.connect(self.show_error)
@@ -84,6 +100,7 @@ class RunPanel(QWidget):
         self.host_key_box.acceptRequested.connect(self.accept_host_key)
         self.install_box.installRequested.connect(self.install_missing_tool)
         self.start_button.clicked.connect(self.start)
+        self.queue_button.clicked.connect(self.add_to_queue)
 
         self.banner.check()
         self.refresh_pairs()
@@ -209,7 +226,27 @@ class RunPanel(QWidget):
         return pair, RunSpec(pair.name, tool.name, values, label=self.run_form.label())
 
     def start(self) -> RunController | None:
-        """Start a run with the current choices; None (and the reason shown) if it cannot."""
+        """Start a run with the current choices (``Runs`` > 1: that many, one after the
+        other, through the queue); None (and the reason shown) if it cannot."""
+        entry = self._entry()
+        if entry is None:
+            return None
+        count = self.repeat_box.value()
+        if count == 1 and not self.queue.entries and not self.queue.busy:
+            return self.launch(entry.pair, entry.spec, after_step_s=entry.after_step_s)
+        self.queue.add([entry] * count)
+        return self.queue.current
+
+    def add_to_queue(self) -> bool:
+        """Queue ``Runs`` runs with the current choices (started when the queue's turn
+        comes); False (and the reason shown) if they cannot run."""
+        entry = self._entry()
+        if entry is None:
+            return False
+        self.queue.add([entry] * self.repeat_box.value())
+        return True
+
+    def _entry(self) -> QueuedRun | None:
         checked = self.validate()
         if isinstance(checked, str):
             self.show_error(checked)
@@ -217,7 +254,7 @@ class RunPanel(QWidget):
         pair, spec = checked
         self.save_state()
         if not self.probe_mode:
-            return self.launch(pair, spec)
+            return QueuedRun(pair, spec)
         try:
             streams = int(spec.params.get("streams", "") or 2)
             spec = burst_probe_spec(
@@ -229,7 +266,10 @@ class RunPanel(QWidget):
         except ValueError as exc:
             self.show_error(f"The burst probe cannot start: {exc}")
             return None
-        return self.launch(pair, spec, after_step_s=self.probe_box.after_step_s)
+        return QueuedRun(pair, spec, self.probe_box.after_step_s)
+
+    def _launch_queued(self, entry: QueuedRun) -> RunController | None:
+        return self.launch(entry.pair, entry.spec, after_step_s=entry.after_step_s)
 
     def launch(
         self,
