@@ -14,6 +14,7 @@ from bench import (
     bundle_size,
     bundle_start,
     campaign_overhead,
+    campaign_window,
     cli_start,
     compare_draw,
     compare_export,
@@ -58,6 +59,7 @@ BENCHMARKS: dict[str, Benchmark] = {
     bundle_start.NAME: bundle_start.run,
     ui_lag.NAME: ui_lag.run,
     ui_plot_redraw.NAME: ui_plot_redraw.run,
+    campaign_window.NAME: campaign_window.run,
 }
 
 

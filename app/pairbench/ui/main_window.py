@@ -17,6 +17,7 @@ from PySide6.QtWidgets import (
 
 from pairbench.services.library import Library
 from pairbench.ui.bridge import EngineBridge
+from pairbench.ui.campaign.campaign_panel import CampaignPanel
 from pairbench.ui.hosts.hosts_panel import HostsPanel
 from pairbench.ui.library.library_view import LibraryView
 from pairbench.ui.run.run_panel import RunPanel
@@ -65,6 +66,8 @@ class MainWindow(QMainWindow):
         self.add_fixed_tab(self.hosts_panel, "Hosts")
         self.storage_panel = StoragePanel(bridge, secrets=secret_prompt)
         self.add_fixed_tab(self.storage_panel, "Storage suite")
+        self.campaign_panel = CampaignPanel(bridge, secrets=secret_prompt)
+        self.add_fixed_tab(self.campaign_panel, "Campaigns")
         self.run_panel = RunPanel(bridge, settings)
         self.run_dock = self.add_dock(self.run_panel, "Run", "run_dock")
         self.run_tabs = RunTabs(self.tabs, self, bridge=bridge)
@@ -74,6 +77,7 @@ class MainWindow(QMainWindow):
         self.run_tabs.runFinished.connect(self._run_finished)
         self.run_tabs.activeCountChanged.connect(self._show_active_count)
         self.storage_panel.suiteFinished.connect(self._run_finished)  # its jobs are runs
+        self.campaign_panel.campaignFinished.connect(self._run_finished)
 
         self.active_label = QLabel()
         self.statusBar().addPermanentWidget(self.active_label)
