@@ -106,22 +106,22 @@ def test_probe_measures_the_emulated_burst_credits(
 @pytest.mark.timeout(420)
 def test_flat_shaped_link_has_no_step(lab: Any, shaped: Any) -> None:
     shaped("--rate", "200mbit")
-    result = _probe(lab, "--after-step", "5", "--max-duration", "60")
+    result = _probe(lab, "--after-step", "5", "--max-duration", "30")
     assert result["status"] == "completed"
     assert result["burst"]["detected"] is False
     assert result["burst"]["state"] == "no_step"
     assert result["burst"]["burst_bps"] == pytest.approx(200e6, rel=0.05)
     assert result["notes"] == ""  # it ran its full course
-    assert len(_throughput_times(lab.library, result["id"])) == 60
+    assert len(_throughput_times(lab.library, result["id"])) == 30
 
 
 @pytest.mark.lab
 @pytest.mark.timeout(420)
 def test_refill_phase_measures_the_refill_rate(lab: Any, shaped: Any) -> None:
-    """After the step the link rests 20 s, then bursts again: what came back is ~20 s of
+    """After the step the link rests 10 s, then bursts again: what came back is ~10 s of
     the baseline rate (tbf refills at --rate), i.e. a refill rate ≈ the baseline."""
     shaped("--rate", "200mbit", "--burst-rate", "1gbit", "--bucket", "1000MB")
-    result = _probe(lab, "--after-step", "3", "--max-duration", "90", "--refill-idle", "20")
+    result = _probe(lab, "--after-step", "3", "--max-duration", "90", "--refill-idle", "10")
     assert result["burst"]["detected"] is True
     refill = result["refill"]
     print(
@@ -129,7 +129,7 @@ def test_refill_phase_measures_the_refill_rate(lab: Any, shaped: Any) -> None:
         f"→ {refill['refill_bps'] / 1e6:.1f} Mbit/s ({refill['refill_ratio']:.3f} × baseline)"
     )
     assert result["refill_run"]["status"] == "completed"
-    assert 19 <= refill["idle_s"] <= 25
+    assert 9 <= refill["idle_s"] <= 15
     assert refill["refill_ratio"] == pytest.approx(1.0, abs=0.1)
     assert refill["full"] is False
     shown = json.loads(lab.cli("runs", "show", str(result["refill_run"]["id"]), "--json").stdout)

@@ -1,4 +1,4 @@
-"""A long live-plot soak (~40 s) in its own process: catches PySide6 refcount aborts (DESIGN §3)."""
+"""A long live-plot soak (~25 s) in its own process: catches PySide6 refcount aborts (DESIGN §3)."""
 
 from __future__ import annotations
 
@@ -9,7 +9,7 @@ import sys
 from pathlib import Path
 
 SOAK = Path(__file__).with_name("plot_soak.py")
-SECONDS = 40
+SECONDS = 25
 
 
 def test_live_plots_survive_a_long_high_rate_stream() -> None:
@@ -30,7 +30,7 @@ def test_live_plots_survive_a_long_high_rate_stream() -> None:
     records, actions, replaced, redraws = map(int, match.groups())
     # Thousands of records a second from two threads into 18 plots on screen at once: the
     # GUI thread is saturated on purpose (2 CPUs here), so only sanity floors are checked.
-    assert records > 100_000
+    assert records > 2_500 * SECONDS
     assert actions > SECONDS * 2
     assert replaced >= SECONDS // 5 - 1
     assert redraws > SECONDS * 2
