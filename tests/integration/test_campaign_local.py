@@ -243,3 +243,41 @@ def test_a_scheduled_campaign_runs_each_pass_at_its_time(tmp_path: Path) -> None
     charts = sorted(out.glob("time-of-day-*.png"))
     assert len(charts) == 1 and charts[0].stat().st_size > 10_000
     assert str(charts[0]) in report["written"]
+
+
+def test_a_busy_host_is_waited_for_not_counted_as_a_failure(tmp_path: Path) -> None:
+    """Another run holds this computer when the campaign starts: its first run is refused as
+    busy, waited for (no retry spent, the pair not skipped), and runs once the host is free."""
+    from pairbench.domain import LOCAL_HOST
+    from pairbench.engine.host_lock import HostLocks
+
+    plan = parse_plan(
+        'name = "waits"\npairs = ["local"]\nrepeats = 1\n'
+        'retry = { retries = 0, delay = "0.1s", skip_pair_after = 1 }\n[[tests]]\n'
+        + PING.format(count=1)
+    )
+    held = HostLocks([LOCAL_HOST], {"program": "the test", "pid": os.getpid()})
+    held.acquire()
+
+    async def campaign(lib: Library) -> Any:
+        async def free_later() -> None:
+            await asyncio.sleep(1.0)
+            held.release()
+
+        releaser = asyncio.ensure_future(free_later())
+        try:
+            return await start_campaign(lib, plan)
+        finally:
+            await releaser
+
+    with Library.open(tmp_path / "library.sqlite") as lib:
+        try:
+            outcome = asyncio.run(campaign(lib))
+        finally:
+            held.release()
+        shown = show_campaign(lib, outcome.campaign_id)
+    assert outcome.status.value == "completed"
+    [row] = shown.rows
+    assert row.status == "done" and row.verdict.n == 1 and row.failures == 0
+    statuses = [a.status for a in shown.attempts]
+    assert statuses[0] == "busy" and statuses[-1] == "completed"

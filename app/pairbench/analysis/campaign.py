@@ -13,11 +13,12 @@ from pairbench.analysis.stats import GroupStats, describe
 from pairbench.domain.campaign import Cell, Order, Plan, RunKey
 
 COMPLETED = "completed"
-# Ends of a run that are not a failure of the pair: cancelled by the user, or ``lost`` (in
-# flight when the program was killed): they count neither as an attempt nor towards skipping
-# the pair.
+# Ends of a run that are not a failure of the pair: cancelled by the user, ``lost`` (in
+# flight when the program was killed), or ``busy`` (refused because another run held a host):
+# they count neither as an attempt nor towards skipping the pair.
 LOST = "lost"
-NOT_A_FAILURE = frozenset({"cancelled", LOST})
+BUSY = "busy"  # a host of the pair was in use by another run: waited for, not a failure
+NOT_A_FAILURE = frozenset({"cancelled", LOST, BUSY})
 
 
 @dataclass(frozen=True, slots=True)

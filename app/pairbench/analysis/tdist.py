@@ -10,6 +10,7 @@ both come from the normal distribution through the Cornish–Fisher expansion in
 
 from __future__ import annotations
 
+import functools
 import math
 
 # Above this many degrees of freedom, the normal distribution with the Cornish–Fisher
@@ -238,8 +239,10 @@ def _t_isf(p: float, df: float) -> float:
     return t
 
 
+@functools.lru_cache(maxsize=1024)
 def t_critical(confidence: float, df: float) -> float:
-    """The two-sided critical value: t such that P(|T| ≤ t) = ``confidence``."""
+    """The two-sided critical value: t such that P(|T| ≤ t) = ``confidence`` (cached: a
+    campaign's grid asks for the same few values once per cell)."""
     if not 0.0 < confidence < 1.0:
         raise ValueError(f"a confidence level needs 0 < level < 1, got {confidence!r}")
     return _t_isf((1.0 - confidence) / 2.0, df)

@@ -11,6 +11,7 @@ from dataclasses import dataclass, field
 from typing import Protocol
 
 from pairbench.analysis.campaign import (
+    BUSY,
     Attempt,
     PassState,
     next_runs,
@@ -90,6 +91,7 @@ class CampaignOutcome:
     run_ids: tuple[int, ...] = ()  # every run the campaign holds, in the order they started
 
 
+BUSY_WAIT_S = 5.0  # at least this long before a cell refused for a busy host tries again
 Clock = Callable[[], float]
 Sleep = Callable[[float], Awaitable[None]]
 
@@ -357,6 +359,10 @@ def _after_run(s: _Session, key: RunKey, cell: Cell, outcome: RunOutcome) -> Non
     s.observer.on_run_finished(key, cell, outcome)
     if outcome.status in ("completed", "cancelled"):
         s.retry_after.pop(key.cell, None)
+        return
+    if outcome.status == BUSY:  # not a failure: try again once the other run may be done
+        s.retry_after[key.cell] = s.clock() + max(s.plan.retry.delay_s, BUSY_WAIT_S)
+        s.observer.on_notice(f"{cell.title}: {outcome.error}; trying again")
         return
     if key.attempt > s.plan.retry.retries:
         skip_cell(

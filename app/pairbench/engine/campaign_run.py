@@ -6,9 +6,10 @@ from __future__ import annotations
 import asyncio
 from dataclasses import dataclass, replace
 
+from pairbench.analysis.campaign import BUSY
 from pairbench.domain import HostPair, Run, RunSpec, RunStatus
 from pairbench.domain.campaign import Cell, RunKey
-from pairbench.domain.failures import RunError
+from pairbench.domain.failures import PairBusyError, RunError
 from pairbench.engine.execute import prepare
 from pairbench.engine.observer import RunObserver
 from pairbench.engine.transports import Connector
@@ -87,6 +88,8 @@ async def run_cell(
             run = outcome.run
         else:
             run = await execute_run(lib, prepared, observer=observer, cancel=cancel)
+    except PairBusyError as exc:  # another run holds a host: wait for it, no failure
+        return RunOutcome(None, BUSY, None, str(exc))
     except RunError as exc:
         await connector.forget(pair.client, pair.server)
         return RunOutcome(None, "failed", None, str(exc))

@@ -280,11 +280,14 @@ def show_campaign(lib: Library, campaign_id: int) -> CampaignShown:
     policy = OutlierPolicy.parse(plan.outliers)
     rows = []
     all_ended = len(ended) >= passes
+    by_cell: dict[int, list[Attempt]] = {}
+    for attempt in attempts:
+        by_cell.setdefault(attempt.key.cell, []).append(attempt)
     for cell in cells:
         judged = tuple(pooled.get(cell.index, []))
         values = [a.value for a in judged if a.value is not None]
         verdict = cell_verdict(values, plan, outliers=policy)
-        mine = [a for a in attempts if a.key.cell == cell.index]
+        mine = by_cell.get(cell.index, [])
         ids = tuple(a.run_id for a in mine if a.run_id is not None and a.status == "completed")
         failures = sum(1 for a in mine if a.status not in NOT_A_FAILURE and a.status != COMPLETED)
         if cell.index in skipped:
