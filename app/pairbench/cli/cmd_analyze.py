@@ -15,6 +15,7 @@ from pairbench.domain.units import SI_BYTES, format_bits, format_quantity
 from pairbench.export.escaping import terminal_text
 from pairbench.export.tables import TextTable, markdown_table, text_table
 from pairbench.services.burst import AnalysisError, analyze_stored_burst, burst_groups
+from pairbench.services.fio_histogram import HISTOGRAM_KIND, describe_histogram
 from pairbench.services.runs import get_run
 
 _PREFIX = {"": 1.0, "k": 1e3, "m": 1e6, "g": 1e9, "t": 1e12}
@@ -241,4 +242,6 @@ def describe_analysis(kind: str, payload: dict[str, Any]) -> list[str]:
             + (f", {float(ratio):.2f} × baseline" if ratio else "")
             + (" (at least: the bucket was full again)" if payload.get("full") else "")
         ]
+    if kind == HISTOGRAM_KIND:
+        return describe_histogram(payload)
     return [f"{key:<13} {value}" for key, value in payload.items()]

@@ -16,6 +16,7 @@ from pairbench.domain import HostPair, Line, Record, Run, RunSpec, RunStatus
 from pairbench.domain.failures import RunError
 from pairbench.domain.units import format_value
 from pairbench.export.escaping import terminal_text
+from pairbench.services.fio_jobs import JobFileError, format_jobs, job_file_params
 from pairbench.services.hosts import get_pair
 from pairbench.services.library import Library, LibraryError
 from pairbench.services.running import run_on_pair
@@ -125,6 +126,14 @@ def handle(args: argparse.Namespace, env: Environment) -> ExitStatus:
     except ValueError as exc:
         env.err(terminal_text(f"pairbench: {exc}"))
         return ExitStatus.USAGE
+    if args.tool == "fio":  # a job file: read and checked here, its jobs shown first
+        try:
+            params, job = job_file_params(params)
+        except JobFileError as exc:
+            env.err(terminal_text(f"pairbench: {exc}"))
+            return ExitStatus.ERROR
+        for line in format_jobs(job) if job is not None else ():
+            (env.err if args.json else env.out)(terminal_text(line))
     spec = RunSpec(pair=args.pair, tool=args.tool, params=params, label=args.label)
     try:
         with env.open_library() as lib:

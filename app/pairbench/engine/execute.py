@@ -29,6 +29,7 @@ from pairbench.engine.session import RunSession
 from pairbench.engine.stop import StopCondition
 from pairbench.engine.transports import Connector
 from pairbench.library import Library, Recorder
+from pairbench.library.analyses import store_analysis
 from pairbench.library.runs import create_run, finish_run, get_run, set_run_facts, update_run_notes
 from pairbench.library.series import compact_series
 from pairbench.remote.base import Transport
@@ -300,7 +301,20 @@ async def _finish(
     ]
     if notes:
         update_run_notes(lib, run_id, notes="\n".join(notes))
+    _store_run_analyses(lib, run_id, session)
     compact_series(lib.conn, run_id)
+
+
+def _store_run_analyses(lib: Library, run_id: int, session: RunSession) -> None:
+    """Store what the tool derives from the run's whole output (fio: the json+ latency
+    histogram); a failure there is a bug that must not lose the run: noted, not raised."""
+    try:
+        for kind, payload in session.prepared.tool.analyses_of(session.parser).items():
+            store_analysis(lib, run_id, kind, payload)
+    except Exception as exc:
+        run = get_run(lib, run_id)
+        note = f"run analyses failed: {type(exc).__name__}: {exc}"
+        update_run_notes(lib, run_id, notes="\n".join(n for n in (run.notes, note) if n))
 
 
 async def _flush_periodically(recorder: Recorder) -> None:

@@ -7,6 +7,7 @@ from collections.abc import Mapping
 
 from pairbench.domain import Line, LineSource, Run, RunSpec, RunStatus
 from pairbench.library import Library, Recorder
+from pairbench.library.analyses import store_analysis
 from pairbench.library.hosts import get_pair, list_pairs
 from pairbench.library.runs import (
     create_run,
@@ -48,7 +49,8 @@ def import_output(
     ``ParseError`` propagates and nothing is stored.
     """
     tool = get_tool(tool_name)
-    records, summary = feed_text(tool.file_parser(), text)
+    parser = tool.file_parser()
+    records, summary = feed_text(parser, text)
     source = provenance(tool.name, text)
     chosen = pair if pair is not None else (pair_for_addresses(lib, source) or "local")
     get_pair(lib, chosen)  # the pair must exist
@@ -91,6 +93,8 @@ def import_output(
         notes.append(f"summary incomplete: {summary.reason}")
     if notes:
         update_run_notes(lib, run_id, notes="\n".join(notes))
+    for kind, payload in tool.analyses_of(parser).items():  # fio json+: latency histogram
+        store_analysis(lib, run_id, kind, payload)
     compact_series(lib.conn, run_id)
     return get_run(lib, run_id)
 

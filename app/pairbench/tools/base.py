@@ -5,7 +5,7 @@ from __future__ import annotations
 import reprlib
 from collections.abc import Callable, Mapping
 from dataclasses import dataclass, field
-from typing import TYPE_CHECKING, Final, Literal, Protocol
+from typing import TYPE_CHECKING, Any, Final, Literal, Protocol
 
 from pairbench.domain import LineSource, Record, Summary
 from pairbench.domain.validation import check_address
@@ -163,6 +163,9 @@ class Tool:
     # The folder the run's work directory goes in (fio: the file system under test); None or
     # "": the host's temporary directory.
     workdir_parent: Callable[[Mapping[str, str]], str] | None = None
+    # Analyses (kind → JSON object) a finished run's parser gives beyond its summary, stored
+    # with the run (fio: the json+ latency histogram).
+    run_analyses: Callable[[Parser], Mapping[str, Mapping[str, Any]]] | None = None
 
     def ports(self, params: Mapping[str, str]) -> int:
         """How many consecutive ports from the server port a run with ``params`` uses."""
@@ -171,6 +174,10 @@ class Tool:
     def workdir_folder(self, params: Mapping[str, str]) -> str:
         """Where the run's work directory goes ("": the host's temporary directory)."""
         return self.workdir_parent(params) if self.workdir_parent is not None else ""
+
+    def analyses_of(self, parser: Parser) -> Mapping[str, Mapping[str, Any]]:
+        """The analyses to store with a run whose output ``parser`` read (closed)."""
+        return self.run_analyses(parser) if self.run_analyses is not None else {}
 
     def file_parser(self) -> Parser:
         """A parser for a saved output of this tool, whatever format it was saved in."""

@@ -9,6 +9,7 @@ from dataclasses import dataclass
 from typing import Final
 
 from pairbench.domain import LineSource
+from pairbench.tools import fio_jobfile
 from pairbench.tools.base import (
     Capabilities,
     CommandContext,
@@ -25,6 +26,8 @@ from pairbench.tools.fio_devices import in_use_check_argv as in_use_check_argv
 from pairbench.tools.fio_devices import mounted_device_check_argv as mounted_device_check_argv
 from pairbench.tools.fio_devices import refuse_if_in_use as refuse_if_in_use
 from pairbench.tools.fio_devices import refuse_if_mounted as refuse_if_mounted
+from pairbench.tools.fio_histogram import fio_run_analyses
+from pairbench.tools.fio_jobfile import JobNameParam, JobTextParam
 from pairbench.tools.params import Param, is_true, resolve_params
 
 NAME = "fio"
@@ -181,6 +184,14 @@ PARAMS: dict[str, Param] = {
             "",
             "the device path again, to confirm that a write workload destroys its data",
         ),
+        JobNameParam(
+            "jobfile",
+            "jobfile",
+            "",
+            "your own fio job file instead of the options above (its name; the CLI's "
+            "--set jobfile=PATH and the Job file… button read it); only directory applies too",
+        ),
+        JobTextParam("jobfile_text", "jobtext", "", "the job file's text, checked before a run"),
     )
 }
 
@@ -208,6 +219,9 @@ def resolve(params: Mapping[str, str]) -> dict[str, str]:
     (it resolves to ``""`` for the others).
     """
     resolved = resolve_params(PARAMS, params)
+    if resolved["jobfile"] or resolved["jobfile_text"]:
+        return fio_jobfile.resolve_job_file(resolved, {n: p.default for n, p in PARAMS.items()})
+    del resolved["jobfile"], resolved["jobfile_text"]  # no job file: not stored with the run
     rw = resolved["rw"]
     if rw in MIXED_WORKLOADS:
         resolved["rwmixread"] = resolved["rwmixread"] or DEFAULT_RWMIXREAD
@@ -245,6 +259,8 @@ def capabilities(version_output: str) -> Capabilities:
 
 def expected_seconds(params: Mapping[str, str]) -> float:
     """How long a run should take, for progress bars (file layout time not included)."""
+    if params.get("jobfile_text"):
+        return fio_jobfile.expected_seconds(params["jobfile_text"])
     return float(params["runtime"]) + float(params["ramp"])
 
 
@@ -260,8 +276,12 @@ def commands(params: Mapping[str, str], caps: Capabilities, ctx: CommandContext)
     when one is given, else in the temporary directory (removed after the run, or by the
     tool's watchdog if Pairbench dies); a ``device`` is given as ``--filename`` (read
     workloads add ``--readonly``, fio's own guard against writes). ``--eta=never`` keeps
-    progress lines out of the output even on a terminal.
+    progress lines out of the output even on a terminal. A job file (``jobfile``) runs
+    instead of the options (``fio_jobfile.job_file_commands``).
     """
+    if params.get("jobfile_text"):
+        directory = ctx.workdir or params["directory"] or DEFAULT_DIRECTORY
+        return fio_jobfile.job_file_commands(params, ctx, _fio_path(directory))
     rw = params["rw"]
     argv = [
         "fio",
@@ -359,4 +379,5 @@ TOOL = Tool(
     server_only=True,
     host_check=device_check,
     workdir_parent=lambda params: params.get("directory", ""),
+    run_analyses=fio_run_analyses,
 )

@@ -89,6 +89,11 @@ class FioAutoParser:
             forms.append("normal")
         return ",".join(forms)
 
+    def final_bins(self) -> dict[str, dict[int, float]]:
+        """The final json+ latency histograms per direction (``FioJsonParser.final_bins``);
+        empty for the other forms."""
+        return self._json.final_bins() if self._owner() == "json" else {}
+
     def close(self) -> Summary:
         """The summary of the richest form read, with its ``form`` and any ``reason``."""
         owner = self._owner()

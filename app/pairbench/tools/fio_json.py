@@ -17,6 +17,7 @@ __all__ = [
     "MIN_INTERVAL_MS",
     "FioJsonParser",
     "fio_error_message",
+    "fio_percentile",
     "parse_json_output",
 ]
 
@@ -237,6 +238,22 @@ class FioJsonParser:
         return doc is not None and any(
             d.bins is not None for job in doc.jobs for d in job.dirs if d is not None
         )
+
+    def final_bins(self) -> dict[str, dict[int, float]]:
+        """The last document's completion-latency histograms (json+ ``clat_ns.bins``, ns →
+        count) per direction that did I/O, merged over the ``jobs[]`` entries; empty
+        without json+ histograms."""
+        doc = self._last
+        out: dict[str, dict[int, float]] = {}
+        if doc is None:
+            return out
+        for index, name in enumerate(_DIRECTIONS):
+            dirs = [d for job in doc.jobs if (d := job.dirs[index]) is not None and d.lat_n > 0]
+            if dirs and all(d.bins is not None for d in dirs):
+                merged = _merge_bins(d.bins for d in dirs if d.bins is not None)
+                if merged:
+                    out[name] = {k: v for k, v in sorted(merged.items()) if v > 0.0}
+        return out
 
     @property
     def in_document(self) -> bool:
@@ -557,6 +574,9 @@ def _percentile(bins: Mapping[int, float], percent: float) -> float | None:
         if seen >= threshold:
             return float(value)
     return float(max(bins))
+
+
+fio_percentile = _percentile
 
 
 def _record(stream: str, t: float, by_dir: list[list[_Interval | None]]) -> Record | None:

@@ -40,6 +40,7 @@ from pairbench.services.run_again import (
 from pairbench.services.run_browser import RunDetail, SeriesArrays, load_run_detail
 from pairbench.ui.bridge import EngineBridge
 from pairbench.ui.library.jobs import call_for, error_text
+from pairbench.ui.library.latency_histogram import LatencyHistogram, show_histogram_tab
 from pairbench.ui.library.metric_plot import MetricPlot, without_copied_sum
 from pairbench.ui.library.runs_model import STATUS_COLORS
 from pairbench.ui.run.burst_panel import burst_analysis_rows
@@ -134,6 +135,7 @@ class RunDetailView(QWidget):
         self.tabs.addTab(self.plots_scroll, "Plots")
         self.tabs.addTab(self.raw_text, "Raw output")
         self.tabs.addTab(self.commands_text, "Commands")
+        self.histogram: LatencyHistogram | None = None  # a tab when the run has one (fio json+)
 
         self.copy_button = QPushButton("Copy as command")
         self.copy_button.setToolTip("Copy the `pairbench run` line that runs this run again")
@@ -178,6 +180,7 @@ class RunDetailView(QWidget):
         self.info_tree.clear()
         self.raw_text.clear()
         self._clear_plots()
+        self.histogram = show_histogram_tab(self.tabs, self.histogram, {})
 
         async def job(lib: Library) -> RunDetail:
             return load_run_detail(lib, run_id)
@@ -230,6 +233,7 @@ class RunDetailView(QWidget):
         self._fill_info(run)
         self._fill_plots(detail.series, run.spec.tool)
         self.commands_text.setPlainText(commands_text(run, self.analyses.get(COMMANDS_KIND)))
+        self.histogram = show_histogram_tab(self.tabs, self.histogram, self.analyses)
         for button in (self.copy_button, self.again_button):
             button.setEnabled(True)
         text = detail.raw_text

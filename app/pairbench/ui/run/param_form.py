@@ -21,6 +21,7 @@ from PySide6.QtWidgets import (
 )
 
 from pairbench.tools.params import Param
+from pairbench.ui.run.job_file_field import JobTextField
 
 INT_MAX = 2**31 - 1
 _ERROR_STYLE = "QLineEdit { border: 1px solid #c62828; background: #fff3f3; }"
@@ -48,6 +49,10 @@ class ParamField:
             combo.setCurrentText(param.default)
             combo.currentTextChanged.connect(lambda _text: on_change.emit())
             self.widget = combo
+        elif param.kind == "jobtext":  # fio's job file: its text, a button, its jobs
+            text_field = JobTextField()
+            text_field.changed.connect(on_change.emit)
+            self.widget = text_field
         elif _is_spin(param):
             spin = QSpinBox()
             spin.setRange(
@@ -76,6 +81,8 @@ class ParamField:
             return widget.currentText()
         if isinstance(widget, QSpinBox):
             return str(widget.value())
+        if isinstance(widget, JobTextField):
+            return widget.text()
         assert isinstance(widget, QLineEdit)
         return widget.text().strip()
 
@@ -92,6 +99,8 @@ class ParamField:
             text = raw.strip()
             if text.isdigit():
                 widget.setValue(int(text))
+        elif isinstance(widget, JobTextField):
+            widget.set_text(raw)
         else:
             assert isinstance(widget, QLineEdit)
             widget.setText(raw)
@@ -137,6 +146,10 @@ class ParamForm(QWidget):
             label = QLabel(name)
             label.setToolTip(param.help)
             layout.addRow(label, column)
+        job_text = self.fields.get("jobfile_text")
+        job_name = self.fields.get("jobfile")
+        if job_text and job_name and isinstance(job_text.widget, JobTextField):
+            job_text.widget.chosen.connect(job_name.set_value)  # a file read gives its name
         outer = QVBoxLayout(self)
         outer.setContentsMargins(0, 0, 0, 0)
         outer.addLayout(layout)

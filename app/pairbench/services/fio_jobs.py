@@ -1,0 +1,106 @@
+"""A user's fio job file for a run: read on this computer, checked before anything starts,
+its jobs listed, and the run parameters that carry it (``jobfile`` = its name,
+``jobfile_text`` = its text, uploaded into the run's work directory by the tool)."""
+
+from __future__ import annotations
+
+from collections.abc import Mapping, Sequence
+from dataclasses import dataclass
+from pathlib import Path
+
+from pairbench.tools.fio_jobfile import (
+    MAX_JOBFILE_CHARS,
+    SHOWN,
+    JobFileError,
+    check_job_file,
+    job_file_name,
+)
+
+__all__ = [
+    "JobFile",
+    "JobFileError",
+    "check_job_text",
+    "format_jobs",
+    "job_file_params",
+    "job_lines",
+    "read_job_file",
+]
+
+
+@dataclass(frozen=True, slots=True)
+class JobFile:
+    """A checked job file: the name it is stored under, its text, and its jobs' main
+    options (``name``, ``rw``, ``bs``, ``iodepth``, ``numjobs``, ``size``, ``runtime``,
+    ``ioengine``, ``filename``; "" where the file does not say and fio has no default)."""
+
+    name: str
+    text: str
+    jobs: list[dict[str, str]]
+
+
+def check_job_text(text: str, name: str = "") -> JobFile:
+    """``text`` as a job file named ``name``; ``JobFileError`` says what to change."""
+    text = text.replace("\r\n", "\n")
+    jobs = check_job_file(text)
+    return JobFile(job_file_name(name), text, [job.shown() for job in jobs])
+
+
+def read_job_file(path: str | Path) -> JobFile:
+    """The job file at ``path`` on this computer, checked; ``JobFileError`` if it cannot be
+    read, is not UTF-8 text, or would not be run (``tools.fio_jobfile.check_job_file``)."""
+    file = Path(path).expanduser()
+    try:
+        if file.stat().st_size > MAX_JOBFILE_CHARS * 4:
+            raise JobFileError(f"{file}: larger than {MAX_JOBFILE_CHARS // 1024} KiB")
+        data = file.read_bytes()
+    except OSError as exc:
+        raise JobFileError(f"cannot read job file {file}: {exc.strerror or exc}") from exc
+    try:
+        text = data.decode("utf-8")
+    except UnicodeDecodeError as exc:
+        raise JobFileError(f"{file}: not UTF-8 text ({exc.reason} at byte {exc.start})") from exc
+    try:
+        return check_job_text(text, file.name)
+    except JobFileError as exc:
+        raise JobFileError(f"{file}: {exc}") from exc
+
+
+def job_file_params(params: Mapping[str, str]) -> tuple[dict[str, str], JobFile | None]:
+    """The run parameters with the job file read: ``jobfile=PATH`` (a file on this
+    computer) becomes its name and ``jobfile_text`` its text; a ``jobfile_text`` given
+    (a stored run's, run again) is checked as it is. None: no job file."""
+    out = dict(params)
+    given_text = out.get("jobfile_text", "")
+    if given_text.strip():
+        job = check_job_text(given_text, out.get("jobfile", ""))
+    elif out.get("jobfile", "").strip():
+        job = read_job_file(out["jobfile"].strip())
+    else:
+        return out, None
+    out["jobfile"], out["jobfile_text"] = job.name, job.text
+    return out, job
+
+
+def format_jobs(job: JobFile) -> list[str]:
+    """The job list as text lines: a header, then one line per job."""
+    keys = ["name", *(key for key, _ in SHOWN)]
+    rows = [[row.get(key, "") or "-" for key in keys] for row in job.jobs]
+    widths = [max(len(key), *(len(r[i]) for r in rows)) for i, key in enumerate(keys)]
+    lines = [f"job file {job.name}: {len(job.jobs)} job{'s' if len(job.jobs) != 1 else ''}"]
+    for cells in ([*keys], *rows):
+        lines.append("  " + "  ".join(_cells(cells, widths)).rstrip())
+    return lines
+
+
+def job_lines(job: JobFile) -> list[str]:
+    """One short line per job (for a narrow panel): its name, then the options it sets or
+    fio's default for them, ``key=value`` (``rw``'s value alone)."""
+    lines = []
+    for row in job.jobs:
+        options = " ".join(f"{k}={row[k]}" for k, _ in SHOWN[1:] if row.get(k))
+        lines.append(f"[{row['name']}] {row.get('rw', '')} {options}".rstrip())
+    return lines
+
+
+def _cells(cells: Sequence[str], widths: Sequence[int]) -> list[str]:
+    return [cell.ljust(width) for cell, width in zip(cells, widths, strict=True)]
