@@ -4,22 +4,13 @@ from __future__ import annotations
 
 import argparse
 import json
-import os
-import tempfile
 from pathlib import Path
 
-from pairbench import __version__
-from pairbench.analysis.compare import SeriesLike
 from pairbench.cli.environment import Environment
 from pairbench.cli.exit_status import ExitStatus
-from pairbench.domain import Series
-from pairbench.export.bundle import BundleError, write_bundle
 from pairbench.export.escaping import terminal_text
-from pairbench.export.run_json import runs_document
-from pairbench.export.runs_csv import write_runs_csv
 from pairbench.export.selection import SelectionError, select_run_ids
-from pairbench.services.compare import compare_inputs
-from pairbench.services.library import Library
+from pairbench.services.run_export import BundleError, export_runs
 
 FORMATS = ("json", "csv", "bundle")
 
@@ -55,12 +46,10 @@ def handle(args: argparse.Namespace, env: Environment) -> ExitStatus:
     try:
         with env.open_library() as lib:
             ids = select_run_ids(lib, args.runs)
-            if args.format == "bundle":
-                renderer = None if args.no_charts else env.chart_renderer
-                written = write_bundle(lib, ids, out, chart_renderer=renderer, metric=args.metric)
-                notes += written.notes
-            else:
-                _write_text(lib, ids, out, args.format)
+            renderer = None if args.no_charts else env.chart_renderer
+            notes += export_runs(
+                lib, ids, out, args.format, chart_renderer=renderer, metric=args.metric
+            )
     except (SelectionError, BundleError) as exc:
         env.err(terminal_text(f"pairbench: {exc}"))
         return ExitStatus.ERROR
@@ -74,28 +63,3 @@ def handle(args: argparse.Namespace, env: Environment) -> ExitStatus:
         for note in notes:
             env.out(terminal_text(f"  note: {note}"))
     return ExitStatus.OK
-
-
-def _series(s: SeriesLike) -> Series:
-    return Series(s.stream, s.metric, s.unit, tuple(s.t.tolist()), tuple(s.v.tolist()))
-
-
-def _write_text(lib: Library, ids: list[int], out: Path, fmt: str) -> None:
-    """JSON or CSV, written to a temp file beside ``out`` and renamed into place."""
-    inputs = compare_inputs(lib, ids)
-    out.parent.mkdir(parents=True, exist_ok=True)
-    fd, tmp_name = tempfile.mkstemp(prefix=f".{out.name}.", suffix=".part", dir=out.parent)
-    try:
-        with os.fdopen(fd, "w", encoding="utf-8", newline="") as handle:
-            if fmt == "json":
-                document = runs_document(
-                    ((i.run, i.pair, [_series(s) for s in i.series]) for i in inputs),
-                    pairbench_version=__version__,
-                )
-                json.dump(document, handle)
-            else:
-                write_runs_csv(handle, ((i.run, i.series) for i in inputs))
-        os.replace(tmp_name, out)
-    except BaseException:
-        Path(tmp_name).unlink(missing_ok=True)
-        raise

@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from PySide6.QtCore import QObject, QSettings, Qt
+from PySide6.QtCore import QObject, QSettings, Qt, Signal
 from PySide6.QtGui import QCloseEvent
 from PySide6.QtWidgets import (
     QApplication,
@@ -20,10 +20,12 @@ from pairbench.ui.bridge import EngineBridge
 from pairbench.ui.campaign.campaign_panel import CampaignPanel
 from pairbench.ui.hosts.hosts_panel import HostsPanel
 from pairbench.ui.library.library_view import LibraryView
+from pairbench.ui.menus import build_menus
 from pairbench.ui.run.run_panel import RunPanel
 from pairbench.ui.run.run_tabs import RunTabs
 from pairbench.ui.secret_prompt import GuiSecretPrompt
 from pairbench.ui.storage.storage_panel import StoragePanel
+from pairbench.ui.window_actions import WindowActions
 
 KEY_GEOMETRY = "window/geometry"
 KEY_STATE = "window/state"
@@ -31,6 +33,8 @@ KEY_STATE = "window/state"
 
 class MainWindow(QMainWindow):
     """Composes the views; holds no logic of its own beyond closing cleanly."""
+
+    exported = Signal(object)  # Path: runs exported from File ▸ Export
 
     def __init__(
         self,
@@ -46,6 +50,7 @@ class MainWindow(QMainWindow):
         self.settings = settings
         self.compare_windows: list[QWidget] = []
         self.compare_loads: list[QObject] = []  # "Compare" requests: runs load, then a window
+        self.fixed_tabs: dict[str, QWidget] = {}  # title → view (View menu, Ctrl+1...)
         self.secret_prompt = secret_prompt
         self.ask_before_closing = True
         self.closed = False
@@ -79,6 +84,10 @@ class MainWindow(QMainWindow):
         self.storage_panel.suiteFinished.connect(self._run_finished)  # its jobs are runs
         self.campaign_panel.campaignFinished.connect(self._run_finished)
 
+        self.actions_ = WindowActions(self)
+        self.runs_view.runAgainRequested.connect(self.actions_.run_again)
+        self.menu_actions = build_menus(self, self.actions_)
+
         self.active_label = QLabel()
         self.statusBar().addPermanentWidget(self.active_label)
         self.statusBar().showMessage(f"Library: {library.path}")
@@ -89,6 +98,7 @@ class MainWindow(QMainWindow):
     def add_fixed_tab(self, widget: QWidget, title: str) -> int:
         """A tab that cannot be closed (Library, Hosts...)."""
         index = self.tabs.addTab(widget, title)
+        self.fixed_tabs[title] = widget
         for side in (QTabBar.ButtonPosition.RightSide, QTabBar.ButtonPosition.LeftSide):
             self.tabs.tabBar().setTabButton(index, side, None)
         return index

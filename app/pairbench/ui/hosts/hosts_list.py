@@ -61,16 +61,9 @@ class HostsList(QGroupBox):
         layout = QVBoxLayout(self)
         layout.addWidget(self.table, 1)
         layout.addWidget(self.keyring_note)
-        layout.addLayout(
-            button_row(
-                self.add_button,
-                self.edit_button,
-                self.remove_button,
-                self.install_button,
-                None,
-                self.import_button,
-            )
-        )
+        # Two rows: the tab fits a 1280-pixel window beside the run panel.
+        layout.addLayout(button_row(self.add_button, self.edit_button, self.remove_button, None))
+        layout.addLayout(button_row(self.install_button, None, self.import_button))
         self._selection_changed()
 
     def show_hosts(self, hosts: list[Host]) -> None:

@@ -52,7 +52,11 @@ class FilterBar(QWidget):
         for status in RunStatus:
             self.status_combo.addItem(status.value, status.value)
         for combo in (self.pair_combo, self.tool_combo, self.status_combo):
-            combo.setSizeAdjustPolicy(QComboBox.SizeAdjustPolicy.AdjustToContents)
+            # As wide as ~12 characters whatever the longest pair name: the tab fits 1280 px.
+            combo.setSizeAdjustPolicy(
+                QComboBox.SizeAdjustPolicy.AdjustToMinimumContentsLengthWithIcon
+            )
+            combo.setMinimumContentsLength(12)
             combo.currentIndexChanged.connect(self.changed)
         self.tag_edit = QLineEdit()
         self.tag_edit.setPlaceholderText("tag or key=value")
@@ -84,14 +88,18 @@ class FilterBar(QWidget):
         row.addWidget(self.tool_combo)
         row.addWidget(self.status_combo)
         row.addWidget(self.tag_edit, 1)
-        row.addWidget(self.date_check)
-        row.addWidget(self.from_date)
-        row.addWidget(QLabel("to"))
-        row.addWidget(self.to_date)
-        row.addWidget(self.refresh_button)
+        dates = QHBoxLayout()  # a second row: the tab fits a 1280-pixel window with the dock
+        dates.addWidget(self.date_check)
+        dates.addWidget(self.from_date)
+        dates.addWidget(QLabel("to"))
+        dates.addWidget(self.to_date)
+        dates.addWidget(self.refresh_button)
+        dates.addStretch(1)
+        self.count_label.setWordWrap(True)
         layout = QVBoxLayout(self)
         layout.setContentsMargins(0, 0, 0, 0)
         layout.addLayout(row)
+        layout.addLayout(dates)
         layout.addWidget(self.count_label)
 
     def _dates_toggled(self, on: bool) -> None:

@@ -44,6 +44,7 @@ class LibraryView(QWidget):
     saved = Signal(object)  # Run, after its label, tags or notes were stored
     deleted = Signal(list)  # run ids
     compareRequested = Signal(list)  # run ids (two or more selected)
+    runAgainRequested = Signal(object)  # RunSpec: the detail's "Run again…"
 
     def __init__(self, bridge: EngineBridge, parent: QWidget | None = None) -> None:
         super().__init__(parent)
@@ -92,6 +93,7 @@ class LibraryView(QWidget):
         browser_layout.addWidget(self.drop_hint)
         self.detail = RunDetailView(bridge)
         self.detail.closed.connect(self.show_list)
+        self.detail.run_again.connect(self.runAgainRequested)
         self.stack = QStackedWidget()
         self.stack.addWidget(browser)
         self.stack.addWidget(self.detail)

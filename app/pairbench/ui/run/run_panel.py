@@ -237,6 +237,26 @@ class RunPanel(QWidget):
         self.queue.add([entry] * count)
         return self.queue.current
 
+    def fill_from(self, spec: RunSpec) -> list[str]:
+        """Set the form to repeat ``spec`` (Run again): its pair when it still exists, its
+        tool, parameters and label; what could not be set, in words."""
+        problems: list[str] = []
+        if not self.select_pair(spec.pair):
+            problems.append(f"pair {spec.pair!r} is not in the list: choose one")
+        if not self.select_tool(spec.tool):
+            return [*problems, f"{spec.tool} is not available here"]
+        assert self.form is not None
+        unknown = self.form.set_values(spec.params)
+        if unknown:
+            problems.append(f"{spec.tool} has no parameter {', '.join(unknown)}")
+        self.run_form.label_edit.setText(spec.label)
+        if problems:
+            self.show_error("Run again: " + "; ".join(problems))
+        else:
+            self.clear_error()
+        self.start_button.setFocus()
+        return problems
+
     def add_to_queue(self) -> bool:
         """Queue ``Runs`` runs with the current choices (started when the queue's turn
         comes); False (and the reason shown) if they cannot run."""

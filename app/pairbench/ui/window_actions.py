@@ -1,0 +1,179 @@
+"""What the window's menus and shortcuts do: import and export, new run, start and cancel,
+closing a tab, finding the Library's search, the user guide and the version."""
+
+from __future__ import annotations
+
+import platform
+from pathlib import Path
+from typing import TYPE_CHECKING
+
+from PySide6 import __version__ as pyside_version
+from PySide6.QtCore import QObject
+from PySide6.QtWidgets import QDialog, QFileDialog, QMessageBox, QTextBrowser, QVBoxLayout
+
+from pairbench import __version__
+from pairbench.domain import RunSpec
+from pairbench.services.library import Library
+from pairbench.services.run_export import export_runs, format_of
+from pairbench.ui.library.jobs import call_for, error_text
+from pairbench.ui.run.run_tab import RunTab
+
+if TYPE_CHECKING:
+    from pairbench.ui.main_window import MainWindow
+
+PACKAGE = Path(__file__).resolve().parents[1]
+# The user guide: shipped beside the package in a bundle, else the checkout's README.
+GUIDE_PLACES = (PACKAGE / "resources" / "README.md", PACKAGE.parents[1] / "README.md")
+
+
+def guide_path() -> Path | None:
+    """The README that holds the user guide, where this installation has one."""
+    return next((p for p in GUIDE_PLACES if p.is_file()), None)
+
+
+class WindowActions(QObject):
+    """The window's commands; each works on the views the window composed."""
+
+    def __init__(self, window: MainWindow) -> None:
+        super().__init__(window)
+        self.window = window
+        self.guide: QDialog | None = None
+
+    # -- File ------------------------------------------------------------------------------
+
+    def ask_import(self) -> None:
+        """Choose saved tool outputs and import them (through the import dialog)."""
+        paths, _ = QFileDialog.getOpenFileNames(self.window, "Import tool outputs")
+        if paths:
+            self.show_tab(self.window.runs_view)
+            self.window.runs_view.files.import_files([Path(p) for p in paths])
+
+    def ask_export(self) -> None:
+        """Export the runs selected in the Library as JSON, CSV or an evidence bundle."""
+        view = self.window.runs_view
+        ids = [run.id for run in view.selected_runs()]
+        if not ids:
+            self.window.statusBar().showMessage("Select the runs to export in the Library first")
+            self.show_tab(view)
+            return
+        path, _ = QFileDialog.getSaveFileName(
+            self.window,
+            f"Export {len(ids)} run{'s' if len(ids) != 1 else ''}",
+            "runs.json",
+            "JSON (*.json);;CSV (*.csv);;Evidence bundle (*.zip)",
+        )
+        if path:
+            self.export(ids, Path(path))
+
+    def export(self, ids: list[int], path: Path) -> None:
+        """Write the runs to ``path`` (format by suffix) on the engine thread; the status
+        bar says where it wrote, or why not."""
+        try:
+            fmt = format_of(path)
+        except ValueError as exc:
+            QMessageBox.warning(self.window, "Pairbench", str(exc))
+            return
+
+        async def job(lib: Library) -> list[str]:
+            return export_runs(lib, ids, path, fmt)
+
+        def done(notes: list[str]) -> None:
+            extra = f" ({'; '.join(notes)})" if notes else ""
+            self.window.statusBar().showMessage(
+                f"Wrote {len(ids)} run(s) to {path.resolve()} ({fmt}){extra}"
+            )
+            self.window.exported.emit(path)
+
+        def failed(error: BaseException) -> None:
+            self.window.statusBar().showMessage(f"Export failed: {error_text(error)}")
+            QMessageBox.warning(self.window, "Pairbench", f"Export failed: {error_text(error)}")
+
+        call_for(self.window, self.window.bridge, job, done, failed)
+
+    def close_current_tab(self) -> None:
+        """Close the current run tab (a running run is cancelled after asking)."""
+        tab = self.window.tabs.currentWidget()
+        if isinstance(tab, RunTab):
+            self.window.run_tabs.close_tab(tab)
+
+    # -- Run -------------------------------------------------------------------------------
+
+    def new_run(self) -> None:
+        """Show the run panel and put the focus on its tool."""
+        self.window.run_dock.show()
+        self.window.run_dock.raise_()
+        self.window.run_panel.run_form.tool_combo.setFocus()
+
+    def run_again(self, spec: RunSpec) -> None:
+        """The run panel set to repeat ``spec`` (from a run's detail)."""
+        self.new_run()
+        self.window.run_panel.fill_from(spec)
+
+    def cancel_current_run(self) -> None:
+        """Cancel the run of the current tab, after asking (its tab stays)."""
+        tab = self.window.tabs.currentWidget()
+        if not isinstance(tab, RunTab) or not tab.controller.active:
+            self.window.statusBar().showMessage("No run in progress in this tab")
+            return
+        answer = QMessageBox.question(
+            self.window,
+            "Cancel the run?",
+            f"Cancel {tab.controller.title}? What it measured so far is kept as a cancelled run.",
+            QMessageBox.StandardButton.Yes | QMessageBox.StandardButton.No,
+            QMessageBox.StandardButton.No,
+        )
+        if answer == QMessageBox.StandardButton.Yes:
+            tab.controller.cancel()
+
+    # -- View ------------------------------------------------------------------------------
+
+    def show_tab(self, widget: object) -> None:
+        index = self.window.tabs.indexOf(widget)  # type: ignore[arg-type]
+        if index >= 0:
+            self.window.tabs.setCurrentIndex(index)
+
+    def search_library(self) -> None:
+        """The Library tab, its list, the focus in its search box."""
+        view = self.window.runs_view
+        self.show_tab(view)
+        view.show_list()
+        search = view.filters.search_edit
+        search.setFocus()
+        search.selectAll()
+
+    # -- Help ------------------------------------------------------------------------------
+
+    def show_guide(self) -> QDialog:
+        """The user guide (the README) in a window of its own."""
+        if self.guide is None:
+            dialog = QDialog(self.window)
+            dialog.setWindowTitle("Pairbench — user guide")
+            browser = QTextBrowser()
+            browser.setObjectName("guide")
+            browser.setOpenExternalLinks(True)
+            path = guide_path()
+            if path is None:
+                browser.setPlainText(
+                    "The user guide (README.md) is not installed with this copy of Pairbench."
+                )
+            else:
+                browser.setSearchPaths([str(path.parent)])
+                browser.setMarkdown(path.read_text(encoding="utf-8"))
+            layout = QVBoxLayout(dialog)
+            layout.addWidget(browser)
+            dialog.resize(900, 700)
+            self.guide = dialog
+        self.guide.show()
+        self.guide.raise_()
+        return self.guide
+
+    def about_text(self) -> str:
+        return (
+            f"Pairbench {__version__}\n\n"
+            "A workbench for cloud network and storage benchmarks.\n\n"
+            f"Library: {self.window.library.path}\n"
+            f"Python {platform.python_version()}, PySide6 {pyside_version}"
+        )
+
+    def show_about(self) -> None:
+        QMessageBox.about(self.window, "About Pairbench", self.about_text())

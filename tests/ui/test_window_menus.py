@@ -1,0 +1,117 @@
+"""The window serves the hands: a menu bar with shortcuts driven by real key presses, the
+Library's search, closing a tab, the user guide and the version, exporting the selected runs
+(saying where), Run again from a run's detail, a 1280×720 window without overflow, and an
+accessibility check (every action and button has a visible name and a keyboard path)."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import pytest
+from PySide6.QtCore import QSettings, Qt
+from PySide6.QtGui import QKeySequence
+from PySide6.QtWidgets import QAbstractButton, QApplication, QFileDialog, QTextBrowser
+from pytestqt.qtbot import QtBot
+from run_kit import isolated_settings, open_window, save_png
+
+from pairbench.library import Library
+from pairbench.services.importing import import_output
+from pairbench.ui.window_actions import guide_path
+
+CAPTURE = (
+    Path(__file__).resolve().parents[1] / "data" / "captures" / "iperf3" / "v321_tcp_P2_json.out"
+)
+SHORTCUTS = {
+    "new_run": "Ctrl+N",
+    "start": "F5",
+    "cancel": "Esc",
+    "close_tab": "Ctrl+W",
+    "quit": "Ctrl+Q",
+    "search": "Ctrl+F",
+    "export": "Ctrl+E",
+    "guide": "F1",
+}
+
+
+@pytest.fixture
+def settings(tmp_path: Path) -> QSettings:
+    return isolated_settings(tmp_path)
+
+
+def test_menus_have_names_mnemonics_and_the_shortcuts(
+    qtbot: QtBot, library_path: Path, settings: QSettings
+) -> None:
+    with open_window(qtbot, library_path, settings, size=(1280, 720)) as window:
+        actions = window.menu_actions
+        for name, keys in SHORTCUTS.items():
+            assert actions[name].shortcut() == QKeySequence(keys), name
+        titles = [a.text() for a in window.menuBar().actions()]
+        assert titles == ["&File", "&Run", "&View", "&Help"]
+        # Accessibility: every action has a visible name with a mnemonic (a keyboard path).
+        for name, action in actions.items():
+            assert action.text().strip() and "&" in action.text(), name
+        # ...and so does every button of every tab: a text or an accessible name.
+        for button in window.findChildren(QAbstractButton):
+            if button.isVisibleTo(window) and button.parent() is not None:
+                named = button.text().strip() or button.accessibleName().strip()
+                named = named or button.toolTip().strip()
+                assert named, f"a nameless button in {type(button.parent()).__name__}"
+        # The fixed tabs are reachable from the keyboard: Ctrl+2 is Hosts.
+        qtbot.keyClick(window, Qt.Key.Key_2, Qt.KeyboardModifier.ControlModifier)
+        assert window.tabs.currentWidget() is window.hosts_panel
+        # Ctrl+F: the Library, its search box focused.
+        qtbot.keyClick(window, Qt.Key.Key_F, Qt.KeyboardModifier.ControlModifier)
+        assert window.tabs.currentWidget() is window.runs_view
+        qtbot.waitUntil(lambda: window.runs_view.search_edit.hasFocus(), timeout=5_000)
+        # Ctrl+N: the run panel's tool box.
+        qtbot.keyClick(window, Qt.Key.Key_N, Qt.KeyboardModifier.ControlModifier)
+        qtbot.waitUntil(lambda: window.run_panel.run_form.tool_combo.hasFocus(), timeout=5_000)
+        # F1: the user guide, with the README's text in it.
+        guide = window.actions_.show_guide()
+        text = guide.findChild(QTextBrowser, "guide").toPlainText()
+        if guide_path() is not None:
+            assert "Pairbench" in text and "Campaigns" in text
+        else:
+            assert "not installed" in text
+        guide.close()
+        assert "Pairbench" in window.actions_.about_text()
+        # 1280×720: every tab fits beside the run panel, nothing overflows.
+        assert window.minimumSizeHint().width() <= 1280
+        assert window.minimumSizeHint().height() <= 720
+        assert window.width() <= 1280
+        for title, widget in window.fixed_tabs.items():
+            window.tabs.setCurrentWidget(widget)
+            QApplication.processEvents()
+            assert widget.width() >= widget.minimumSizeHint().width(), title
+            save_png(window, f"window-1280-{title.lower().replace(' ', '-')}.png")
+
+
+def test_export_says_where_and_run_again_fills_the_panel(
+    qtbot: QtBot,
+    library_path: Path,
+    settings: QSettings,
+    tmp_path: Path,
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    with Library.open(library_path) as lib:
+        run = import_output(lib, "iperf3", CAPTURE.read_text(), pair="local", label="P2")
+    with open_window(qtbot, library_path, settings) as window:
+        view = window.runs_view
+        qtbot.waitUntil(lambda: view.model.rowCount() == 1, timeout=10_000)
+        view.table.selectAll()
+        out = tmp_path / "export" / "runs.csv"
+        out.parent.mkdir()
+        monkeypatch.setattr(QFileDialog, "getSaveFileName", lambda *a, **k: (str(out), ""))
+        with qtbot.waitSignal(window.exported, timeout=10_000):
+            qtbot.keyClick(window, Qt.Key.Key_E, Qt.KeyboardModifier.ControlModifier)
+        assert out.is_file() and str(out.resolve()) in window.statusBar().currentMessage()
+        # Run again from the run's detail: the panel holds its tool, parameters and label.
+        view.open_run(run.id)
+        qtbot.waitUntil(lambda: view.detail.again_button.isEnabled(), timeout=10_000)
+        view.detail.again_button.click()
+        panel = window.run_panel
+        assert panel.current_tool().name == "iperf3"
+        assert panel.form is not None
+        assert panel.form.values()["streams"] == "2" and panel.form.values()["duration"] == "3"
+        assert panel.run_form.label_edit.text() == "P2"
+        assert panel.current_pair() is not None and panel.current_pair().name == "local"
