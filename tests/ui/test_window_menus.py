@@ -115,3 +115,25 @@ def test_export_says_where_and_run_again_fills_the_panel(
         assert panel.form.values()["streams"] == "2" and panel.form.values()["duration"] == "3"
         assert panel.run_form.label_edit.text() == "P2"
         assert panel.current_pair() is not None and panel.current_pair().name == "local"
+
+
+def test_the_layout_is_kept_from_one_launch_to_the_next(
+    qtbot: QtBot, library_path: Path, settings: QSettings
+) -> None:
+    from PySide6.QtWidgets import QSplitter
+
+    with open_window(qtbot, library_path, settings) as window:
+        split = window.runs_view.findChild(QSplitter, "library_split")
+        assert split is not None
+        total = sum(split.sizes())
+        split.setSizes([total // 4, total - total // 4])
+        kept = split.sizes()
+        window.tabs.setCurrentWidget(window.campaign_panel)
+        window.run_panel.select_tool("ping")
+    with open_window(qtbot, library_path, settings) as again:
+        split = again.runs_view.findChild(QSplitter, "library_split")
+        assert split is not None
+        sizes = split.sizes()  # the same share (the splitter may not be shown at full size yet)
+        assert abs(sizes[0] / sum(sizes) - kept[0] / sum(kept)) < 0.02, (sizes, kept)
+        assert again.tabs.currentWidget() is again.campaign_panel
+        assert again.run_panel.current_tool().name == "ping"

@@ -19,6 +19,7 @@ from pairbench.services.library import Library
 from pairbench.ui.bridge import EngineBridge
 from pairbench.ui.campaign.campaign_panel import CampaignPanel
 from pairbench.ui.hosts.hosts_panel import HostsPanel
+from pairbench.ui.layout_state import restore_layout_state, save_layout_state
 from pairbench.ui.library.library_view import LibraryView
 from pairbench.ui.menus import build_menus
 from pairbench.ui.run.run_panel import RunPanel
@@ -132,10 +133,12 @@ class MainWindow(QMainWindow):
         state = self.settings.value(KEY_STATE)
         if state is not None:
             self.restoreState(state)
+        restore_layout_state(self, self.tabs, self.settings)
 
     def save_layout(self) -> None:
         self.settings.setValue(KEY_GEOMETRY, self.saveGeometry())
         self.settings.setValue(KEY_STATE, self.saveState())
+        save_layout_state(self, self.tabs, self.settings)
         self.run_panel.save_state()
         self.settings.sync()
 

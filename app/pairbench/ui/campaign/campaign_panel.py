@@ -47,6 +47,7 @@ class CampaignPanel(QWidget):
         self.side.addTab(self.campaigns, "Campaigns")
         self.side.setMinimumWidth(380)
         split = QSplitter(Qt.Orientation.Horizontal)
+        split.setObjectName("campaign_split")
         split.addWidget(self.side)
         split.addWidget(self.live)
         split.setStretchFactor(0, 0)

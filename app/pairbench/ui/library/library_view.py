@@ -80,6 +80,7 @@ class LibraryView(QWidget):
         self.drop_hint.setStyleSheet(NOTE_STYLE)
         self.drop_hint.setWordWrap(True)
         split = QSplitter(Qt.Orientation.Vertical)
+        split.setObjectName("library_split")
         split.addWidget(self.table)
         split.addWidget(self.editor)
         split.setStretchFactor(0, 5)

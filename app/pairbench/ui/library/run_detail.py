@@ -147,6 +147,7 @@ class RunDetailView(QWidget):
             button.setEnabled(False)
 
         splitter = QSplitter(Qt.Orientation.Horizontal)
+        splitter.setObjectName("run_detail_split")
         splitter.addWidget(self.info_tree)
         splitter.addWidget(self.tabs)
         splitter.setStretchFactor(0, 2)

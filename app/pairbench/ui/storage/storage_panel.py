@@ -80,6 +80,7 @@ class StoragePanel(QWidget):
         scroll.setMinimumWidth(340)
 
         plots = QSplitter(Qt.Orientation.Horizontal)
+        plots.setObjectName("storage_plots_split")
         plots.addWidget(self.convergence)
         plots.addWidget(self.window_plot)
         plots.setChildrenCollapsible(False)
@@ -91,6 +92,7 @@ class StoragePanel(QWidget):
         live_layout.addWidget(plots, 3)
 
         split = QSplitter(Qt.Orientation.Horizontal)
+        split.setObjectName("storage_split")
         split.addWidget(scroll)
         split.addWidget(live)
         split.setStretchFactor(0, 0)
