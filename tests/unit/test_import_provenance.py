@@ -121,3 +121,43 @@ def test_an_import_keeps_the_source_and_finds_its_pair(library: Library) -> None
     ping_out, _ = _capture("ping", "c15_i02_D_O_lossy")
     assert import_output(library, "ping", ping_out).spec.pair == "local"  # no pair matches
     assert abs(run.started_at - _captured_at(cmd)) < 5.0
+
+
+# The marks of a start time in an output: iperf3 JSON and -V text, fio JSON, ping -D, uperf -R.
+RECORDS_TIME = {
+    "iperf3": re.compile(r'"timesecs"|^Time: ', re.M),
+    "fio": re.compile(r'"timestamp_ms"'),
+    "ping": re.compile(r"^\[\d+\.\d+\] ", re.M),
+    "uperf": re.compile(r"^timestamp_ms:", re.M),
+}
+
+
+@pytest.mark.parametrize("tool", ["iperf3", "fio", "uperf", "ping", "nuttcp"])
+def test_every_capture_imports_with_the_time_and_parameters_it_holds(
+    tool: str, library: Library
+) -> None:
+    from pairbench.services.parsing import ParseError
+    from pairbench.tools.registry import get_tool
+
+    checked = timed = 0
+    for path in sorted((CAPTURES / tool).glob("*.out")):
+        text = path.read_text(encoding="utf-8", errors="replace")
+        found = provenance(tool, text)
+        try:
+            run = import_output(library, tool, text, pair="local", source_name=path.name)
+        except ParseError:
+            continue  # an error-only capture: nothing to store
+        checked += 1
+        cmd = path.with_suffix(".cmd").read_text(encoding="utf-8")
+        if found.started_at is not None:
+            timed += 1
+            assert run.started_at == found.started_at, path.name
+            assert abs(run.started_at - _captured_at(cmd)) < 60.0, path.name  # its own day
+        pattern = RECORDS_TIME.get(tool)
+        if pattern is not None and pattern.search(text):
+            assert found.started_at is not None, f"{path.name} holds its start time"
+        assert dict(run.spec.params) == dict(found.params), path.name
+        get_tool(tool).resolve(run.spec.params)  # what an import stores can run again
+    assert checked > 0
+    if tool in RECORDS_TIME:
+        assert timed > 0

@@ -1,6 +1,7 @@
 """Where a saved tool output came from, as far as the output itself says: when it started,
 the addresses of its client and server, the parameters it ran with and the tool's version
-(iperf3 JSON and verbose text, fio JSON, ping -D, uperf -R); nothing is guessed."""
+(iperf3 JSON and verbose text, fio JSON, ping -D, uperf -R, nuttcp -v); nothing is
+guessed."""
 
 from __future__ import annotations
 
@@ -202,12 +203,49 @@ def _ping(text: str) -> Provenance:
 
 
 _UPERF_STAMP = re.compile(r"^timestamp_ms:(\d+(?:\.\d+)?) ", re.M)
+_UPERF_START = re.compile(r"^Starting (\d+) threads running profile:(\S+)", re.M)
 
 
 def _uperf(text: str) -> Provenance:
-    """uperf ``-R``: the first raw line's ``timestamp_ms``."""
+    """uperf ``-R``: the first raw line's ``timestamp_ms``; the threads, and the profile when
+    it is one of Pairbench's (``pairbench-latency``, ``pairbench-throughput``)."""
     m = _UPERF_STAMP.search(text)
-    return Provenance(float(m.group(1)) / 1000.0 if m else None)
+    params: dict[str, str] = {}
+    if start := _UPERF_START.search(text):
+        params["threads"] = start.group(1)
+        profile = start.group(2).removeprefix("pairbench-")
+        if profile in ("latency", "throughput"):
+            params["profile"] = profile
+    return Provenance(float(m.group(1)) / 1000.0 if m else None, params=params)
+
+
+_NUTTCP_SETUP = re.compile(
+    r"^nuttcp-([tr]): buflen=(\d+), nstream=(\d+), port=\d+ (tcp|udp)(?: -> (\S+))?", re.M
+)
+_NUTTCP_LIMIT = re.compile(r"^nuttcp-[tr]: time limit = ([\d.]+) seconds", re.M)
+_NUTTCP_ACCEPT = re.compile(r"^nuttcp-[tr]: accept from (\S+)", re.M)
+_NUTTCP_VERSION = re.compile(r"^nuttcp-[tr]: v(\d+(?:\.\d+)+):", re.M)
+
+
+def _nuttcp(text: str) -> Provenance:
+    """nuttcp ``-v``: the buffer length, streams, protocol and peer; ``-r`` (the client
+    receives) when the client's first line is the receiver's. nuttcp prints no time."""
+    m = _NUTTCP_SETUP.search(text)
+    if m is None:
+        return Provenance()
+    side, buflen, nstream, protocol, peer = m.groups()
+    params = {"length": buflen, "streams": nstream}
+    if protocol == "udp":
+        params["udp"] = "true"
+    if side == "r":
+        params["reverse"] = "true"
+    if limit := _NUTTCP_LIMIT.search(text):
+        params["duration"] = str(round(float(limit.group(1))))
+    server = peer or ""
+    if not server and (accept := _NUTTCP_ACCEPT.search(text)):
+        server = accept.group(1)
+    version = f"nuttcp {v.group(1)}" if (v := _NUTTCP_VERSION.search(text)) else ""
+    return Provenance(None, "", server, params, version)
 
 
 _READERS: dict[str, Callable[[str], Provenance]] = {
@@ -215,4 +253,5 @@ _READERS: dict[str, Callable[[str], Provenance]] = {
     "fio": _fio,
     "ping": _ping,
     "uperf": _uperf,
+    "nuttcp": _nuttcp,
 }
