@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import itertools
 import subprocess
 import time
 from pathlib import Path
@@ -179,3 +180,45 @@ def test_burst_probe_from_the_window_detects_the_step_live(
         with Library.open(lab.library) as lib:
             analyses = get_analyses(lib, controller.run.id)
         assert analyses["burst"]["detected"] is True
+
+
+def test_a_queue_of_three_and_run_again_on_the_lab(qtbot: QtBot, lab: Any, tmp_path: Path) -> None:
+    """Three runs queued on the lab pair go one after the other; one of them, opened in the
+    Library, is run again from its detail with its commands shown, on the lab."""
+    lab.shape("--delay", "2ms")
+    with open_window(qtbot, lab.library, isolated_settings(tmp_path)) as window:
+        panel = window.run_panel
+        assert panel.select_pair("lab") and panel.select_tool("ping")
+        set_field(panel, "count", "3")
+        set_field(panel, "interval", "0.2")
+        panel.queue.pause_box.setValue(0.3)
+        panel.repeat_box.setValue(3)
+        panel.run_form.label_edit.setText("queued")
+        assert panel.start() is not None
+        qtbot.waitUntil(lambda: panel.queue.done == 3, timeout=90_000)
+        with Library.open(lab.library) as lib:
+            from pairbench.library.runs import list_runs
+
+            runs = sorted(
+                (r for r in list_runs(lib) if r.label == "queued"), key=lambda r: r.started_at
+            )
+        assert [r.status for r in runs] == [RunStatus.COMPLETED] * 3
+        for before, after in itertools.pairwise(runs):
+            assert before.ended_at is not None and after.started_at >= before.ended_at
+        # Its detail shows the commands that ran on the lab hosts; Run again repeats it.
+        view = window.runs_view
+        window.tabs.setCurrentWidget(view)
+        qtbot.waitUntil(lambda: view.model.row_of(runs[0].id) is not None, timeout=10_000)
+        view.open_run(runs[0].id)
+        qtbot.waitUntil(lambda: view.detail.again_button.isEnabled(), timeout=10_000)
+        commands = view.detail.commands_text.toPlainText()
+        assert "# client on lab-client" in commands and "ping" in commands
+        panel.repeat_box.setValue(1)
+        view.detail.again_button.click()
+        assert panel.current_pair() is not None and panel.current_pair().name == "lab"
+        panel.run_form.label_edit.setText("again")
+        controller = panel.start()
+        assert controller is not None
+        qtbot.waitUntil(lambda: controller.phase is RunPhase.FINISHED, timeout=60_000)
+        assert controller.run is not None and controller.run.status is RunStatus.COMPLETED
+        assert dict(controller.run.spec.params) == dict(runs[0].spec.params)
