@@ -156,9 +156,21 @@ def test_a_flat_stream_shows_no_step(qtbot: QtBot, run_tab: tuple[RunTab, RunSig
     assert not overlay.step_line.isVisible() and not overlay.burst_level.isVisible()
 
 
-def test_no_burst_panel_for_a_tool_without_throughput(qtbot: QtBot) -> None:
+@pytest.mark.parametrize(
+    ("tool", "params"),
+    [
+        ("ping", {"count": "50"}),
+        ("fio", {}),
+        ("iperf3", {"udp": "true", "bitrate": "1G"}),  # throughput, but UDP: no burst credits
+        ("nuttcp", {"udp": "true"}),
+        ("uperf", {"profile": "latency"}),
+    ],
+)
+def test_no_burst_panel_for_a_tool_without_throughput(
+    qtbot: QtBot, tool: str, params: dict[str, str]
+) -> None:
     signals = RunSignals()
-    spec = RunSpec(LOCAL_PAIR.name, "ping", {"count": "50"})
+    spec = RunSpec(LOCAL_PAIR.name, tool, params)
     tab = RunTab(RunController(signals, LOCAL_PAIR, spec))
     qtbot.addWidget(tab)
     tab.show()

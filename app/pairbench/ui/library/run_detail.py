@@ -320,8 +320,9 @@ class RunDetailView(QWidget):
                 by_metric[one.metric].append(one)
         for metric, group in by_metric.items():
             by_metric[metric] = without_copied_sum(group)
+        colors: dict[str, int] = {}  # one colour per stream in every plot of the run
         for metric in metric_order(by_metric):
-            plot = MetricPlot(metric, by_metric[metric], tool)
+            plot = MetricPlot(metric, by_metric[metric], tool, stream_colors=colors)
             self.plots.append(plot)
             self.plots_layout.addWidget(plot)
         if not self.plots:

@@ -22,6 +22,10 @@ class PlotSpec:
     unit: str
     row: str
     primary: str  # curves of this metric are named by stream alone; others add the metric
+    # Metrics drawn against a right-hand axis of their own (lost datagrams beside the totals),
+    # named there by ``secondary_label``.
+    secondary: tuple[str, ...] = ()
+    secondary_label: str = ""
 
 
 @dataclass(frozen=True, slots=True)
@@ -55,7 +59,15 @@ _PLOTS: tuple[tuple[PlotSpec, tuple[str, ...]], ...] = (
     (PlotSpec("jitter", "Jitter", "ms", "udp", "jitter_ms"), ("jitter_ms",)),
     (PlotSpec("loss", "Loss", "%", "udp", "lost_percent"), ("lost_percent",)),
     (
-        PlotSpec("datagrams", "Datagrams", "count", "udp", "packets"),
+        PlotSpec(
+            "datagrams",
+            "Datagrams (lost: right axis)",
+            "count",
+            "udp",
+            "packets",
+            secondary=("lost_packets",),
+            secondary_label="lost",
+        ),
         ("packets", "lost_packets"),
     ),
     (PlotSpec("rtt", "Round-trip time", "ms", "rtt", "rtt_ms"), ("rtt_ms",)),
@@ -103,14 +115,24 @@ def sort_key(spec: PlotSpec) -> tuple[int, int, str]:
     return (ROW_ORDER[spec.row], PLOT_ORDER.get(spec.id, len(PLOT_ORDER)), spec.id)
 
 
+# Metrics sampled at an instant (one ping reply), not over an interval: their spacing says
+# nothing about a "partial" sample, so a short last spacing is drawn as any other.
+INSTANT_METRICS = frozenset({"rtt_ms"})
+
+
+def stream_name(stream: str) -> str:
+    """A stream as a legend names it: "sum", "stream 5"."""
+    return stream if not stream.isdigit() else f"stream {stream}"
+
+
 def curve_name(spec: PlotSpec, stream: str, metric: str) -> str:
     """A curve's legend name: the stream ("sum", "stream 5"), plus the metric if not primary."""
-    stream_name = stream if not stream.isdigit() else f"stream {stream}"
+    name = stream_name(stream)
     if metric == spec.primary and metric not in _NAMED_PRIMARIES:
-        return stream_name
+        return name
     known = METRICS.get(metric)
     what = _SHORT.get(metric) or (known.label if known else metric)
-    return f"{what} · {stream_name}"
+    return f"{what} · {name}"
 
 
 # Primaries drawn beside other statistics of the same quantity: named, "mean · sum".

@@ -4,69 +4,54 @@ A ``LivePlot`` draws nothing by itself when data arrives: ``append`` only fills 
 marks the plot dirty; the owner (``RunPlots``) calls ``refresh`` from a ~10 Hz timer, which
 hands pyqtgraph views of the buffers (``setData(..., skipFiniteCheck=True)``) for the curves
 that changed. Auto downsampling (peak) and clip-to-view keep a 24-hour run cheap to draw.
+
+The legend sits beside the data (``legend.place_legend``); a click on an entry's swatch or
+name hides or shows its curve and the y axis fits what is still shown. Per-stream curves are
+drawn up to the owner's ``horizon`` (the newest total, see ``intervals``); a partial last
+interval is a hollow circle, not joined to its curve, and the plot says so under its title.
+A plot spec's ``secondary`` metrics get a right-hand axis of their own.
 """
 
 from __future__ import annotations
 
-import math
-from dataclasses import dataclass
-
 import numpy as np
 import pyqtgraph as pg
 from PySide6.QtCore import QPointF, Qt, Signal
-from PySide6.QtGui import QColor, QFont, QPen
-from PySide6.QtWidgets import (
-    QGraphicsItem,
-    QHBoxLayout,
-    QLabel,
-    QSizePolicy,
-    QVBoxLayout,
-    QWidget,
-)
+from PySide6.QtGui import QColor, QFont
+from PySide6.QtWidgets import QGraphicsItem, QHBoxLayout, QLabel, QSizePolicy, QVBoxLayout, QWidget
 
 from pairbench.domain.units import Scale, scale_for
 from pairbench.ui.plotting.buffers import GrowableSeries
-from pairbench.ui.plotting.layout import PlotSpec, curve_name
+from pairbench.ui.plotting.curves import (
+    PALETTE,
+    PARTIAL_TIP,
+    REVERSE_SUM_COLOR,
+    SUM_COLOR,
+    Curve,
+    curve_pen,
+    partial_marker,
+    stream_color,
+)
+from pairbench.ui.plotting.intervals import is_aggregate, usual_spacing
+from pairbench.ui.plotting.layout import INSTANT_METRICS, PlotSpec, curve_name
+from pairbench.ui.plotting.legend import place_legend
+from pairbench.ui.plotting.right_axis import RightAxis
 from pairbench.ui.plotting.time_axis import TimeAxis, clock_text
 
-# A qualitative palette readable on white (Tableau 10 without its grey).
-PALETTE = (
-    "#1f77b4", "#ff7f0e", "#2ca02c", "#d62728", "#9467bd",
-    "#8c564b", "#e377c2", "#bcbd22", "#17becf",
-)  # fmt: skip
-SUM_COLOR = "#202020"
-REVERSE_SUM_COLOR = "#a01010"
+__all__ = ["PALETTE", "REVERSE_SUM_COLOR", "SUM_COLOR", "Curve", "LivePlot"]
+
 MAX_READOUT_CURVES = 6
 AUTO_DOWNSAMPLE_FACTOR = 1.0
 
 
-@dataclass
-class Curve:
-    """A drawn series: its buffer, its pyqtgraph item and the buffer version last drawn."""
-
-    key: tuple[str, str]  # (stream, metric)
-    name: str
-    series: GrowableSeries
-    item: pg.PlotDataItem
-    drawn_version: int = -1
-
-    @property
-    def visible(self) -> bool:
-        return bool(self.item.isVisible())
-
-
-def _pen(stream: str, metric: str, primary: str, index: int) -> QPen:
-    if stream == "sum":
-        color, width = SUM_COLOR, 2.0
-    elif stream.startswith("sum"):
-        color, width = REVERSE_SUM_COLOR, 2.0
-    else:
-        color, width = PALETTE[index % len(PALETTE)], 1.0
-    pen: QPen = pg.mkPen(color=color, width=width)
-    if metric != primary:
-        pen.setStyle(Qt.PenStyle.DashLine)
-    pen.setCosmetic(True)
-    return pen
+def _fitted(extent: tuple[float, float]) -> tuple[float, float]:
+    """A y range for values in ``extent``: zero included, a little room above and below."""
+    low, high = min(0.0, extent[0]), max(0.0, extent[1])
+    if high == low:
+        high = low + 1.0
+    span = high - low
+    # A little room below zero keeps a flat-at-zero curve off the axis line.
+    return low - span * 0.02, high + span * 0.08
 
 
 class LivePlot(QWidget):
@@ -91,7 +76,9 @@ class LivePlot(QWidget):
         # Fixed curves drawn with the live ones (a pinned baseline): counted when fitting y.
         self.overlays: list[pg.PlotDataItem] = []
         self.scale: Scale = scale_for(spec.unit, 0.0)
+        self._right: RightAxis | None = None  # built with the first secondary curve
         self._dirty = False
+        self._horizon: float | None = None
         self._stream_colors = stream_colors if stream_colors is not None else {}
 
         self.title_label = QLabel(spec.title)
@@ -103,6 +90,10 @@ class LivePlot(QWidget):
         self.readout.setStyleSheet("color: #555;")
         self.readout.setSizePolicy(QSizePolicy.Policy.Ignored, QSizePolicy.Policy.Preferred)
         self.readout.setAlignment(Qt.AlignmentFlag.AlignRight | Qt.AlignmentFlag.AlignVCenter)
+        self.note = QLabel("")  # says how a partial last interval is drawn
+        self.note.setObjectName("partial_note")
+        self.note.setStyleSheet("color: #777; font-size: 8pt;")
+        self.note.setVisible(False)
 
         # No context menus (the run's toolbar has Follow and Show all): building pyqtgraph's
         # view-box menu was a quarter of a plot's construction time.
@@ -129,14 +120,7 @@ class LivePlot(QWidget):
         self.left_axis.enableAutoSIPrefix(False)
         self.left_axis.setWidth(64)
         self._apply_scale(self.scale)
-        self.legend = self.plot_item.addLegend(
-            offset=(6, 2),
-            labelTextColor="#222",
-            labelTextSize="8pt",
-            brush=pg.mkBrush(255, 255, 255, 150),
-            verticalSpacing=-6,
-        )
-        self.legend.setColumnCount(1)
+        self.legend = place_legend(self.plot_item, labelTextColor="#222", labelTextSize="8pt")
         self.legend.sigSampleClicked.connect(self._legend_clicked)
         # Legend and axes repaint from a pixmap unless they changed: every curve update
         # repaints the whole view, and replaying their text cost more than the curves
@@ -158,13 +142,35 @@ class LivePlot(QWidget):
 
         header = QHBoxLayout()
         header.setContentsMargins(4, 0, 4, 0)
+        header.setSpacing(8)
         header.addWidget(self.title_label)
+        header.addWidget(self.note)
         header.addWidget(self.readout, 1)
         layout = QVBoxLayout(self)
         layout.setContentsMargins(0, 0, 0, 0)
         layout.setSpacing(0)
         layout.addLayout(header)
         layout.addWidget(self.widget, 1)
+
+    @property
+    def right_box(self) -> pg.ViewBox | None:
+        """The view box of the secondary metrics (None until the first one arrives)."""
+        return self._right.box if self._right is not None else None
+
+    @property
+    def right_axis(self) -> pg.AxisItem | None:
+        return self._right.axis if self._right is not None else None
+
+    @property
+    def right_scale(self) -> Scale:
+        return self._right.scale if self._right is not None else self.scale
+
+    def _right_box(self) -> pg.ViewBox:
+        if self._right is None:
+            self._right = RightAxis(
+                self.plot_item, self.view_box, self.spec.unit, self.spec.secondary_label
+            )
+        return self._right.box
 
     # -- data ------------------------------------------------------------------------------
 
@@ -182,12 +188,10 @@ class LivePlot(QWidget):
             self._dirty = True
 
     def _add_curve(self, stream: str, metric: str, series: GrowableSeries) -> Curve:
-        if stream not in self._stream_colors:
-            self._stream_colors[stream] = sum(
-                1 for s in self._stream_colors if not s.startswith("sum")
-            )
         name = curve_name(self.spec, stream, metric)
-        pen = _pen(stream, metric, self.spec.primary, self._stream_colors[stream])
+        secondary = metric in self.spec.secondary
+        color = stream_color(stream, self._stream_colors)
+        pen = curve_pen(stream, color, dashed=metric != self.spec.primary)
         item = pg.PlotDataItem(name=name, pen=pen, skipFiniteCheck=True)
         item.setDownsampling(auto=True, method="peak")
         # pyqtgraph keeps ~5 samples per pixel by default; peak (min/max) downsampling at one
@@ -195,13 +199,22 @@ class LivePlot(QWidget):
         # 1 s samples on 8 streams redraws in ~8 ms instead of ~15 (bench plot_redraw).
         item.opts["autoDownsampleFactor"] = AUTO_DOWNSAMPLE_FACTOR
         item.setClipToView(True)
+        marker = partial_marker(color)
         # Aggregates drawn over per-stream curves.
-        item.setZValue(10 if stream.startswith("sum") else 0)
-        self.plot_item.addItem(item)
-        curve = Curve((stream, metric), name, series, item)
+        for drawn in (item, marker):
+            drawn.setZValue(10 if is_aggregate(stream) else 0)
+        if secondary:
+            box = self._right_box()
+            box.addItem(item)
+            box.addItem(marker)
+            self.legend.addItem(item, name)
+        else:
+            box = self.view_box
+            self.plot_item.addItem(item)  # named: the legend lists it
+            self.plot_item.addItem(marker)
+        intervals = metric not in INSTANT_METRICS
+        curve = Curve((stream, metric), name, series, item, marker, box, secondary, intervals)
         self.curves[(stream, metric)] = curve
-        if len(self.curves) > 8:
-            self.legend.setColumnCount(math.ceil(len(self.curves) / 8))
         return curve
 
     def append(self, stream: str, metric: str, t: float, v: float) -> None:
@@ -229,6 +242,12 @@ class LivePlot(QWidget):
     def mark_dirty(self) -> None:
         self._dirty = True
 
+    def set_horizon(self, horizon: float | None) -> None:
+        """Draw per-stream curves up to ``horizon`` (None: all they have), see ``intervals``."""
+        if horizon != self._horizon:
+            self._horizon = horizon
+            self._dirty = True
+
     @property
     def dirty(self) -> bool:
         return self._dirty
@@ -244,50 +263,53 @@ class LivePlot(QWidget):
     # -- drawing ---------------------------------------------------------------------------
 
     def refresh(self) -> bool:
-        """Hand changed buffers to pyqtgraph and rescale the axis; True if anything changed."""
+        """Hand changed buffers to pyqtgraph and rescale the axes; True if anything changed."""
         if not self._dirty:
             return False
         self._dirty = False
         for curve in self.curves.values():
-            series = curve.series
-            if curve.drawn_version == series.version:
-                continue
-            curve.drawn_version = series.version
-            if series.finite:
-                curve.item.setData(series.t, series.v, skipFiniteCheck=True)
-            else:  # a NaN or infinity arrived: let pyqtgraph leave gaps there
-                curve.item.setData(series.t, series.v, skipFiniteCheck=False, connect="finite")
-        max_abs = max((c.series.max_abs for c in self.curves.values()), default=0.0)
-        scale = scale_for(self.spec.unit, max_abs)
+            curve.draw(self._horizon)
+        self._update_note()
+        main = [c.series.max_abs for c in self.curves.values() if not c.secondary]
+        scale = scale_for(self.spec.unit, max(main, default=0.0))
         if scale != self.scale:
             self._apply_scale(scale)
+        if self._right is not None:
+            right = [c.series.max_abs for c in self.curves.values() if c.secondary]
+            self._right.rescale(max(right, default=0.0))
         return True
+
+    def _update_note(self) -> None:
+        partial = [c for c in self.curves.values() if c.partial_s is not None and c.visible]
+        if not partial:
+            self.note.setVisible(False)
+            return
+        curve = partial[0]
+        assert curve.partial_s is not None
+        usual = usual_spacing(curve.series.t[: curve.drawn_n])
+        of = f" of {usual:.3g} s" if usual is not None else ""
+        self.note.setText(f"○ last interval {curve.partial_s:.2g} s{of}: partial, not joined")
+        self.note.setToolTip(PARTIAL_TIP)
+        self.note.setVisible(True)
 
     def _apply_scale(self, scale: Scale) -> None:
         self.scale = scale
         self.left_axis.setScale(scale.factor)
         self.left_axis.setLabel(text=scale.unit or None)
 
-    def y_extent(self, t_lo: float, t_hi: float) -> tuple[float, float] | None:
-        """Min and max of the visible curves' values with ``t_lo <= t <= t_hi``."""
+    def y_extent(
+        self, t_lo: float, t_hi: float, *, secondary: bool = False
+    ) -> tuple[float, float] | None:
+        """Min and max of the drawn, visible values with ``t_lo <= t <= t_hi`` on the main
+        axis (or, ``secondary``, on the right-hand one)."""
         lows: list[float] = []
         highs: list[float] = []
         for curve in self.curves.values():
-            if not curve.visible or curve.series.n == 0:
-                continue
-            t, v = curve.series.t, curve.series.v
-            i0 = int(np.searchsorted(t, t_lo, side="left"))
-            i1 = int(np.searchsorted(t, t_hi, side="right"))
-            if i1 <= i0:
-                continue
-            part = v[i0:i1]
-            if not curve.series.finite:
-                part = part[np.isfinite(part)]
-                if part.size == 0:
-                    continue
-            lows.append(float(part.min()))
-            highs.append(float(part.max()))
-        for item in self.overlays:
+            extent = curve.extent(t_lo, t_hi)
+            if curve.secondary == secondary and curve.visible and extent is not None:
+                lows.append(extent[0])
+                highs.append(extent[1])
+        for item in () if secondary else self.overlays:
             t, v = item.getOriginalDataset()
             if not item.isVisible() or t is None or v is None:
                 continue
@@ -300,18 +322,26 @@ class LivePlot(QWidget):
         return min(lows), max(highs)
 
     def fit_y(self, t_lo: float, t_hi: float) -> None:
-        """Set the y range to the data in [t_lo, t_hi], always including zero."""
+        """Set the y range(s) to the visible data in [t_lo, t_hi], always including zero."""
         extent = self.y_extent(t_lo, t_hi)
-        if extent is None:
-            return
-        low, high = min(0.0, extent[0]), max(0.0, extent[1])
-        if high == low:
-            high = low + 1.0
-        span = high - low
-        # A little room below zero keeps a flat-at-zero curve off the axis line.
-        self.view_box.setYRange(low - span * 0.02, high + span * 0.08, padding=0)
+        if extent is not None:
+            self.view_box.setYRange(*_fitted(extent), padding=0)
+        if self.right_box is not None:
+            right = self.y_extent(t_lo, t_hi, secondary=True)
+            if right is not None:
+                self.right_box.setYRange(*_fitted(right), padding=0)
 
-    def _legend_clicked(self, _item: object) -> None:
+    def fit_y_to_view(self) -> None:
+        """Fit y to the visible curves over the x range in view."""
+        low, high = self.view_box.viewRange()[0]
+        self.fit_y(low, high)
+
+    def _legend_clicked(self, item: object) -> None:
+        for curve in self.curves.values():
+            if curve.item is item:
+                curve.marker.setVisible(curve.partial_s is not None and curve.visible)
+        self._update_note()
+        self.fit_y_to_view()
         self._dirty = True
         self.legendToggled.emit()
 
@@ -349,7 +379,7 @@ class LivePlot(QWidget):
         if y is not None:
             parts.append(f"cursor {self.scale.format(y)}")
         shown = 0
-        ordered = sorted(self.curves.values(), key=lambda c: not c.key[0].startswith("sum"))
+        ordered = sorted(self.curves.values(), key=lambda c: not is_aggregate(c.stream))
         for curve in ordered:
             if not curve.visible:
                 continue
@@ -359,7 +389,8 @@ class LivePlot(QWidget):
             if shown == MAX_READOUT_CURVES:
                 parts.append("…")
                 break
-            parts.append(f"{curve.name} {self.scale.format(found[1])}")
+            scale = self.right_scale if curve.secondary else self.scale
+            parts.append(f"{curve.name} {scale.format(found[1])}")
             shown += 1
         return "  │  ".join(parts)
 

@@ -7,6 +7,10 @@ shown. Plot widgets are created on those redraws too, at most one per tick (a py
 costs ~20 ms to build), so a run that starts never freezes the window. In "follow" mode the x
 range is set here to the latest minutes; any zoom or pan by the user turns follow off, the
 Follow button turns it back on. All plots share one x range.
+
+Every plot of the run draws its per-stream curves only up to the newest total ("sum") interval
+(``intervals.stream_horizon``), so the total never lags the streams when a tool prints it after
+them; once the run ends, everything is drawn.
 """
 
 from __future__ import annotations
@@ -31,6 +35,7 @@ from PySide6.QtWidgets import (
 
 from pairbench.domain import Record
 from pairbench.ui.plotting.buffers import GrowableSeries
+from pairbench.ui.plotting.intervals import run_horizon
 from pairbench.ui.plotting.layout import ROW_ORDER, ROWS, PlotSpec, plot_for, sort_key
 from pairbench.ui.plotting.live_plot import LivePlot
 
@@ -75,6 +80,8 @@ class RunPlots(QWidget):
         self._window_s = follow_window_s
         self._syncing = False
         self._ranges_stale = False
+        self._finished = False  # the run ended: draw every sample, hold nothing back
+        self.horizon: float | None = None  # per-stream curves drawn up to here (None: all)
         self.redraws = 0  # refreshes that changed something (for tests and benchmarks)
 
         self.follow_button = QToolButton()
@@ -195,8 +202,15 @@ class RunPlots(QWidget):
         return sum(series.n for series in self.series.values())
 
     def t_max(self) -> float:
-        """The latest time of the samples in the buffers (queued records not counted)."""
-        return max((float(s.t[-1]) for s in self.series.values() if s.n), default=0.0)
+        """The latest time drawn (queued records and streams held back not counted)."""
+        latest = max((float(s.t[-1]) for s in self.series.values() if s.n), default=0.0)
+        return latest if self.horizon is None else min(latest, self.horizon)
+
+    def _update_horizon(self) -> None:
+        """How far per-stream curves may be drawn: up to the newest total (see ``intervals``)."""
+        self.horizon = None if self._finished else run_horizon(self.series)
+        for plot in self.plots.values():
+            plot.set_horizon(self.horizon)
 
     def _buffer_for(self, stream: str, metric: str) -> GrowableSeries:
         series = self.series.get((stream, metric))
@@ -239,6 +253,7 @@ class RunPlots(QWidget):
     def _add_plot(self, spec: PlotSpec) -> LivePlot:
         self.placeholder.hide()
         plot = LivePlot(spec, stream_colors=self._stream_colors)
+        plot.set_horizon(self.horizon)
         plot.userRangeChanged.connect(self._user_changed_range)
         plot.view_box.sigXRangeChanged.connect(partial(self._sync_x, plot))
         plot.cursorMoved.connect(partial(self._sync_cursor, plot))
@@ -324,6 +339,8 @@ class RunPlots(QWidget):
         Done by the redraw ticks (records still queued, plots still to build), not at once:
         a run that ends must not freeze the window either.
         """
+        self._finished = True
+        self._changed = True  # the streams held back for their total are drawn now
         if self._follow:
             self._show_all_when_drawn = True
 
@@ -400,6 +417,7 @@ class RunPlots(QWidget):
         built = self._attach_missing(force) if self._missing else False
         if self._changed or self._ranges_stale:
             self._changed = self._ranges_stale = False
+            self._update_horizon()
             for plot in self.plots.values():
                 plot.mark_dirty()
         due = [plot for plot in self.plots.values() if plot.dirty]

@@ -2,8 +2,10 @@
 
 ``BurstMonitor`` follows a run's ``RunController``: every "sum" throughput interval goes to a
 ``BurstModel`` (on the GUI thread: an update costs ~0.3 ms), the panel shows the estimates and
-the throughput plot gets the step and the levels (``BurstOverlay``). Only throughput tools
-have it, and the panel stays hidden until ``MIN_INTERVALS`` intervals arrived.
+the throughput plot gets the step and the levels (``BurstOverlay``). Only runs where a burst
+analysis makes sense have it (``burst_applies``: TCP throughput runs and the burst probe; not
+UDP, ping, fio or uperf's request/response runs), and the panel stays hidden until
+``MIN_INTERVALS`` intervals arrived.
 """
 
 from __future__ import annotations
@@ -16,17 +18,35 @@ from PySide6.QtCore import QObject, Qt, QTimer
 from PySide6.QtWidgets import QFrame, QGridLayout, QLabel, QVBoxLayout, QWidget
 
 from pairbench.analysis.burst import BurstEstimate, BurstModel, BurstState
-from pairbench.domain import Record
+from pairbench.domain import Record, RunSpec
 from pairbench.domain.units import SI_BYTES, format_bits, format_quantity, scale_for
 from pairbench.ui.plotting.run_plots import RunPlots
 from pairbench.ui.run.burst_overlay import BASELINE_COLOR, BURST_COLOR, BurstOverlay
 from pairbench.ui.run.controller import RunController
 
 THROUGHPUT_TOOLS = frozenset({"iperf3", "nuttcp", "uperf", "iperf2"})
+_TRUE = frozenset({"1", "true", "yes", "on"})
 STREAM, METRIC = "sum", "throughput_bps"
 MIN_INTERVALS = 3  # the panel appears after this many aggregate intervals
 THROUGHPUT_PLOT = "throughput"
 ATTACH_RETRY_MS = 250  # the throughput plot is built lazily: look again this often
+
+
+def burst_applies(spec: RunSpec) -> bool:
+    """True where a burst analysis makes sense: the burst probe, or a TCP throughput run
+    (iperf3, iperf2, nuttcp without UDP; uperf's throughput profile over TCP)."""
+    if spec.tags.get("probe") == "burst":
+        return True
+    if spec.tool not in THROUGHPUT_TOOLS:
+        return False
+    params = spec.params
+    if str(params.get("udp", "")).strip().lower() in _TRUE:
+        return False
+    if spec.tool == "uperf":
+        profile = str(params.get("profile", "latency")).strip().lower()
+        protocol = str(params.get("protocol", "tcp")).strip().lower()
+        return profile == "throughput" and protocol == "tcp"
+    return True
 
 
 def gigabytes(bits: float) -> str:
@@ -198,7 +218,7 @@ class BurstMonitor(QObject):
         self.panel = BurstPanel()
         self.overlay: BurstOverlay | None = None
         self.estimate: BurstEstimate | None = None
-        self.enabled = controller.spec.tool in THROUGHPUT_TOOLS
+        self.enabled = burst_applies(controller.spec)
         self._attach_timer = QTimer(self)
         self._attach_timer.setInterval(ATTACH_RETRY_MS)
         self._attach_timer.timeout.connect(self._draw)
