@@ -21,13 +21,13 @@ from pairbench.export.campaign_data import (
 from pairbench.export.campaign_html import GENERATOR, report_html
 from pairbench.export.campaign_tables import campaign_csv, campaign_markdown
 from pairbench.export.charts import ChartRenderer
+from pairbench.export.report_dir import FORMATS as FORMATS
+from pairbench.export.report_dir import INDEX, check_format, prepare_out_dir
 from pairbench.export.storage_html import ChartFiles
 from pairbench.library import Library
 from pairbench.services.campaigns import CampaignShown, CellRow, show_campaign
 from pairbench.services.hosts import list_pairs
 
-FORMATS = ("png", "svg", "pdf")
-INDEX = "index.html"
 CSV = "campaign.csv"
 MARKDOWN = "campaign.md"
 
@@ -98,23 +98,11 @@ def report_model(
 
 
 def _check_out_dir(out_dir: Path) -> None:
-    """Refuse a file, or a directory whose ``index.html`` is not a campaign report of ours;
-    create the directory if missing."""
-    if out_dir.exists() and not out_dir.is_dir():
-        raise CampaignReportError(f"{out_dir} is a file: --out takes a directory")
-    index = out_dir / INDEX
-    if index.is_file():
-        head = index.read_text(encoding="utf-8", errors="replace")[:2000]
-        if GENERATOR not in head:
-            raise CampaignReportError(
-                f"{index} exists and is not a Pairbench campaign report: choose another --out"
-            )
-    out_dir.mkdir(parents=True, exist_ok=True)
+    prepare_out_dir(out_dir, GENERATOR, "campaign report", CampaignReportError)
 
 
 def _check_format(fmt: str) -> None:
-    if fmt not in FORMATS:
-        raise CampaignReportError(f"chart format: one of {', '.join(FORMATS)}, got {fmt!r}")
+    check_format(fmt, CampaignReportError)
 
 
 def write_model(

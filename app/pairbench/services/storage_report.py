@@ -8,6 +8,8 @@ from collections.abc import Sequence
 from pathlib import Path
 
 from pairbench.export.charts import ChartRenderer
+from pairbench.export.report_dir import FORMATS as FORMATS
+from pairbench.export.report_dir import INDEX, check_format, prepare_out_dir
 from pairbench.export.storage_data import StorageReportError, SuiteData, same_test
 from pairbench.export.storage_html import GENERATOR, ChartFiles, report_html, storage_csv
 from pairbench.export.storage_table_charts import report_charts
@@ -15,8 +17,6 @@ from pairbench.export.storage_tables import ratio_json
 from pairbench.library import Library
 from pairbench.services.storage import show_suite
 
-FORMATS = ("png", "svg", "pdf")
-INDEX = "index.html"
 CSV = "storage.csv"
 MAX_COMPARED = 8
 
@@ -40,23 +40,11 @@ def suite_data(lib: Library, suite_id: int) -> SuiteData:
 
 
 def _check_out_dir(out_dir: Path) -> None:
-    """Refuse a file, or a directory whose ``index.html`` is not a report of ours (it would
-    be overwritten); create the directory if missing."""
-    if out_dir.exists() and not out_dir.is_dir():
-        raise StorageReportError(f"{out_dir} is a file: --out takes a directory")
-    index = out_dir / INDEX
-    if index.is_file():
-        head = index.read_text(encoding="utf-8", errors="replace")[:2000]
-        if GENERATOR not in head:
-            raise StorageReportError(
-                f"{index} exists and is not a Pairbench storage report: choose another --out"
-            )
-    out_dir.mkdir(parents=True, exist_ok=True)
+    prepare_out_dir(out_dir, GENERATOR, "storage report", StorageReportError)
 
 
 def _check_format(fmt: str) -> None:
-    if fmt not in FORMATS:
-        raise StorageReportError(f"chart format: one of {', '.join(FORMATS)}, got {fmt!r}")
+    check_format(fmt, StorageReportError)
 
 
 def write_suites(

@@ -204,27 +204,20 @@ class LibraryView(QWidget):
                 raise FieldError("tags", str(exc)) from None
             return [get_run(lib, run_id) for run_id in ids]
 
-        def done(runs: list[Run]) -> None:
+        self._store(job, f"{len(ids)} runs saved.")
+
+    def _store(self, job: Callable[[Library], Awaitable[Run | list[Run]]], message: str) -> None:
+        """Run an edit on the engine thread; show the runs it returns, or why it failed (a
+        bad tag under the tags field)."""
+
+        def done(result: Run | list[Run]) -> None:
+            runs = result if isinstance(result, list) else [result]
             for run in runs:
                 self.model.update_run(run)
-            self.message.show_message("ok", f"{len(runs)} runs saved.")
-            self._update_editor()
-
-        def failed(error: BaseException) -> None:
-            if isinstance(error, FieldError) and error.field == "tags":
-                self.editor.show_tags_error(str(error))
-                return
-            self.message.show_message("error", f"Not saved: {error_text(error)}")
-            self.refresh()
-
-        call_for(self, self.bridge, job, done, failed)
-
-    def _store(self, job: Callable[[Library], Awaitable[Run]], message: str) -> None:
-        def done(run: Run) -> None:
-            self.model.update_run(run)
             self.message.show_message("ok", message)
             self._update_editor()
-            self.saved.emit(run)
+            for run in runs:
+                self.saved.emit(run)
 
         def failed(error: BaseException) -> None:
             if isinstance(error, FieldError) and error.field == "tags":
