@@ -162,3 +162,37 @@ def _check_report(
     assert [g for _, g in sorted(ranked["tcp"])] == tcp
     assert [g for _, g in sorted(ranked["rtt"])] == rtt
     assert {c["n"] for c in written["cells"]} <= set(range(REPEATS[0], REPEATS[1] + 1))
+
+
+def test_the_same_study_runs_from_the_window_on_the_lab_pairs(qtbot: Any, pairs: PairsLab) -> None:
+    """The Campaigns tab on the lab pairs: the tag selector picks the three pairs, the grid
+    fills with each pair's figures, and they rank as the shaping does."""
+    from campaign_kit import CAMPAIGN_MS, campaign_tab, ended, start
+
+    from pairbench.services.campaigns import show_campaign
+
+    with campaign_tab(qtbot, pairs.library) as panel:
+        form = panel.editor.form
+        form.name_edit.setText("window study")
+        form.pairs.by_tags.setChecked(True)
+        form.pairs.tags_edit.setText("lab=multi")
+        box = form.tests.boxes[0]
+        box.tool_combo.setCurrentText("ping")
+        box.params_edit.setPlainText("count = 5\ninterval = 0.2")
+        form.min_spin.setValue(2)
+        form.max_spin.setValue(2)
+        follower = start(qtbot, panel)
+        qtbot.waitUntil(lambda: ended(follower), timeout=CAMPAIGN_MS)
+        assert follower.error is None and follower.outcome is not None
+        assert follower.outcome.status.value == "completed"
+        with Library.open(pairs.library) as lib:
+            shown = show_campaign(lib, follower.outcome.campaign_id)
+        qtbot.waitUntil(lambda: panel.live.model.pairs == sorted(pairs.names), timeout=20_000)
+    by_pair = {p["pair"]: p for p in pairs.pairs}
+    means = {row.cell.pair: row.verdict.stats.mean for row in shown.rows if row.verdict.stats}
+    assert sorted(means) == sorted(pairs.names)
+    for name, mean in means.items():
+        rtt_ms = 2 * parse_time(by_pair[name]["shaping"]["delay"]) / 1000
+        assert abs(mean - rtt_ms) <= RTT_ABS_MS, (name, mean)
+    expected = sorted(by_pair, key=lambda p: parse_time(by_pair[p]["shaping"]["delay"]))
+    assert sorted(means, key=means.__getitem__) == expected

@@ -25,7 +25,7 @@ import pyqtgraph as pg
 from PySide6.QtCore import QMarginsF, QRect, QRectF, QSize, QSizeF, Qt
 from PySide6.QtGui import QColor, QImage, QPageSize, QPainter, QPaintEvent, QPdfWriter
 from PySide6.QtSvg import QSvgGenerator
-from PySide6.QtWidgets import QApplication, QWidget
+from PySide6.QtWidgets import QApplication, QSizePolicy, QWidget
 
 from pairbench import __version__
 from pairbench.analysis.stats import FloatArray
@@ -61,24 +61,24 @@ class ChartWidget(pg.GraphicsLayoutWidget):
         self.showing_full_data = False
         self.setBackground(BACKGROUND)
         self.resize(spec.width, spec.height)
-        self.addLabel(escape(spec.title), row=0, col=0, size="14pt", color=FOREGROUND)
+        self.addLabel(escape(spec.title), row=0, col=0, colspan=2, size="14pt", color=FOREGROUND)
         row = 1
         kind = None if spec.panels else spec.kind  # a grid of panels replaces these plots
         if spec.panels:
             row = draw_panels(self, spec, row)
         if kind in (ChartKind.OVERLAY, ChartKind.BOTH):
             self.overlay_plot = self.addPlot(row=row, col=0)
-            _draw_overlay(self, self.overlay_plot, spec)
+            _draw_overlay(self, self.overlay_plot, spec, row)
             self.ci.layout.setRowStretchFactor(row, 3)
             row += 1
         if kind in (ChartKind.SUMMARY, ChartKind.BOTH):
-            self.summary_plot = self.addPlot(row=row, col=0)
+            self.summary_plot = self.addPlot(row=row, col=0, colspan=2)
             draw_summary(self.summary_plot, spec)
             if kind is ChartKind.BOTH:
                 self.summary_plot.setMinimumHeight(spec.height * 0.33)
             self.ci.layout.setRowStretchFactor(row, 2)
             row += 1
-        self.addLabel(escape(spec.footer), row=row, col=0, size="8pt", color=FOOTER)
+        self.addLabel(escape(spec.footer), row=row, col=0, colspan=2, size="8pt", color=FOOTER)
 
     def paintEvent(self, event: QPaintEvent) -> None:
         super().paintEvent(event)
@@ -104,18 +104,17 @@ class ChartWidget(pg.GraphicsLayoutWidget):
         QApplication.processEvents()
 
 
-def _draw_overlay(widget: ChartWidget, plot: pg.PlotItem, spec: ChartSpec) -> None:
+def _draw_overlay(widget: ChartWidget, plot: pg.PlotItem, spec: ChartSpec, row: int) -> None:
     style_plot(plot, spec.x_label, spec.y_label)
     entries = sum(1 for c in spec.curves if c.legend)
-    if entries:
-        plot.addLegend(
-            offset=(10, 10),
-            colCount=2 if entries > 6 else 1,
-            labelTextColor=FOREGROUND,
-            labelTextSize="10pt",
-            brush=pg.mkBrush(255, 255, 255, 210),
-            pen=pg.mkPen("#bbbbbb"),
-        )
+    # The legend beside the plot, never over its data.
+    legend = pg.LegendItem(
+        colCount=2 if entries > 12 else 1,
+        labelTextColor=FOREGROUND,
+        labelTextSize="10pt",
+        brush=pg.mkBrush(255, 255, 255, 0),
+        verSpacing=-4,
+    )
     for curve in spec.curves:
         item = pg.PlotDataItem(
             pen=pg.mkPen(curve.color, width=LINE_WIDTH),
@@ -127,6 +126,8 @@ def _draw_overlay(widget: ChartWidget, plot: pg.PlotItem, spec: ChartSpec) -> No
         # One path per series (and in SVG one <path> element), not thousands of segments.
         item.curve.setSegmentedLineMode("off")
         plot.addItem(item)
+        if curve.legend:
+            legend.addItem(item, escape(curve.legend))
         # The first frame draws each series' peak envelope at the chart's width, computed
         # once: pyqtgraph's own downsampling would redo all points at every layout step
         # (bench/compare_draw.py). Zooming or panning switches to all the points.
@@ -134,6 +135,12 @@ def _draw_overlay(widget: ChartWidget, plot: pg.PlotItem, spec: ChartSpec) -> No
         item.setData(t, v)
         widget.full_data.append((curve.t, curve.v, t is not curve.t))
         widget.curve_items.append(item)
+    if entries:
+        legend.setSizePolicy(QSizePolicy.Policy.Preferred, QSizePolicy.Policy.Maximum)
+        widget.addItem(legend, row=row, col=1)
+        widget.ci.layout.setAlignment(
+            legend, Qt.AlignmentFlag.AlignTop | Qt.AlignmentFlag.AlignLeft
+        )
     plot.vb.sigRangeChangedManually.connect(widget.use_full_data)
     if not spec.curves:
         text = pg.TextItem("no time series stored for this metric", color=FOOTER, anchor=(0.5, 0.5))
