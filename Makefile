@@ -43,14 +43,10 @@ lint: setup
 # tests about 20 s more).
 BUNDLE_UNDER_TEST := $(or $(PAIRBENCH_BUNDLE),$(abspath dist/pairbench))
 
-# The lab, fault and bundle tests run one at a time (they share the network lab and check
-# this machine's process table); the unit and window tests run on both cores (pytest-xdist,
-# each worker with its own host locks: see tests/conftest.py).
 pytest: setup $(if $(PAIRBENCH_BUNDLE),,bundle)
 	@echo "pytest: smoke-testing the bundle $(BUNDLE_UNDER_TEST)"
 	QT_QPA_PLATFORM=offscreen PAIRBENCH_BUNDLE=$(BUNDLE_UNDER_TEST) \
-		$(BIN)/pytest -q -p no:cacheprovider tests/bundle tests/faults tests/integration
-	QT_QPA_PLATFORM=offscreen $(BIN)/pytest -q -p no:cacheprovider -n 2 tests/ui tests/unit
+		$(BIN)/pytest -q -p no:cacheprovider
 
 test: lint pytest
 

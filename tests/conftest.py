@@ -18,22 +18,6 @@ __all__ = ["FIXTURES", "IN_CI", "REPO", "lab", "require", "require_program", "sh
 # Qt tests draw offscreen unless a display was chosen explicitly.
 os.environ.setdefault("QT_QPA_PLATFORM", "offscreen")
 
-# Under pytest-xdist (`make test` runs tests/unit and tests/ui on both cores), each worker
-# keeps its own host locks: two workers' runs on this computer are separate "machines" for
-# the busy-host check (their tools use free ports and private work directories), while a
-# test and the processes it starts share its worker's locks. Lab tests never run this way.
-if os.environ.get("PYTEST_XDIST_WORKER"):
-    os.environ["PAIRBENCH_LOCK_DIR"] = f"/tmp/pairbench-test-locks-{os.getpid()}"
-
-
-def pytest_unconfigure(config: pytest.Config) -> None:
-    """Remove this worker's lock folder (its lock files are released by then)."""
-    folder = os.environ.get("PAIRBENCH_LOCK_DIR", "")
-    if os.environ.get("PYTEST_XDIST_WORKER") and folder.startswith("/tmp/pairbench-test-locks-"):
-        import shutil
-
-        shutil.rmtree(folder, ignore_errors=True)
-
 
 @pytest.fixture
 def library_path(tmp_path: Path) -> Path:
