@@ -10,6 +10,7 @@ import os
 import sys
 from pathlib import Path
 
+from pairbench.cli.campaign_browse import handle_list, handle_plans, handle_show
 from pairbench.cli.campaign_report import add_report_parser
 from pairbench.cli.cmd_run import cancel_on_signals
 from pairbench.cli.environment import Environment
@@ -20,20 +21,17 @@ from pairbench.domain.failures import RunError
 from pairbench.domain.units import format_value
 from pairbench.export.escaping import terminal_text
 from pairbench.services.campaign_plan import PlanError, read_plan
-from pairbench.services.campaign_plans import builtin_plan_path, builtin_plans
+from pairbench.services.campaign_plans import builtin_plan_path
+from pairbench.services.campaign_watch import detach_campaign, stop_campaign
 from pairbench.services.campaigns import (
     CampaignControl,
     CampaignOutcome,
     RunOutcome,
-    campaign_json,
     create_from_plan,
-    detach_campaign,
-    list_all,
     preview_plan,
     resume_campaign,
     show_campaign,
     start_campaign,
-    stop_campaign,
 )
 from pairbench.services.library import Library, LibraryError
 
@@ -335,68 +333,6 @@ def _report(env: Environment, outcome: CampaignOutcome, as_json: bool) -> ExitSt
     return ExitStatus.CANCELLED if outcome.status.value == "cancelled" else ExitStatus.RUN_FAILED
 
 
-def handle_list(args: argparse.Namespace, env: Environment) -> ExitStatus:
-    """List campaigns."""
-    try:
-        with env.open_library() as lib:
-            shown = [show_campaign(lib, c.id) for c in list_all(lib)]
-    except LibraryError as exc:
-        env.err(terminal_text(f"pairbench: {exc}"))
-        return ExitStatus.ERROR
-    if args.json:
-        env.out(json.dumps([campaign_json(s, with_cells=False) for s in shown]))
-        return ExitStatus.OK
-    for s in shown:
-        c = s.campaign
-        env.out(
-            terminal_text(
-                f"{c.id:>5}  {c.status:<11} {s.runs_done:>4}/{s.runs_planned:<4} "
-                f"runs  {len(s.rows)} cells  {c.name}"
-            )
-        )
-    return ExitStatus.OK
-
-
-def handle_show(args: argparse.Namespace, env: Environment) -> ExitStatus:
-    """A campaign's cells with their statistics."""
-    try:
-        with env.open_library() as lib:
-            shown = show_campaign(lib, args.id)
-    except LibraryError as exc:
-        env.err(terminal_text(f"pairbench: {exc}"))
-        return ExitStatus.ERROR
-    if args.json:
-        env.out(json.dumps(campaign_json(shown)))
-        return ExitStatus.OK
-    c = shown.campaign
-    error = f" ({c.error})" if c.error else ""
-    env.out(terminal_text(f"campaign {c.id}: {c.name}, {c.status}{error}"))
-    env.out(
-        terminal_text(
-            f"  {shown.plan.repeats.describe()}, {shown.plan.order.value}, "
-            f"{shown.plan.schedule.describe()}, outliers {shown.plan.outliers}"
-        )
-    )
-    env.out(f"  runs {shown.runs_done} of ~{shown.runs_planned}")
-    for row in shown.rows:
-        stats = row.verdict.stats
-        if stats is None:
-            figures = "—"
-        else:
-            half = stats.ci.half_width if stats.ci is not None else None
-            pm = f" ± {format_value(row.cell.metric, half)}" if half is not None else ""
-            cv = f"  CV {stats.cv:.1%}" if stats.cv is not None else ""
-            figures = f"{format_value(row.cell.metric, stats.mean)}{pm}{cv}"
-        discards = f"  {len(row.verdict.discarded)} discarded" if row.verdict.discarded else ""
-        env.out(
-            terminal_text(
-                f"  {row.cell.title:<40} n={row.verdict.n:<3} {figures}"
-                f"{discards}  [{row.status}{': ' + row.reason if row.reason else ''}]"
-            )
-        )
-    return ExitStatus.OK
-
-
 def handle_cancel(args: argparse.Namespace, env: Environment) -> ExitStatus:
     """Ask the process running a campaign (on this computer) to stop it."""
     try:
@@ -408,23 +344,4 @@ def handle_cancel(args: argparse.Namespace, env: Environment) -> ExitStatus:
     env.out(
         f"campaign {args.id}: asked process {pid} to stop (its run in flight is kept, cancelled)"
     )
-    return ExitStatus.OK
-
-
-def handle_plans(args: argparse.Namespace, env: Environment) -> ExitStatus:
-    """The built-in plans and the field reports they reproduce."""
-    plans = builtin_plans()
-    if args.json:
-        env.out(
-            json.dumps(
-                [
-                    {"name": p.name, "path": str(p.path), "title": p.title, "source": p.source}
-                    for p in plans
-                ]
-            )
-        )
-        return ExitStatus.OK
-    for p in plans:
-        env.out(terminal_text(f"{p.name:<28} {p.title}"))
-        env.out(terminal_text(f"{'':<28} from {p.source}"))
     return ExitStatus.OK

@@ -22,8 +22,7 @@ from pairbench.export.campaign_html import GENERATOR, report_html
 from pairbench.export.campaign_tables import campaign_csv, campaign_markdown
 from pairbench.export.charts import ChartRenderer
 from pairbench.export.report_dir import FORMATS as FORMATS
-from pairbench.export.report_dir import INDEX, check_format, prepare_out_dir
-from pairbench.export.storage_html import ChartFiles
+from pairbench.export.report_dir import INDEX, check_format, prepare_out_dir, write_charts
 from pairbench.library import Library
 from pairbench.services.campaigns import CampaignShown, CellRow, show_campaign
 from pairbench.services.hosts import list_pairs
@@ -113,18 +112,7 @@ def write_model(
     _check_format(fmt)
     out_dir = Path(out_dir)
     _check_out_dir(out_dir)
-    written: list[Path] = []
-    charts: list[ChartFiles] = []
-    formats = ["png", "svg"] + ([fmt] if fmt == "pdf" else [])
-    shown_format = "svg" if fmt == "svg" else "png"
-    for named in report_charts(model):
-        names = [f"{named.name}.{suffix}" for suffix in formats]
-        for name in names:
-            renderer(named.spec, out_dir / name)
-            written.append(out_dir / name)
-        shown = f"{named.name}.{shown_format}"
-        others = tuple(n for n in names if n != shown)
-        charts.append(ChartFiles(named.name, named.spec.title, shown, others))
+    written, charts = write_charts(report_charts(model), out_dir, renderer, fmt)
     for name, text in (
         (CSV, campaign_csv(model)),
         (MARKDOWN, campaign_markdown(model, [(c.title, c.shown) for c in charts])),

@@ -9,9 +9,9 @@ from pathlib import Path
 
 from pairbench.export.charts import ChartRenderer
 from pairbench.export.report_dir import FORMATS as FORMATS
-from pairbench.export.report_dir import INDEX, check_format, prepare_out_dir
+from pairbench.export.report_dir import INDEX, check_format, prepare_out_dir, write_charts
 from pairbench.export.storage_data import StorageReportError, SuiteData, same_test
-from pairbench.export.storage_html import GENERATOR, ChartFiles, report_html, storage_csv
+from pairbench.export.storage_html import GENERATOR, report_html, storage_csv
 from pairbench.export.storage_table_charts import report_charts
 from pairbench.export.storage_tables import ratio_json
 from pairbench.library import Library
@@ -56,19 +56,7 @@ def write_suites(
     same_test(suites)
     out_dir = Path(out_dir)
     _check_out_dir(out_dir)
-    written: list[Path] = []
-    charts: list[ChartFiles] = []
-    formats = ["png", "svg"] + ([fmt] if fmt == "pdf" else [])
-    shown_format = "svg" if fmt == "svg" else "png"
-    for named in report_charts(suites):
-        names = [f"{named.name}.{suffix}" for suffix in formats]
-        for name in names:
-            renderer(named.spec, out_dir / name)
-            written.append(out_dir / name)
-        shown = f"{named.name}.{shown_format}"
-        charts.append(
-            ChartFiles(named.name, named.spec.title, shown, tuple(n for n in names if n != shown))
-        )
+    written, charts = write_charts(report_charts(suites), out_dir, renderer, fmt)
     csv_path = out_dir / CSV
     csv_path.write_text(storage_csv(suites), encoding="utf-8")
     written.append(csv_path)
