@@ -196,3 +196,104 @@ def test_the_same_study_runs_from_the_window_on_the_lab_pairs(qtbot: Any, pairs:
         assert abs(mean - rtt_ms) <= RTT_ABS_MS, (name, mean)
     expected = sorted(by_pair, key=lambda p: parse_time(by_pair[p]["shaping"]["delay"]))
     assert sorted(means, key=means.__getitem__) == expected
+
+
+STORAGE_PLAN = """
+name = "storage on two hosts"
+pairs = ["lab1", "lab2"]
+repeats = 1
+parallel = 2
+
+[[tests]]
+name = "disk"
+tool = "fio"
+probe = "storage"
+[tests.params]
+test = "throughput"
+target = "{target}"
+size = "8MiB"
+threads = 1
+iodepth = 4
+round_seconds = 1
+max_rounds = 5
+precondition_passes = 0
+data_excursion = 60
+slope_excursion = 40
+"""
+
+
+def _kill_mid_suites(lab: PairsLab, plan: Path, jobs: int) -> None:
+    """Start the campaign in a child process; SIGKILL it once both suites have ``jobs``
+    finished jobs each (bounded: 180 s)."""
+    from pairbench.library.suites import list_suites, suite_jobs
+
+    child = subprocess.Popen(
+        [*PAIRBENCH, "--library", str(lab.library), "campaign", "run", str(plan)],
+        stdout=subprocess.DEVNULL,
+        stderr=subprocess.PIPE,
+        text=True,
+    )
+    try:
+        deadline = time.monotonic() + 180
+        while time.monotonic() < deadline:
+            with Library.open(lab.library) as lib:
+                ours = [s for s in list_suites(lib) if "campaign" in s.tags]
+                done = [len(suite_jobs(lib, s.id)) for s in ours]
+            if len(done) == 2 and min(done) >= jobs:
+                os.kill(child.pid, signal.SIGKILL)
+                break
+            assert child.poll() is None, child.communicate()[1]
+            time.sleep(0.1)
+        else:
+            raise AssertionError(f"the suites did not reach {jobs} jobs each in 180 s")
+    finally:
+        if child.poll() is None:
+            child.kill()
+        child.communicate(timeout=30)
+
+
+def test_a_storage_suite_per_host_killed_and_resumed_goes_on_with_the_same_suites(
+    pairs: PairsLab, tmp_path: Path
+) -> None:
+    """Two storage cells (a throughput suite on each pair's server host, both at once), the
+    program SIGKILLed mid-suite: resume goes on with the same two suites (no third), each
+    cell's value is its suite's headline figure, and the report lists them."""
+    target = tmp_path / "disk"
+    target.mkdir()
+    plan = tmp_path / "storage.toml"
+    plan.write_text(STORAGE_PLAN.format(target=target), encoding="utf-8")
+    _kill_mid_suites(pairs, plan, jobs=3)
+    [listed] = [
+        c for c in _cli(pairs, "campaign", "list", "--json") if c["name"] == "storage on two hosts"
+    ]
+    assert listed["status"] == "interrupted"
+    campaign_id = listed["id"]
+    suites_before = json.loads(pairs.cli("storage", "list", "--json").stdout)
+    ours = {s["id"]: s for s in suites_before if s["label"].startswith(f"campaign {campaign_id}:")}
+    assert len(ours) == 2 and {s["status"] for s in ours.values()} == {"interrupted"}
+    ended = _cli(pairs, "campaign", "resume", str(campaign_id), "--json", timeout=600)
+    assert ended["status"] == "completed" and ended["runs"] == []
+    assert sorted(ended["suites"]) == sorted(ours)  # the same suites went on; no new one
+
+    shown = _cli(pairs, "campaign", "show", str(campaign_id), "--json")
+    servers = {p["pair"]: p["server"]["name"] for p in pairs.pairs}
+    for cell in shown["cells"]:
+        [suite_id] = cell["suites"]
+        suite = _cli(pairs, "storage", "show", str(suite_id), "--json")
+        assert suite["status"] == "completed"
+        assert suite["host"] == servers[cell["pair"]]  # the suite ran on the pair's server
+        # The cell's value is the suite's headline column (MB/s there, B/s here).
+        headline = suite["columns"]["throughput_1024k_100_0"] * 1e6
+        assert cell["metric"] == "throughput_1024k_100_0" and cell["n"] == 1
+        assert abs(cell["mean"] - headline) <= 1e-6 * headline
+        # Jobs finished before the kill were kept, not run again: one completed run per job,
+        # and at most the job in flight interrupted.
+        runs = json.loads(pairs.cli("runs", "list", "--tag", f"suite={suite_id}", "--json").stdout)
+        statuses = [r["status"] for r in runs]
+        assert statuses.count("completed") == len(suite["jobs"])
+        assert statuses.count("interrupted") <= 1
+        assert not (target / f"pairbench-suite-{suite_id}.dat").exists()  # tidied after
+    out = tmp_path / "report"
+    written = _cli(pairs, "campaign", "report", str(campaign_id), "--out", str(out), "--json")
+    assert {c["group"] for c in written["cells"]} == {"lab1", "lab2"}
+    assert (out / "campaign.md").is_file()

@@ -180,3 +180,30 @@ def test_a_built_in_plan_loads_into_the_form_unchanged(panel: CampaignPanel) -> 
         assert editor.path == builtin.path
         assert plan_from_mapping(editor.form.mapping()) == plan, builtin.name
         assert combo.currentIndex() == 0  # the combo is a menu: back to its title
+
+
+def test_a_storage_suite_test_is_built_in_the_form(
+    qtbot: QtBot, panel: CampaignPanel, library: Library, tmp_path: Path
+) -> None:
+    """Choosing "a storage suite" makes the test fio with the suite's parameters; the preview
+    counts a cell per suite, and a device target without its confirmation is refused."""
+    editor = panel.editor
+    fill(editor, params="count = 2\ninterval = 0.2", repeats=(1, 1))
+    box = editor.form.tests.boxes[0]
+    box.params_edit.setPlainText("")
+    box.probe_combo.setCurrentIndex(box.probe_combo.findData("storage"))
+    assert box.tool_combo.currentText() == "fio"
+    assert "test = iops, latency, throughput" in box.params_edit.toPlainText()
+    box.params_edit.setPlainText(
+        f"test = iops, throughput\ntarget = {tmp_path}\nsize = 64MiB\nround_seconds = 10"
+    )
+    checked(qtbot, editor)
+    assert editor.error == "", editor.error
+    mapping = editor.form.mapping()
+    assert mapping["tests"][0]["probe"] == "storage"  # type: ignore[index]
+    expected = preview_plan(library, plan_from_mapping(mapping))
+    assert [c.params["test"] for c in expected.cells] == ["iops", "throughput"]
+    assert editor.preview_label.text().startswith(f"<b>{preview_text(expected)}")
+    box.params_edit.setPlainText("test = iops\ntarget = /dev/nvme9n1")
+    checked(qtbot, editor)
+    assert "DESTROYS" in editor.error and not editor.start_button.isEnabled()

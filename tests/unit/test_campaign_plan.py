@@ -201,7 +201,13 @@ def test_every_built_in_plan_reads_and_previews_over_tagged_pairs(library: Libra
     from pairbench.services.campaign_plan import read_plan
     from pairbench.services.campaign_plans import builtin_plan_path, builtin_plans
 
-    tags = {"config": "same-ad", "study": "udp", "type": "r4.large", "region": "us-east-1"}
+    tags = {
+        "config": "same-ad",
+        "study": "udp",
+        "type": "r4.large",
+        "region": "us-east-1",
+        "storage": "oci",
+    }
     client = Host(name="c", address="10.0.0.1", tags=tags)
     server = Host(name="s", address="10.0.0.2")
     add_host(library, client)
@@ -213,6 +219,7 @@ def test_every_built_in_plan_reads_and_previews_over_tagged_pairs(library: Libra
         "udp-buffer-sweep",
         "burst-per-type",
         "iperf-matrix",
+        "storage-two-hosts",
     }
     for builtin in plans:
         assert builtin.title and builtin.source.split(" ")[0].endswith(".txt")

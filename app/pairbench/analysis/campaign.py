@@ -32,6 +32,7 @@ class Attempt:
     value: float | None
     at: float  # when it started (the campaign's clock), for the time-of-day chart
     error: str = ""
+    suite_id: int | None = None  # a suite-valued cell's storage suite (run_id is None)
 
 
 @dataclass(frozen=True, slots=True)

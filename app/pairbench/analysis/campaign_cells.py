@@ -9,8 +9,10 @@ import operator
 from collections.abc import Callable, Mapping, Sequence
 from typing import Any
 
+from pairbench.analysis.storage_suite import HEADLINE
 from pairbench.domain import HostPair
-from pairbench.domain.campaign import MAX_CELLS, Cell, Plan, TestPlan
+from pairbench.domain.campaign import MAX_CELLS, STORAGE, Cell, Plan, TestPlan
+from pairbench.domain.storage import StorageTest
 
 
 class PlanError(ValueError):
@@ -18,8 +20,11 @@ class PlanError(ValueError):
 
 
 # A tool's main metric (what a cell's mean, CI and CV are computed on), by parameters.
-def main_metric(tool: str, params: Mapping[str, str]) -> str:
-    """The summary metric a test is judged on when its plan names none."""
+def main_metric(tool: str, params: Mapping[str, str], probe: str = "") -> str:
+    """The summary metric a test is judged on when its plan names none (a storage suite's:
+    its headline column)."""
+    if probe == STORAGE:
+        return HEADLINE[StorageTest(params.get("test", StorageTest.IOPS.value))]
     if tool == "ping":
         return "rtt_avg_ms"
     if tool == "uperf" and params.get("profile", "") in ("latency", "rr", "request_response"):
@@ -101,7 +106,7 @@ def expand_cells(plan: Plan, pairs: Sequence[HostPair]) -> list[Cell]:
                         tool=test.tool,
                         params=params,
                         axes={name: params[name] for name in axes},
-                        metric=test.metric or main_metric(test.tool, params),
+                        metric=test.metric or main_metric(test.tool, params, test.probe),
                         probe=test.probe,
                     )
                 )

@@ -188,7 +188,10 @@ def metric_info(name: str) -> Metric:
 
 
 def lower_is_better(metric: str) -> bool:
-    """True for latencies, jitter, loss and retransmits."""
+    """True for latencies, jitter, loss and retransmits (a storage report's latency
+    columns too)."""
+    if metric.startswith("latency_") and metric.endswith(("_mean", "_max")):
+        return True
     return metric.endswith(("_us", "_ms", "_percent")) or metric in (
         "retransmits",
         "lost_packets",

@@ -299,23 +299,63 @@ def suite_tables(params: SuiteParams, progress: SuiteProgress, done: Done) -> li
 _LATENCY_SUFFIX = {"mean latency": "mean", "max latency": "max", "latency IOPS": "iops"}
 
 
+def _column(test: StorageTest, table: str, bs: str, read_pct: int) -> str:
+    """The CloudHarmony name of one table cell's column."""
+    mix = f"{read_pct}_{100 - read_pct}"
+    if test is StorageTest.IOPS:
+        return f"iops_{block_size_word(bs)}_{mix}"
+    if test is StorageTest.LATENCY:
+        return f"latency_{block_size_word(bs)}_{mix}_{_LATENCY_SUFFIX[table]}"
+    return f"throughput_{'1024k' if bs == '1m' else block_size_word(bs)}_{mix}"
+
+
+def named_values(params: SuiteParams, tables: list[SuiteTable]) -> dict[str, float]:
+    """Every table cell by its CloudHarmony column name, in the tables' own units (IO/s,
+    µs, B/s)."""
+    return {
+        _column(params.test, table.name, cell.bs, cell.read_pct): cell.value
+        for table in tables
+        for cell in table.cells
+    }
+
+
 def csv_columns(params: SuiteParams, tables: list[SuiteTable]) -> dict[str, float]:
     """The tables as CloudHarmony's block-storage suite names its report columns:
     ``iops_4k_0_100``, ``latency_4k_65_35_mean`` / ``_max`` / ``_iops``,
     ``throughput_1024k_100_0``
     (throughput in MB/s, latency in ms, as theirs)."""
-    out: dict[str, float] = {}
-    for table in tables:
-        for cell in table.cells:
-            mix = f"{cell.read_pct}_{100 - cell.read_pct}"
-            bs = block_size_word(cell.bs)
-            if params.test is StorageTest.IOPS:
-                out[f"iops_{bs}_{mix}"] = cell.value
-            elif params.test is StorageTest.LATENCY:
-                suffix = _LATENCY_SUFFIX[table.name]
-                value = cell.value if suffix == "iops" else cell.value / 1000.0
-                out[f"latency_{bs}_{mix}_{suffix}"] = value
-            else:
-                bs = "1024k" if cell.bs == "1m" else bs
-                out[f"throughput_{bs}_{mix}"] = cell.value / 1e6
+    out = named_values(params, tables)
+    if params.test is StorageTest.THROUGHPUT:
+        return {name: value / 1e6 for name, value in out.items()}
+    if params.test is StorageTest.LATENCY:
+        return {n: v if n.endswith("_iops") else v / 1000.0 for n, v in out.items()}
     return out
+
+
+# A suite's headline figure, when a campaign cell runs a suite and its plan names no metric:
+# what the field reports quote (4k random reads, 4k random write latency, 1 MiB sequential
+# reads).
+HEADLINE = {
+    StorageTest.IOPS: "iops_4k_100_0",
+    StorageTest.LATENCY: "latency_4k_0_100_mean",
+    StorageTest.THROUGHPUT: "throughput_1024k_100_0",
+}
+
+
+def column_names(test: StorageTest) -> list[str]:
+    """Every column a suite of ``test`` reports (what a campaign cell may take as metric)."""
+    tables = ("mean latency", "latency IOPS", "max latency")
+    names = tables if test is StorageTest.LATENCY else ("",)
+    return [
+        _column(test, table, job.bs, job.read_pct)
+        for stage in stages_of(test)
+        for table in names
+        for job in stage.jobs
+    ]
+
+
+def suite_value(params: SuiteParams, done: Done, metric: str) -> float | None:
+    """One column of a suite's report (its steady window's figure) in the tables' own
+    units (IO/s, µs, B/s; see ``domain.metrics``), or None when the suite has none."""
+    progress = suite_progress(params, done)
+    return named_values(params, suite_tables(params, progress, done)).get(metric)

@@ -111,7 +111,10 @@ class _Progress:
 
     def on_run_finished(self, key: RunKey, cell: Cell, outcome: RunOutcome) -> None:
         self.count += 1
-        run = f"run {outcome.run.id}" if outcome.run is not None else "no run"
+        if outcome.run is not None:
+            run = f"run {outcome.run.id}"
+        else:
+            run = "no run" if outcome.suite_id is None else f"suite {outcome.suite_id}"
         if outcome.value is not None:
             shown = f"{cell.metric} {format_value(cell.metric, outcome.value)}"
         else:
@@ -315,6 +318,7 @@ def _report(env: Environment, outcome: CampaignOutcome, as_json: bool) -> ExitSt
                     "id": outcome.campaign_id,
                     "status": outcome.status.value,
                     "runs": list(outcome.run_ids),
+                    "suites": list(outcome.suite_ids),
                     "runs_this_session": outcome.runs,
                     "error": outcome.error,
                 }

@@ -10,6 +10,9 @@ from typing import Any
 
 MAX_CELLS = 10_000  # more is refused before anything runs
 WARN_RUNS = 2_000  # more planned runs are allowed, with a warning
+BURST = "burst"  # a test's probe: each run is a burst probe (iperf3 until the drop)
+STORAGE = "storage"  # a test's probe: each run is a storage suite on one host of the pair
+PROBES = ("", BURST, STORAGE)
 
 
 class CampaignStatus(enum.StrEnum):
@@ -114,7 +117,7 @@ class TestPlan:
     axes: Mapping[str, tuple[str, ...]]
     zip: tuple[tuple[str, ...], ...] = ()
     metric: str = ""  # the test's main metric; "" = the tool's usual one
-    probe: str = ""  # "burst": each run is a burst probe
+    probe: str = ""  # "burst": each run is a burst probe; "storage": a storage suite
 
 
 @dataclass(frozen=True, slots=True)

@@ -94,10 +94,24 @@ _SUFFIX_UNITS: tuple[tuple[str, str], ...] = (
 )
 
 
+# A storage suite's report column (CloudHarmony's names, e.g. ``iops_4k_100_0``,
+# ``latency_4k_0_100_mean``, ``throughput_1024k_100_0``) as a campaign cell's metric, whose
+# value is kept in the suite tables' own units.
+_COLUMN_UNITS: tuple[tuple[str, str], ...] = (
+    ("iops_", "IO/s"),
+    ("latency_", "µs"),
+    ("throughput_", "B/s"),
+)
+
+
 def metric_unit(name: str) -> str:
     """The unit of a metric name: from ``METRICS``, else from the name's suffix
-    (``foo_bps`` → bit/s), else an empty unit rather than an error."""
+    (``foo_bps`` → bit/s), else a storage report column's, else an empty unit rather than
+    an error."""
     metric = METRICS.get(name)
     if metric is not None:
         return metric.unit
-    return next((unit for suffix, unit in _SUFFIX_UNITS if name.endswith(suffix)), "")
+    found = next((unit for suffix, unit in _SUFFIX_UNITS if name.endswith(suffix)), None)
+    if found is not None:
+        return found
+    return next((unit for prefix, unit in _COLUMN_UNITS if name.startswith(prefix)), "")

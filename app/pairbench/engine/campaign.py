@@ -6,9 +6,8 @@ from __future__ import annotations
 
 import asyncio
 import time
-from collections.abc import Awaitable, Callable
+from collections.abc import Awaitable, Callable, Mapping
 from dataclasses import dataclass, field
-from typing import Protocol
 
 from pairbench.analysis.campaign import (
     BUSY,
@@ -20,9 +19,22 @@ from pairbench.analysis.campaign import (
 )
 from pairbench.analysis.campaign_schedule import due_pass, slot_times
 from pairbench.domain import HostPair
-from pairbench.domain.campaign import CampaignStatus, Cell, Plan, RunKey, plan_from_json
+from pairbench.domain.campaign import (
+    BURST,
+    CampaignStatus,
+    Cell,
+    Plan,
+    RunKey,
+    plan_from_json,
+)
 from pairbench.domain.failures import RunError
-from pairbench.engine.campaign_run import RunOutcome, cell_spec, run_cell
+from pairbench.engine.campaign_control import (
+    CampaignControl,
+    CampaignObserver,
+    CampaignOutcome,
+    NullCampaignObserver,
+)
+from pairbench.engine.campaign_run import CellRunner, RunOutcome, cell_spec, run_cell
 from pairbench.engine.campaign_state import adopt_tagged_runs, attempts_of, trailing_failures
 from pairbench.engine.execute import prepare
 from pairbench.engine.observer import RunObserver
@@ -39,57 +51,6 @@ from pairbench.library.campaigns import (
     skipped_cells,
 )
 from pairbench.library.hosts import get_pair
-
-
-class CampaignObserver(Protocol):
-    """What a campaign reports as it goes (from the engine thread; return quickly)."""
-
-    def on_run_started(self, key: RunKey, cell: Cell) -> None: ...
-
-    def on_run_finished(self, key: RunKey, cell: Cell, outcome: RunOutcome) -> None: ...
-
-    def on_notice(self, text: str) -> None: ...
-
-    def on_waiting(self, seconds: float, why: str) -> None: ...
-
-
-class NullCampaignObserver:
-    """Hears nothing."""
-
-    def on_run_started(self, key: RunKey, cell: Cell) -> None:
-        return None
-
-    def on_run_finished(self, key: RunKey, cell: Cell, outcome: RunOutcome) -> None:
-        return None
-
-    def on_notice(self, text: str) -> None:
-        return None
-
-    def on_waiting(self, seconds: float, why: str) -> None:
-        return None
-
-
-@dataclass
-class CampaignControl:
-    """Cancel (keeps every finished run), pause and resume between runs."""
-
-    cancel: asyncio.Event = field(default_factory=asyncio.Event)
-    going: asyncio.Event = field(default_factory=asyncio.Event)  # clear = paused
-
-    def __post_init__(self) -> None:
-        self.going.set()
-
-
-@dataclass(frozen=True, slots=True)
-class CampaignOutcome:
-    """How a campaign run (or resumed) ended."""
-
-    campaign_id: int
-    status: CampaignStatus
-    runs: int  # runs started in this session
-    error: str | None = None
-    run_ids: tuple[int, ...] = ()  # every run the campaign holds, in the order they started
-
 
 BUSY_WAIT_S = 5.0  # at least this long before a cell refused for a busy host tries again
 Clock = Callable[[], float]
@@ -110,6 +71,7 @@ class _Session:
     control: CampaignControl
     clock: Clock
     sleep: Sleep
+    runners: Mapping[str, CellRunner] = field(default_factory=dict)
     started: int = 0
     retry_after: dict[int, float] = field(default_factory=dict)
 
@@ -130,9 +92,11 @@ async def run_campaign(
     control: CampaignControl | None = None,
     clock: Clock = time.time,
     sleep: Sleep = asyncio.sleep,
+    runners: Mapping[str, CellRunner] | None = None,
 ) -> CampaignOutcome:
     """Run the campaign's remaining passes and runs and end it (the campaign is already
-    stored and claimed by this process). ``clock``/``sleep`` drive the schedule."""
+    stored and claimed by this process). ``clock``/``sleep`` drive the schedule;
+    ``runners`` run the cells of a probe the engine does not own (by probe name)."""
     stored = get_campaign(lib, campaign_id)
     plan = plan_from_json(stored.plan)
     cells = [Cell.from_json(c) for c in stored.cells]
@@ -149,6 +113,7 @@ async def run_campaign(
         control or CampaignControl(),
         clock,
         sleep,
+        dict(runners or {}),
     )
     for note in adopt_tagged_runs(lib, campaign_id, cells):
         s.observer.on_notice(note)
@@ -161,14 +126,18 @@ async def run_campaign(
         raise
     except LibraryError as exc:
         finish_campaign(lib, campaign_id, CampaignStatus.FAILED.value, error=str(exc))
-        return CampaignOutcome(campaign_id, CampaignStatus.FAILED, s.started, str(exc), _ids(s))
+        return CampaignOutcome(campaign_id, CampaignStatus.FAILED, s.started, str(exc), *_ids(s))
     error = "cancelled by the user" if status is CampaignStatus.CANCELLED else None
     finish_campaign(lib, campaign_id, status.value, error=error)
-    return CampaignOutcome(campaign_id, status, s.started, error, _ids(s))
+    return CampaignOutcome(campaign_id, status, s.started, error, *_ids(s))
 
 
-def _ids(s: _Session) -> tuple[int, ...]:
-    return tuple(a.run_id for a in s.attempts() if a.run_id is not None)
+def _ids(s: _Session) -> tuple[tuple[int, ...], tuple[int, ...]]:
+    """The campaign's runs, and its suites (each once), in the order they started."""
+    attempts = s.attempts()
+    runs = tuple(a.run_id for a in attempts if a.run_id is not None)
+    suites = tuple(dict.fromkeys(a.suite_id for a in attempts if a.suite_id is not None))
+    return runs, suites
 
 
 def _load_pairs(s: _Session) -> None:
@@ -195,13 +164,19 @@ async def _preflight(s: _Session) -> None:
     before any run starts (its cells keep the reason)."""
     skipped = s.skipped()
     for name, pair in s.pairs.items():
-        tools: dict[str, Cell] = {}
+        checks: dict[tuple[str, str, str], Cell] = {}
         for cell in s.cells:
             if cell.pair == name and cell.index not in skipped:
-                tools.setdefault(cell.tool, cell)
-        for cell in tools.values():
-            spec = cell_spec(s.campaign_id, cell, RunKey(cell.index, 0, 0, 0), pair)
+                # A runner's cells are checked one by one (each may use its own target).
+                own = str(cell.index) if cell.probe in s.runners else ""
+                checks.setdefault((cell.tool, cell.probe, own), cell)
+        for cell in checks.values():
             try:
+                runner = s.runners.get(cell.probe)
+                if runner is not None:
+                    await runner.preflight(pair, cell)
+                    continue
+                spec = cell_spec(s.campaign_id, cell, RunKey(cell.index, 0, 0, 0), pair)
                 await prepare(pair, spec, s.connector)
             except RunError as exc:
                 await s.connector.forget(pair.client, pair.server)
@@ -335,20 +310,35 @@ async def _idle(s: _Session) -> bool:
 async def _one_run(s: _Session, key: RunKey, cell: Cell) -> RunOutcome:
     pair = s.pairs[cell.pair]
     at = s.clock()
-    spec = cell_spec(s.campaign_id, cell, key, pair)
-    outcome = await run_cell(
-        s.lib,
-        s.connector,
-        pair,
-        spec,
-        cell,
-        observer=s.run_observer,
-        cancel=s.control.cancel,
-    )
+    runner = s.runners.get(cell.probe)
+    if runner is not None:
+        outcome = await runner.run(
+            s.campaign_id, key, cell, pair, observer=s.run_observer, cancel=s.control.cancel
+        )
+    elif cell.probe not in ("", BURST):
+        outcome = RunOutcome(None, "failed", None, f"this program cannot run {cell.probe} cells")
+    else:
+        outcome = await run_cell(
+            s.lib,
+            s.connector,
+            pair,
+            cell_spec(s.campaign_id, cell, key, pair),
+            cell,
+            observer=s.run_observer,
+            cancel=s.control.cancel,
+        )
     run_id = outcome.run.id if outcome.run is not None else None
     where = (key.cell, key.occurrence, key.round, key.attempt)
     record_campaign_run(
-        s.lib, s.campaign_id, where, run_id, outcome.status, outcome.value, at, outcome.error
+        s.lib,
+        s.campaign_id,
+        where,
+        run_id,
+        outcome.status,
+        outcome.value,
+        at,
+        outcome.error,
+        suite_id=outcome.suite_id,
     )
     return outcome
 

@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import asyncio
 from dataclasses import dataclass, replace
+from typing import Protocol
 
 from pairbench.analysis.campaign import BUSY
 from pairbench.domain import HostPair, Run, RunSpec, RunStatus
@@ -28,6 +29,29 @@ class RunOutcome:
     status: str
     value: float | None
     error: str
+    suite_id: int | None = None  # a suite-valued cell's storage suite
+
+
+class CellRunner(Protocol):
+    """Runs a campaign's cells of one probe kind in place of ``run_cell`` (the services
+    layer gives the engine one for storage suites, which it owns)."""
+
+    async def preflight(self, pair: HostPair, cell: Cell) -> None:
+        """Check the pair can run ``cell`` (``RunError`` says why not); nothing is stored."""
+        ...
+
+    async def run(
+        self,
+        campaign_id: int,
+        key: RunKey,
+        cell: Cell,
+        pair: HostPair,
+        *,
+        observer: RunObserver | None,
+        cancel: asyncio.Event,
+    ) -> RunOutcome:
+        """Run the cell at ``key``; its outcome, whatever happened (never raises)."""
+        ...
 
 
 def cell_spec(campaign_id: int, cell: Cell, key: RunKey, pair: HostPair) -> RunSpec:

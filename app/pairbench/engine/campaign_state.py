@@ -24,6 +24,7 @@ def attempts_of(lib: Library, campaign_id: int) -> list[Attempt]:
             r.value,
             r.at,
             r.error,
+            r.suite_id,
         )
         for r in campaign_runs(lib, campaign_id)
     ]

@@ -23,6 +23,7 @@ from pairbench.analysis.campaign_groups import (
 from pairbench.analysis.compare import lower_is_better
 from pairbench.analysis.stats import GroupStats
 from pairbench.domain.campaign import Cell
+from pairbench.domain.units import NO_VALUE
 
 PAIR = "pair"  # grouping by pair: each pair its own group
 
@@ -42,6 +43,14 @@ class RunValue:
     value: float
     at: float
     discard: str = ""
+    suite_id: int | None = None  # a storage cell's suite (run_id is None)
+
+    @property
+    def source(self) -> str:
+        """The run's id, or ``suite N`` for a storage cell's suite."""
+        if self.run_id is not None:
+            return str(self.run_id)
+        return NO_VALUE if self.suite_id is None else f"suite {self.suite_id}"
 
 
 @dataclass(frozen=True, slots=True)

@@ -142,7 +142,7 @@ def discards_table(model: ReportModel) -> TextTable:
         where = [run.pair] if by_pair else [gc.group, run.pair]
         rows.append(
             (
-                NO_VALUE if run.run_id is None else str(run.run_id),
+                run.source,
                 *where,
                 gc.column.name,
                 format_value(gc.column.metric, run.value),

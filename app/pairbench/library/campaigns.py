@@ -50,6 +50,7 @@ class StoredCampaignRun:
     value: float | None
     at: float
     error: str
+    suite_id: int | None = None  # the storage suite a suite-valued cell ran
 
 
 _COLUMNS = (
@@ -147,17 +148,31 @@ def record_campaign_run(
     value: float | None,
     at: float,
     error: str = "",
+    *,
+    suite_id: int | None = None,
 ) -> None:
-    """Store one run the campaign started (cell, pass, round, attempt); a run already
-    listed is not listed twice."""
+    """Store one run the campaign started (cell, pass, round, attempt), or the storage suite
+    a suite-valued cell ran; a run already listed is not listed twice."""
     cell, occurrence, round_no, attempt = where
     clean = value if value is not None and value == value and abs(value) != float("inf") else None
     with write_transaction(lib.conn):
         lib.conn.execute(
             "INSERT INTO campaign_runs (campaign_id, cell, pass, round, attempt, run_id, "
-            "status, value, at, error) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?) "
+            "status, value, at, error, suite_id) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?) "
             "ON CONFLICT (run_id) DO NOTHING",
-            (campaign_id, cell, occurrence, round_no, attempt, run_id, status, clean, at, error),
+            (
+                campaign_id,
+                cell,
+                occurrence,
+                round_no,
+                attempt,
+                run_id,
+                status,
+                clean,
+                at,
+                error,
+                suite_id,
+            ),
         )
         lib.conn.execute(
             "UPDATE campaigns SET updated_at = ? WHERE id = ?", (time.time(), campaign_id)
@@ -167,7 +182,7 @@ def record_campaign_run(
 def campaign_runs(lib: Library, campaign_id: int) -> list[StoredCampaignRun]:
     """The runs a campaign started, in the order they started."""
     rows = lib.conn.execute(
-        "SELECT cell, pass, round, attempt, run_id, status, value, at, error "
+        "SELECT cell, pass, round, attempt, run_id, status, value, at, error, suite_id "
         "FROM campaign_runs WHERE campaign_id = ? ORDER BY at, id",
         (campaign_id,),
     ).fetchall()
@@ -182,8 +197,9 @@ def campaign_runs(lib: Library, campaign_id: int) -> list[StoredCampaignRun]:
             None if value is None else float(value),
             float(at),
             str(error),
+            None if suite is None else int(suite),
         )
-        for cell, occurrence, round_no, attempt, run_id, status, value, at, error in rows
+        for cell, occurrence, round_no, attempt, run_id, status, value, at, error, suite in rows
     ]
 
 
@@ -284,10 +300,21 @@ def delete_campaign(lib: Library, campaign_id: int, *, with_runs: bool) -> list[
     campaign = get_campaign(lib, campaign_id)
     if campaign.status == "running":
         raise LibraryError(f"campaign {campaign_id} is still running; cancel it first")
-    run_ids = [r.run_id for r in campaign_runs(lib, campaign_id) if r.run_id is not None]
+    listed = campaign_runs(lib, campaign_id)
+    run_ids = [r.run_id for r in listed if r.run_id is not None]
+    suites = sorted({r.suite_id for r in listed if r.suite_id is not None})
+    run_ids += [
+        int(run_id)
+        for (run_id,) in lib.conn.execute(
+            "SELECT run_id FROM suite_jobs WHERE run_id IS NOT NULL AND suite_id IN "
+            "(SELECT value FROM json_each(?)) ORDER BY run_id",
+            (json.dumps(suites),),
+        )
+    ]
     with write_transaction(lib.conn):
         lib.conn.execute("DELETE FROM campaigns WHERE id = ?", (campaign_id,))
         if with_runs:
+            lib.conn.executemany("DELETE FROM suites WHERE id = ?", [(s,) for s in suites])
             lib.conn.executemany("DELETE FROM runs WHERE id = ?", [(r,) for r in run_ids])
     return run_ids if with_runs else []
 

@@ -247,6 +247,14 @@ MIGRATIONS: list[str] = [
         PRIMARY KEY (campaign_id, pass)
     );
     """,
+    # 8: a campaign cell may run a storage suite instead of one run: the suite carries the
+    # campaign's tags (cell, pass, round, attempt), so a campaign killed mid-suite resumes
+    # that suite, and campaign_runs lists the suite it ran.
+    """
+    ALTER TABLE suites ADD COLUMN tags TEXT NOT NULL DEFAULT '{}';
+    ALTER TABLE campaign_runs ADD COLUMN suite_id INTEGER REFERENCES suites(id) ON DELETE SET NULL;
+    CREATE INDEX campaign_runs_suite ON campaign_runs(suite_id);
+    """,
 ]
 
 SCHEMA_VERSION = len(MIGRATIONS)

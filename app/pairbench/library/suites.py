@@ -5,7 +5,7 @@ from __future__ import annotations
 import json
 import time
 from collections.abc import Mapping
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from typing import Any
 
 from pairbench.library.connection import Library, LibraryError, write_transaction
@@ -28,6 +28,7 @@ class StoredSuite:
     facts: dict[str, Any]
     verdicts: dict[str, Any]
     error: str | None
+    tags: dict[str, str] = field(default_factory=dict)
 
 
 @dataclass(frozen=True, slots=True)
@@ -44,7 +45,7 @@ class StoredJob:
 
 _SUITE_COLUMNS = (
     "id, kind, host, params, status, created_at, updated_at, ended_at, label, facts, "
-    "verdicts, error"
+    "verdicts, error, tags"
 )
 
 
@@ -60,16 +61,24 @@ def _object(text: object) -> dict[str, Any]:
 
 
 def create_suite(
-    lib: Library, kind: str, host: str, params: Mapping[str, Any], *, label: str = ""
+    lib: Library,
+    kind: str,
+    host: str,
+    params: Mapping[str, Any],
+    *,
+    label: str = "",
+    tags: Mapping[str, str] | None = None,
 ) -> int:
-    """Store a new suite, ``running`` and owned by this process; its id."""
+    """Store a new suite, ``running`` and owned by this process; its id. ``tags`` say where
+    it sits in a campaign, when a campaign runs it."""
     lib.ensure_whole()
     now = time.time()
     owner_host, pid, token = current_owner()
     cur = lib.conn.execute(
         "INSERT INTO suites (kind, host, params, status, created_at, updated_at, label, "
-        "owner_host, owner_pid, owner_token) VALUES (?, ?, ?, 'running', ?, ?, ?, ?, ?, ?)",
-        (kind, host, _dumps(params), now, now, label, owner_host, pid, token),
+        "owner_host, owner_pid, owner_token, tags) "
+        "VALUES (?, ?, ?, 'running', ?, ?, ?, ?, ?, ?, ?)",
+        (kind, host, _dumps(params), now, now, label, owner_host, pid, token, _dumps(tags or {})),
     )
     return int(cur.lastrowid or 0)
 
@@ -152,7 +161,7 @@ def suite_jobs(lib: Library, suite_id: int) -> list[StoredJob]:
 
 def _suite(row: tuple[Any, ...]) -> StoredSuite:
     (suite_id, kind, host, params, status, created, updated, ended, label, facts) = row[:10]
-    verdicts, error = row[10:]
+    verdicts, error, tags = row[10:]
     return StoredSuite(
         int(suite_id),
         str(kind),
@@ -166,6 +175,7 @@ def _suite(row: tuple[Any, ...]) -> StoredSuite:
         _object(facts),
         _object(verdicts),
         None if error is None else str(error),
+        {str(k): str(v) for k, v in _object(tags).items()},
     )
 
 
@@ -186,6 +196,17 @@ def list_suites(lib: Library, kind: str | None = None) -> list[StoredSuite]:
     where, args = (" WHERE kind = ?", (kind,)) if kind else ("", ())
     rows = lib.conn.execute(
         f"SELECT {_SUITE_COLUMNS} FROM suites{where} ORDER BY created_at DESC, id DESC", args
+    ).fetchall()
+    return [_suite(row) for row in rows]
+
+
+def campaign_suites(lib: Library, campaign_id: int) -> list[StoredSuite]:
+    """The suites a campaign started (tagged with its id), oldest first."""
+    _recover_orphaned(lib)
+    rows = lib.conn.execute(
+        f"SELECT {_SUITE_COLUMNS} FROM suites WHERE EXISTS (SELECT 1 FROM json_each(tags) t "
+        "WHERE t.key = 'campaign' AND t.value = ?) ORDER BY created_at, id",
+        (str(campaign_id),),
     ).fetchall()
     return [_suite(row) for row in rows]
 

@@ -16,6 +16,9 @@ from pairbench.analysis.campaign_cells import combinations_of, compile_filter
 from pairbench.analysis.campaign_schedule import parse_time_of_day
 from pairbench.analysis.outliers import OutlierPolicy
 from pairbench.domain.campaign import (
+    BURST,
+    PROBES,
+    STORAGE,
     Order,
     PairSelector,
     Plan,
@@ -24,6 +27,7 @@ from pairbench.domain.campaign import (
     Schedule,
     TestPlan,
 )
+from pairbench.services.campaign_storage import check_storage_test
 from pairbench.tools.registry import TOOLS, get_tool
 
 MAX_PLAN_BYTES = 1_000_000
@@ -168,9 +172,9 @@ def _test(value: object, number: int) -> TestPlan:
     ):
         raise PlanError(f"{where}: 'zip' is a list of lists of parameter names")
     probe = str(value.get("probe", ""))
-    if probe not in ("", "burst"):
-        raise PlanError(f"{where}: 'probe' can only be \"burst\", got {probe!r}")
-    if probe == "burst" and tool != "iperf3":
+    if probe not in PROBES:
+        raise PlanError(f'{where}: \'probe\' is "burst" or "storage", got {probe!r}')
+    if probe == BURST and tool != "iperf3":
         raise PlanError(f'{where}: the burst probe runs iperf3 (tool = "iperf3")')
     name = str(value.get("name") or tool)
     test = TestPlan(
@@ -197,7 +201,13 @@ def _axis(value: object, where: str) -> tuple[str, ...]:
 
 def _check_params(test: TestPlan, where: str) -> None:
     """Every parameter set of the test must be valid for its tool (before anything runs)."""
-    if test.probe == "burst":
+    if test.probe == BURST:
+        return
+    if test.probe == STORAGE:
+        try:
+            check_storage_test(test, combinations_of(test))
+        except ValueError as exc:
+            raise PlanError(f"{where} (storage suite): {exc}") from None
         return
     tool = get_tool(test.tool)
     for params in combinations_of(test):

@@ -52,7 +52,15 @@ def _cell_data(shown: CampaignShown, row: CellRow) -> CellData:
     discard reason."""
     reasons = {d.index: d.reason for d in row.verdict.discarded}
     runs = tuple(
-        RunValue(a.run_id, row.cell.index, row.cell.pair, float(a.value), a.at, reasons.get(i, ""))
+        RunValue(
+            a.run_id,
+            row.cell.index,
+            row.cell.pair,
+            float(a.value),
+            a.at,
+            reasons.get(i, ""),
+            a.suite_id,
+        )
         for i, a in enumerate(row.judged)
         if a.value is not None
     )

@@ -23,6 +23,7 @@ from pairbench.analysis.campaign_schedule import slot_times
 from pairbench.analysis.outliers import OutlierPolicy
 from pairbench.domain import HostPair
 from pairbench.domain.campaign import (
+    STORAGE,
     WARN_RUNS,
     CampaignStatus,
     Cell,
@@ -30,14 +31,14 @@ from pairbench.domain.campaign import (
     plan_from_json,
     plan_to_json,
 )
-from pairbench.engine.campaign import CampaignControl as CampaignControl
 from pairbench.engine.campaign import (
-    CampaignObserver,
     Clock,
     Sleep,
     run_campaign,
 )
-from pairbench.engine.campaign import CampaignOutcome as CampaignOutcome
+from pairbench.engine.campaign_control import CampaignControl as CampaignControl
+from pairbench.engine.campaign_control import CampaignObserver
+from pairbench.engine.campaign_control import CampaignOutcome as CampaignOutcome
 from pairbench.engine.campaign_run import RunOutcome as RunOutcome
 from pairbench.engine.campaign_state import attempts_of
 from pairbench.engine.observer import RunObserver
@@ -47,6 +48,8 @@ from pairbench.library import campaigns as stored
 from pairbench.library.campaigns import StoredCampaign
 from pairbench.library.hosts import list_pairs
 from pairbench.remote.secrets import SecretPrompt
+from pairbench.services.campaign_storage import StorageCellRunner
+from pairbench.services.campaign_storage import expected_seconds as storage_seconds
 from pairbench.tools.registry import get_tool
 
 RUN_OVERHEAD_S = 1.5  # connecting, probing, starting the server: per run, for estimates
@@ -101,23 +104,35 @@ def preview_plan(lib: Library, plan: Plan) -> CampaignPreview:
     cells = expand_cells(plan, select_pairs(lib, plan))
     passes = len(slot_times(plan.schedule, time.time()))
     low, high = planned_runs(plan, len(cells), passes)
-    one = [
-        get_tool(c.tool).expected_seconds(get_tool(c.tool).resolve(c.params))
-        if not c.probe
-        else float(c.params.get("duration", 600))
-        for c in cells
-    ]
-    per_pass = sum(one) + len(cells) * (RUN_OVERHEAD_S + plan.pause_s)
-    seconds_min = per_pass * plan.repeats.min * passes
-    seconds_max = per_pass * plan.repeats.max * passes
+    each = [_expected_seconds(c) for c in cells]
+    # Runs on pairs that share no host may go at once: the time shrinks by about that much.
+    spread = max(1, min(plan.parallel, len({c.pair for c in cells})))
+    overhead = len(cells) * (RUN_OVERHEAD_S + plan.pause_s)
+    per_pass_min = (sum(e[0] for e in each) + overhead) / spread
+    per_pass_max = (sum(e[1] for e in each) + overhead) / spread
+    seconds_min = per_pass_min * plan.repeats.min * passes
+    seconds_max = per_pass_max * plan.repeats.max * passes
     if plan.schedule.kind != "once":
         span = slot_times(plan.schedule, time.time())
-        seconds_min = max(seconds_min, span[-1] - span[0] + per_pass * plan.repeats.min)
-        seconds_max = max(seconds_max, span[-1] - span[0] + per_pass * plan.repeats.max)
+        seconds_min = max(seconds_min, span[-1] - span[0] + per_pass_min * plan.repeats.min)
+        seconds_max = max(seconds_max, span[-1] - span[0] + per_pass_max * plan.repeats.max)
     warnings = []
     if high > WARN_RUNS:
         warnings.append(f"{high:,} runs at most (~{seconds_max / 3600:.1f} h): a long campaign")
     return CampaignPreview(plan, cells, passes, low, high, seconds_min, seconds_max, warnings)
+
+
+def _expected_seconds(cell: Cell) -> tuple[float, float]:
+    """How long one run of the cell takes, at least and at most (a suite: steady in its
+    first window, or every stage to its last round; a burst probe: its limit)."""
+    if cell.probe == STORAGE:
+        return storage_seconds(cell.params)
+    if cell.probe:
+        limit = float(cell.params.get("duration", 600))
+        return limit, limit
+    tool = get_tool(cell.tool)
+    seconds = tool.expected_seconds(tool.resolve(cell.params))
+    return seconds, seconds
 
 
 def create_from_plan(
@@ -225,6 +240,7 @@ async def _run(
             control=control,
             clock=clock,
             sleep=sleep or asyncio.sleep,
+            runners={STORAGE: StorageCellRunner(lib, secrets, accept_new_host_key)},
         )
     finally:
         await connector.close()
@@ -244,6 +260,7 @@ class CellRow:
     run_ids: tuple[int, ...]
     failures: int
     judged: tuple[Attempt, ...] = ()  # the runs behind ``verdict.values``, in their order
+    suite_ids: tuple[int, ...] = ()  # a storage cell's completed suites
 
 
 @dataclass(frozen=True, slots=True)
@@ -287,7 +304,8 @@ def show_campaign(lib: Library, campaign_id: int) -> CampaignShown:
         values = [a.value for a in judged if a.value is not None]
         verdict = cell_verdict(values, plan, outliers=policy)
         mine = by_cell.get(cell.index, [])
-        ids = tuple(a.run_id for a in mine if a.run_id is not None and a.status == "completed")
+        ids = tuple(a.run_id for a in mine if a.run_id is not None and a.status == COMPLETED)
+        suites = tuple(a.suite_id for a in mine if a.suite_id is not None and a.status == COMPLETED)
         failures = sum(1 for a in mine if a.status not in NOT_A_FAILURE and a.status != COMPLETED)
         if cell.index in skipped:
             status, reason = "skipped", skipped[cell.index]
@@ -297,7 +315,7 @@ def show_campaign(lib: Library, campaign_id: int) -> CampaignShown:
             status, reason = "done", verdict.why
         else:
             status, reason = "open", verdict.why
-        rows.append(CellRow(cell, status, reason, verdict, ids, failures, judged))
+        rows.append(CellRow(cell, status, reason, verdict, ids, failures, judged, suites))
     done = sum(1 for a in attempts if a.status == COMPLETED)
     live = len(cells) - len(skipped)
     planned = max(done, planned_runs(plan, live, passes)[0])
@@ -328,12 +346,14 @@ def cells_json(shown: CampaignShown) -> list[dict[str, object]]:
                 "discarded": [
                     {
                         "run_id": row.judged[d.index].run_id,
+                        "suite_id": row.judged[d.index].suite_id,
                         "value": d.value,
                         "reason": d.reason,
                     }
                     for d in row.verdict.discarded
                 ],
                 "runs": list(row.run_ids),
+                "suites": list(row.suite_ids),
                 "failures": row.failures,
             }
         )

@@ -6,7 +6,7 @@ from __future__ import annotations
 
 import asyncio
 import math
-from collections.abc import Callable
+from collections.abc import Callable, Mapping
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -130,15 +130,16 @@ def suite_pair(lib: Library, host: str) -> HostPair:
     return HostPair(name=found.name, client=found, server=found)
 
 
-async def _inspect(
+async def inspect_target(
     transport: Transport, params: SuiteParams, *, force: bool, existing: str = ""
 ) -> TargetFacts:
+    """The target checked (nothing written but a 4 KiB O_DIRECT probe in a directory)."""
     if params.on_device:
         return await inspect_device(transport, params.target, force=force)
     return await inspect_directory(transport, params.target, params.size, existing_file=existing)
 
 
-async def _prepared(connector: Connector, pair: HostPair, params: SuiteParams) -> Prepared:
+async def prepared_fio(connector: Connector, pair: HostPair, params: SuiteParams) -> Prepared:
     """fio probed on the host (and a device checked unmounted) for the suite's jobs."""
     return await prepare(pair, job_spec(pair.name, 0, params, JobKey(0, 1, 0)), connector)
 
@@ -153,9 +154,11 @@ async def start_suite(
     secrets: SecretPrompt | None = None,
     accept_new_host_key: bool = False,
     on_created: Callable[[int, SuiteParams], None] | None = None,
+    tags: Mapping[str, str] | None = None,
 ) -> SuiteOutcome:
-    """Check the target, store the suite, purge, and run it (``run_suite``). Raises
-    ``RunError`` (nothing stored, nothing written) when the host or the target refuses."""
+    """Check the target, store the suite (with ``tags``: its place in a campaign), purge,
+    and run it (``run_suite``). Raises ``RunError`` (nothing stored, nothing written) when
+    the host or the target refuses."""
     check_request(req)
     watch = _Watch(observer, run_observer, cancel)
     pair = suite_pair(lib, req.host)
@@ -163,7 +166,7 @@ async def start_suite(
     try:
         transport = await connector.transport(pair.server)
         plan = SuiteParams(req.test, req.target, req.size)
-        target = await _inspect(transport, plan, force=req.force)
+        target = await inspect_target(transport, plan, force=req.force)
         size = min(req.size, target.size_bytes) if req.size else target.size_bytes
         _refuse_block_sizes(req, target)
         params = SuiteParams(
@@ -180,8 +183,8 @@ async def start_suite(
             slope_excursion=req.slope_excursion,
             direct=target.direct,
         )
-        prepared = await _prepared(connector, pair, params)
-        suite_id = create_suite(lib, KIND, req.host, params.to_json(), label=req.label)
+        prepared = await prepared_fio(connector, pair, params)
+        suite_id = create_suite(lib, KIND, req.host, params.to_json(), label=req.label, tags=tags)
         facts = dict(target.facts)
         facts["fio"] = prepared.tool_version
         if params.purge and params.on_device:
@@ -273,8 +276,8 @@ async def resume_suite(
     try:
         transport = await connector.transport(pair.server)
         existing = "" if params.on_device else test_file(params, suite_id)
-        await _inspect(transport, params, force=True, existing=existing)
-        prepared = await _prepared(connector, pair, params)
+        await inspect_target(transport, params, force=True, existing=existing)
+        prepared = await prepared_fio(connector, pair, params)
         claim_suite(lib, suite_id)
         if on_resumed is not None:
             on_resumed(suite_id, params)

@@ -60,6 +60,8 @@ def cell_tip(row: CellRow) -> str:
         lines.append(f"discarded {shown}: {discard.reason}")
     if row.run_ids:
         lines.append("runs " + ", ".join(str(r) for r in row.run_ids))
+    if row.suite_ids:
+        lines.append("storage suites " + ", ".join(str(s) for s in row.suite_ids))
     return "\n".join(lines)
 
 

@@ -1,12 +1,12 @@
 """The plan's tests: one box per test (tool, ``key = value`` parameter lines where a
-comma-separated value is an axis, zip groups, metric, burst probe), added and removed."""
+comma-separated value is an axis, zip groups, metric, and what each run is: one run, a
+burst probe or a storage suite), added and removed."""
 
 from __future__ import annotations
 
 from PySide6.QtCore import Signal
 from PySide6.QtGui import QFontDatabase
 from PySide6.QtWidgets import (
-    QCheckBox,
     QComboBox,
     QFormLayout,
     QGroupBox,
@@ -19,11 +19,19 @@ from PySide6.QtWidgets import (
     QWidget,
 )
 
-from pairbench.domain.campaign import TestPlan
+from pairbench.domain.campaign import BURST, STORAGE, TestPlan
 from pairbench.tools.registry import TOOLS
 from pairbench.ui.campaign.plan_text import params_text, parse_params, parse_zip, zip_text
 
 DEFAULT_PARAMS = {"ping": "count = 5\ninterval = 0.2", "iperf3": "duration = 5\nstreams = 1, 4"}
+PROBE_CHOICES = (
+    ("", "one run"),
+    (BURST, "a burst probe (iperf3)"),
+    (STORAGE, "a storage suite (fio)"),
+)
+PROBE_TOOLS = {BURST: "iperf3", STORAGE: "fio"}
+# A storage suite's parameters are `pairbench storage run`'s; a directory target is safe.
+STORAGE_PARAMS = "test = iops, latency, throughput\ntarget = /mnt/pairbench\nsize = 4GiB"
 
 
 class TestBox(QGroupBox):
@@ -48,7 +56,14 @@ class TestBox(QGroupBox):
         self.zip_edit.setPlaceholderText("e.g. bitrate, length (axes that advance together)")
         self.metric_edit = QLineEdit()
         self.metric_edit.setPlaceholderText("the tool's usual one")
-        self.burst_check = QCheckBox("Burst probe (iperf3)")
+        self.probe_combo = QComboBox()
+        for probe, text in PROBE_CHOICES:
+            self.probe_combo.addItem(text, probe)
+        self.probe_combo.setToolTip(
+            "Each run of this test: one run of the tool; a burst probe (iperf3 until the drop to "
+            "baseline); or a storage suite (fio, SNIA-PTS style) on the pair's server host, "
+            "whose parameters are those of `pairbench storage run` (test, target, size, ...)"
+        )
         self.remove_button = QToolButton()
         self.remove_button.setText("✕")
         self.remove_button.setToolTip("Remove this test")
@@ -62,14 +77,14 @@ class TestBox(QGroupBox):
         form.addRow("Parameters", self.params_edit)
         form.addRow("Zip", self.zip_edit)
         form.addRow("Metric", self.metric_edit)
-        form.addRow("", self.burst_check)
+        form.addRow("Each run", self.probe_combo)
         self.setLayout(form)
         self.set_number(number)
         self.tool_combo.currentTextChanged.connect(self._tool_changed)
         for edit in (self.name_edit, self.zip_edit, self.metric_edit):
             edit.textChanged.connect(lambda _t: self.changed.emit())
         self.params_edit.textChanged.connect(self.changed)
-        self.burst_check.toggled.connect(lambda _on: self.changed.emit())
+        self.probe_combo.currentIndexChanged.connect(self._probe_changed)
         self.remove_button.clicked.connect(lambda: self.removeRequested.emit(self))
         self._tool_changed(self.tool_combo.currentText())
 
@@ -81,6 +96,16 @@ class TestBox(QGroupBox):
         known = TOOLS.get(tool)
         if known is not None:
             self.params_edit.setToolTip(f"{tool}'s parameters: " + ", ".join(sorted(known.params)))
+        self.changed.emit()
+
+    def _probe_changed(self, _index: int) -> None:
+        """A probe runs one tool: the tool follows it (iperf3, fio)."""
+        probe = str(self.probe_combo.currentData() or "")
+        tool = PROBE_TOOLS.get(probe)
+        if tool is not None:
+            self.tool_combo.setCurrentText(tool)
+        if probe == STORAGE and not self.params_edit.toPlainText().strip():
+            self.params_edit.setPlainText(STORAGE_PARAMS)
         self.changed.emit()
 
     def mapping(self) -> dict[str, object]:
@@ -96,8 +121,9 @@ class TestBox(QGroupBox):
         groups = parse_zip(self.zip_edit.text())
         if groups:
             out["zip"] = groups
-        if self.burst_check.isChecked():
-            out["probe"] = "burst"
+        probe = str(self.probe_combo.currentData() or "")
+        if probe:
+            out["probe"] = probe
         return out
 
     def set_test(self, test: TestPlan) -> None:
@@ -106,7 +132,8 @@ class TestBox(QGroupBox):
         self.params_edit.setPlainText(params_text(test.axes))
         self.zip_edit.setText(zip_text(test.zip))
         self.metric_edit.setText(test.metric)
-        self.burst_check.setChecked(test.probe == "burst")
+        index = self.probe_combo.findData(test.probe)
+        self.probe_combo.setCurrentIndex(max(0, index))
 
 
 class TestsEditor(QWidget):
