@@ -33,6 +33,7 @@ from pairbench.engine.campaign_control import (
     CampaignObserver,
     CampaignOutcome,
     NullCampaignObserver,
+    RunGate,
 )
 from pairbench.engine.campaign_run import CellRunner, RunOutcome, cell_spec, run_cell
 from pairbench.engine.campaign_state import adopt_tagged_runs, attempts_of, trailing_failures
@@ -67,7 +68,7 @@ class _Session:
     pairs: dict[str, HostPair]
     connector: Connector
     observer: CampaignObserver
-    run_observer: RunObserver | None
+    run_observer: RunGate
     control: CampaignControl
     clock: Clock
     sleep: Sleep
@@ -109,7 +110,7 @@ async def run_campaign(
         {},
         connector,
         observer or NullCampaignObserver(),
-        run_observer,
+        RunGate(run_observer),
         control or CampaignControl(),
         clock,
         sleep,
@@ -311,22 +312,22 @@ async def _one_run(s: _Session, key: RunKey, cell: Cell) -> RunOutcome:
     pair = s.pairs[cell.pair]
     at = s.clock()
     runner = s.runners.get(cell.probe)
-    if runner is not None:
-        outcome = await runner.run(
-            s.campaign_id, key, cell, pair, observer=s.run_observer, cancel=s.control.cancel
-        )
-    elif cell.probe not in ("", BURST):
-        outcome = RunOutcome(None, "failed", None, f"this program cannot run {cell.probe} cells")
-    else:
-        outcome = await run_cell(
-            s.lib,
-            s.connector,
-            pair,
-            cell_spec(s.campaign_id, cell, key, pair),
-            cell,
-            observer=s.run_observer,
-            cancel=s.control.cancel,
-        )
+    observer = s.run_observer.for_run(key)
+    try:
+        if runner is not None:
+            outcome = await runner.run(
+                s.campaign_id, key, cell, pair, observer=observer, cancel=s.control.cancel
+            )
+        elif cell.probe not in ("", BURST):
+            why = f"this program cannot run {cell.probe} cells"
+            outcome = RunOutcome(None, "failed", None, why)
+        else:
+            spec = cell_spec(s.campaign_id, cell, key, pair)
+            outcome = await run_cell(
+                s.lib, s.connector, pair, spec, cell, observer=observer, cancel=s.control.cancel
+            )
+    finally:
+        s.run_observer.release(key)
     run_id = outcome.run.id if outcome.run is not None else None
     where = (key.cell, key.occurrence, key.round, key.attempt)
     record_campaign_run(
