@@ -4,10 +4,11 @@ In process, on one open library of 10,000 varied runs, timed alternately: ``find
 (``Run`` objects, filtered and sorted in SQL on an index) against ``fetchall`` of the same
 SELECT (same columns, same order) on a plain sqlite3 connection to the same file. Filters:
 one month of start times (~830 runs); ids 4,000-4,999. What remains above the raw query is
-building one ``Run`` (and its ``RunSpec``) per row, a column at a time
-(``domain.runs.runs_from_columns``); the stored JSON columns (summary, parameters, tags,
-host facts) are decoded when first read (``library.codec.LazyJsonMap``). "read" shows the
-date filter's runs with every summary read as well, for information.
+building one ``Run`` (and its ``RunSpec``) per row from the row itself
+(``library.run_rows.runs_from_rows``), and the cycle collector's passes over them (both
+timings include freeing what the call returned); the stored JSON columns (summary,
+parameters, tags, host facts) are decoded when first read (``library.codec.LazyJsonMap``).
+"read" shows the date filter's runs with every summary read as well, for information.
 ``find_run_ids`` and ``count_runs`` are shown too (no objects: the SQL alone).
 """
 

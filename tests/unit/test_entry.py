@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import argparse
+import gc
 import io
 import json
 import subprocess
@@ -11,6 +12,7 @@ from pathlib import Path
 
 import pytest
 
+import pairbench.cli.main
 import pairbench.main
 from pairbench.cli.environment import Environment
 from pairbench.cli.main import COMMANDS, Invocation, build_parser, command_in, parse_command_line
@@ -86,6 +88,38 @@ def test_main_runs_a_command(
     assert library.exists()
     assert pairbench.main.main(["runs", "frobnicate"]) == 2
     assert "invalid choice" in capsys.readouterr().err
+
+
+@pytest.mark.parametrize("collecting", [True, False])
+def test_main_pauses_the_cycle_collector_only_while_starting(
+    monkeypatch: pytest.MonkeyPatch, tmp_path: Path, collecting: bool
+) -> None:
+    """Off while the parser and command modules are imported; as the caller had it while
+    the window or the command runs, and after (a usage error too)."""
+    seen: list[bool] = []
+
+    def fake_window(path: Path) -> int:
+        seen.append(gc.isenabled())
+        return 0
+
+    monkeypatch.setattr(pairbench.main, "open_window", fake_window)
+    real_parse = pairbench.cli.main.parse_command_line
+
+    def watched_parse(argv: list[str], env: Environment) -> Invocation | int:
+        seen.append(gc.isenabled())
+        return real_parse(argv, env)
+
+    monkeypatch.setattr(pairbench.cli.main, "parse_command_line", watched_parse)
+    was = gc.isenabled()
+    try:
+        (gc.enable if collecting else gc.disable)()
+        assert pairbench.main.main([f"--library={tmp_path / 'l.sqlite'}"]) == 0
+        assert gc.isenabled() is collecting
+        assert pairbench.main.main(["runs", "frobnicate"]) == 2
+        assert gc.isenabled() is collecting
+    finally:
+        (gc.enable if was else gc.disable)()
+    assert seen == [False, collecting, False]
 
 
 def test_help_lists_every_command_with_its_modules_help() -> None:

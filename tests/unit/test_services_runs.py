@@ -15,11 +15,11 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from pairbench.domain import Record, Run, RunSpec, RunStatus
-from pairbench.domain.runs import runs_from_columns, specs_from_columns
 from pairbench.export.run_json import run_fields
-from pairbench.library import Library, LibraryError, Recorder
+from pairbench.library import Library, LibraryError, Recorder, run_rows
 from pairbench.library.analyses import store_analysis
 from pairbench.library.codec import dumps
+from pairbench.library.run_rows import runs_from_rows
 from pairbench.library.runs import (
     create_run,
     finish_run,
@@ -398,6 +398,17 @@ def test_plain_mappings_take_the_text_path() -> None:
         _reencoded(t, runs_json._MAP_DECODER) for t in texts[2:]
     ]
     assert runs_json._plain_texts(texts) is None  # the first holds a quote mark: escaped
+    # Flat mappings (spaced by plain replacing), and flat ones whose strings hold the
+    # marks that are spaced between items (these must be left as they are).
+    for group in (
+        [dumps({"zone": "a", "mtu": "9001"}), "{}", dumps({"k": "v"})],
+        [dumps({"zone": "a"}), dumps({"note": "x: y"})],
+        [dumps({"zone": "a", "b": "c"}), dumps({"list": "1,2"}), "{}"],
+        [dumps({"a,b": "c", "d": "e"}), dumps({"f": "g"})],
+    ):
+        assert runs_json._plain_texts(group) == [
+            _reencoded(t, runs_json._MAP_DECODER) for t in group
+        ]
 
 
 def test_list_json_in_parts_is_the_whole_text(library: Library, made: list[Made]) -> None:
@@ -410,37 +421,71 @@ def test_list_json_in_parts_is_the_whole_text(library: Library, made: list[Made]
     assert whole == json.dumps([run_fields(r) for r in svc.find_runs(library)])
 
 
-def test_runs_made_from_columns_are_the_same_objects() -> None:
-    tags = {"zone": "a"}
-    spec = RunSpec("local", "iperf3", {"duration": "5"}, "x", tags)
-    (made_spec,) = specs_from_columns(["local"], ["iperf3"], [{"duration": "5"}], ["x"], [tags])
-    assert type(made_spec) is RunSpec and made_spec == spec
-    values = (7, spec, RunStatus.FAILED, 1.5, None, "3.16", {"bps": 1.0}, True, {}, "x")
-    run = Run(*values, tags, "note", "boom")
-    other = Run(8, spec, RunStatus.COMPLETED, 2.5, 3.0, "", {}, False, {}, "", {}, "", None)
-    made = runs_from_columns(
-        *(
-            list(column)
-            for column in zip(
-                *(
-                    (*values, tags, "note", "boom"),
-                    (8, spec, RunStatus.COMPLETED, 2.5, 3.0, "", {}, False, {}, "", {}, "", None),
-                ),
-                strict=True,
-            )
+def test_runs_made_from_rows_are_the_same_objects() -> None:
+    """``runs_from_rows`` (drafts that become ``Run``/``RunSpec``) gives the objects that
+    ``Run(...)`` gives for the same stored values: same types, equal, printed alike, frozen,
+    unhashable; a stored mapping text repeated across rows is one shared mapping."""
+    tags, params, facts = {"zone": "a"}, {"duration": "5"}, {"client": {"os": "Linux"}}
+    summaries = ({"bps": 1.5, "lost": 0.0}, {})
+    first = (7, "local", "iperf3", "3.16", dumps(params), "failed", 1.5, None)
+    second = (8, "lab", "ping", "", "{}", "completed", 2.5, 3.0)
+    rows = [
+        (*first, dumps(summaries[0]), 0, dumps(facts), "x", dumps(tags), "note", "boom"),
+        (*second, dumps(summaries[1]), 1, "{}", "", dumps(tags), "", None),
+    ]
+    expected = [
+        Run(
+            id=row[0],
+            spec=RunSpec(row[1], row[2], json.loads(row[4]), row[11], json.loads(row[12])),
+            status=RunStatus(row[5]),
+            started_at=row[6],
+            ended_at=row[7],
+            tool_version=row[3],
+            summary=summary,
+            summary_complete=bool(row[9]),
+            host_facts=json.loads(row[10]),
+            label=row[11],
+            tags=json.loads(row[12]),
+            notes=row[13],
+            error=row[14],
         )
-    )
-    assert [type(r) for r in made] == [Run, Run] and made == [run, other]
-    assert repr(made[0]) == repr(run) and made[0] != other
+        for row, summary in zip(rows, summaries, strict=True)
+    ]
+    made = runs_from_rows(rows)
+    assert [type(r) for r in made] == [Run, Run]
+    assert [type(r.spec) for r in made] == [RunSpec, RunSpec]
+    assert made == expected and made[0] != made[1]
+    assert [repr(r) for r in made] == [repr(r) for r in expected]
+    assert made[0].tags is made[1].tags is made[0].spec.tags  # one text, one mapping
+    assert made[0].summary_complete is False and made[1].summary_complete is True
     with pytest.raises(dataclasses.FrozenInstanceError):
         made[0].label = "y"  # type: ignore[misc]
+    with pytest.raises(dataclasses.FrozenInstanceError):
+        made[0].spec.pair = "y"  # type: ignore[misc]
     with pytest.raises(TypeError):  # unhashable, as Run(...) is: its mappings are dicts
         hash(made[0])
-    assert runs_from_columns(*[[]] * 13) == []
-    with pytest.raises(TypeError):  # every field, none left to a default
-        runs_from_columns([1], [spec], [RunStatus.RUNNING], [0.0])
-    with pytest.raises(ValueError, match="differ in length"):
-        specs_from_columns(["p", "q"], ["t"], [{}], [""], [{}])
+    assert runs_from_rows([]) == []
+    with pytest.raises(ValueError):  # a row of other columns is refused, not misread
+        runs_from_rows([rows[0][:-1]])
+
+
+def test_run_rows_refuses_at_import_a_run_left_part_unset(monkeypatch: pytest.MonkeyPatch) -> None:
+    """``run_rows._check_drafts`` (run when the module is imported) fails when a row's run
+    would miss a field, as one added to ``Run`` and not to ``_run`` would."""
+    whole = run_rows._run
+
+    def forgetful(row: Any, *maps: Any) -> Any:
+        draft = run_rows._RunDraft()
+        made = whole(row, *maps)
+        for field in dataclasses.fields(Run):
+            if field.name != "notes":
+                setattr(draft, field.name, getattr(made, field.name))
+        return draft
+
+    run_rows._check_drafts()
+    monkeypatch.setattr(run_rows, "_run", forgetful)
+    with pytest.raises(TypeError, match="notes"):
+        run_rows._check_drafts()
 
 
 def test_listed_runs_decode_their_mappings_when_read(library: Library) -> None:

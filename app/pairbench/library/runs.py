@@ -6,14 +6,11 @@ from __future__ import annotations
 import json
 import sqlite3
 import time
-from collections.abc import Iterable, Mapping, Sequence
+from collections.abc import Iterable, Mapping
 from typing import Any
 
 from pairbench.domain import Run, RunSpec, RunStatus
-from pairbench.domain.runs import runs_from_columns, specs_from_columns
 from pairbench.library.codec import (
-    LazyFloatMap,
-    LazyJsonMap,
     dumps,
     loads_float_map,
     loads_nested_str_map,
@@ -26,11 +23,8 @@ from pairbench.library.run_filter import IdRange as IdRange
 from pairbench.library.run_filter import RunFilter as RunFilter
 from pairbench.library.run_filter import SortKey as SortKey
 from pairbench.library.run_filter import order_page, where_clause
-
-_COLUMNS = (
-    "id, pair, tool, tool_version, params, status, started_at, ended_at, summary, "
-    "summary_complete, host_facts, label, tags, notes, error"
-)
+from pairbench.library.run_rows import COLUMNS as _COLUMNS
+from pairbench.library.run_rows import runs_from_rows
 
 
 def create_run(lib: Library, spec: RunSpec, *, started_at: float | None = None) -> int:
@@ -118,7 +112,7 @@ def list_runs(lib: Library, flt: RunFilter | None = None) -> list[Run]:
     flt = flt or RunFilter()
     where, args = where_clause(lib.conn, flt)
     sql = f"SELECT {_COLUMNS} FROM runs{where}{order_page(flt, args)}"
-    return _rows_to_runs(lib.conn.execute(sql, args).fetchall())
+    return runs_from_rows(lib.conn.execute(sql, args).fetchall())
 
 
 def count_runs(lib: Library, flt: RunFilter | None = None) -> int:
@@ -163,7 +157,6 @@ ROW_FIELDS = (
     "host_facts",
 )
 _ROW_COLUMNS = ", ".join(ROW_FIELDS)
-_STATUS_OF = {status.value: status for status in RunStatus}
 
 
 def list_run_rows(lib: Library, flt: RunFilter | None = None) -> list[tuple[Any, ...]]:
@@ -284,44 +277,6 @@ def delete_run(lib: Library, run_id: int) -> None:
     if run.status is RunStatus.RUNNING:
         raise LibraryError(f"run {run_id} is still running; cancel it first")
     lib.conn.execute("DELETE FROM runs WHERE id = ?", (run_id,))
-
-
-def _rows_to_runs(rows: list[tuple[Any, ...]]) -> list[Run]:
-    """``_row_to_run`` for many rows, a column at a time: each JSON column decoded with one
-    call for all the rows, each run made by one C-level ``map`` over the columns."""
-    if not rows:
-        return []
-    columns = list(zip(*rows, strict=True))  # one tuple per column of _COLUMNS
-    ids, pairs, tools, versions, params, statuses, starts, ends = columns[:8]
-    summaries, complete, facts, labels, tags, notes, errors = columns[8:]
-    # Parameters, host facts and tags repeat from run to run: the runs of one text share
-    # one mapping, decoded when first read, as every summary is (most lists read few).
-    tag_maps = _lazy_distinct(tags)
-    specs = specs_from_columns(pairs, tools, _lazy_distinct(params), labels, tag_maps)
-    # Every field, in the dataclasses' order (``runs_from_columns`` is ``Run(...)`` for each
-    # row, made faster); test_services_runs checks these runs equal ``get_run``'s.
-    return runs_from_columns(
-        ids,
-        specs,
-        list(map(_STATUS_OF.__getitem__, statuses)),
-        starts,
-        ends,
-        versions,
-        LazyFloatMap.many(summaries),
-        list(map(bool, complete)),
-        _lazy_distinct(facts),
-        labels,
-        tag_maps,
-        notes,
-        errors,
-    )
-
-
-def _lazy_distinct(texts: Sequence[str | None]) -> list[LazyJsonMap]:
-    """One lazily decoded mapping per distinct stored text, shared by the rows that hold it."""
-    unique = list(set(texts))
-    shared = dict(zip(unique, LazyJsonMap.many(unique), strict=True))
-    return list(map(shared.__getitem__, texts))
 
 
 def _row_to_run(row: tuple[object, ...]) -> Run:

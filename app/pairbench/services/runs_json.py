@@ -202,6 +202,14 @@ def _plain_texts(texts: list[str]) -> list[str] | None:
     joined = "\n".join(texts)
     if _PLAIN.fullmatch(joined) is None:
         return None
+    colons, nonempty = joined.count(":"), len(texts) - texts.count("{}")
+    if joined.count('"') == 4 * colons and joined.count(",") == colons - nonempty:
+        # Flat mappings (tags, parameters) whose strings hold no ":" or ",": every item is
+        # four quote marks and one colon, and the commas are those between items (a nested
+        # mapping or a colon or comma in a string breaks one count or the other), so both
+        # marks occur only between items.
+        parts = joined.replace(":", ": ").replace(",", ", ").split("\n")
+        return parts if len(parts) == len(texts) else None
     pieces = joined.split('"')  # between strings, a string, between strings, ...
     between = "\x00".join(pieces[0::2]).replace(":", ": ").replace(",", ", ")
     pieces[0::2] = between.split("\x00")
