@@ -14,6 +14,8 @@ PKGS=(
   # The bundle: PyInstaller needs binutils (objdump, strip); its smoke test looks at the X11
   # window (x11-utils: xwininfo, xprop) and validates the .desktop file (desktop-file-utils).
   binutils x11-utils desktop-file-utils
+  # The team library's tests start a real PostgreSQL server (initdb, postgres) on loopback.
+  postgresql
   # The lab's uperf and iperf3 3.21 are built from source (packaging/vendor_tools.py).
   autoconf automake libtool gcc make pkg-config libssl-dev
 )

@@ -10,10 +10,20 @@ import pytest
 
 from labkit import lab, shaped
 from pairbench.library import Library
+from teamkit import team_server
 from testkit import FIXTURES, IN_CI, REPO, require, require_program
 
-# ``lab`` and ``shaped`` are fixtures: registered here, once, for every test folder.
-__all__ = ["FIXTURES", "IN_CI", "REPO", "lab", "require", "require_program", "shaped"]
+# ``lab``, ``shaped`` and ``team_server`` are fixtures: registered here, once, for every folder.
+__all__ = [
+    "FIXTURES",
+    "IN_CI",
+    "REPO",
+    "lab",
+    "require",
+    "require_program",
+    "shaped",
+    "team_server",
+]
 
 # Qt tests draw offscreen unless a display was chosen explicitly.
 os.environ.setdefault("QT_QPA_PLATFORM", "offscreen")

@@ -100,6 +100,9 @@ def add_parser(sub: argparse._SubParsersAction[argparse.ArgumentParser]) -> None
     p_list.add_argument(
         "--count", action="store_true", help="print only how many runs match (all pages)"
     )
+    p_list.add_argument(
+        "--team", action="store_true", help="the team library's runs (see `pairbench team`)"
+    )
     p_list.set_defaults(handler=handle_list)
     p_show = runs_sub.add_parser("show", help="one run with its summary and series")
     p_show.add_argument("id", type=int)
@@ -182,11 +185,11 @@ def list_filter(args: argparse.Namespace) -> RunFilter:
     )
 
 
-def _when(timestamp: float) -> str:
+def when_text(timestamp: float) -> str:
     return datetime.fromtimestamp(timestamp).strftime("%Y-%m-%d %H:%M:%S")
 
 
-def _key_metric(run: Run) -> str:
+def key_metric(run: Run) -> str:
     # Imported where used (here and in ``_show_lines``): `runs list --json` needs no units.
     from pairbench.domain.units import format_value
 
@@ -199,6 +202,10 @@ def _key_metric(run: Run) -> str:
 def handle_list(args: argparse.Namespace, env: Environment) -> ExitStatus:
     """Print the runs that match the options (every run by default), newest first."""
     flt = list_filter(args)
+    if args.team:
+        from pairbench.cli.team_runs import print_team_runs
+
+        return print_team_runs(flt, args, env)
     if args.json and not args.count:
         return _print_json_list(flt, env)
     with env.open_library() as lib:
@@ -218,11 +225,11 @@ def handle_list(args: argparse.Namespace, env: Environment) -> ExitStatus:
     rows = tuple(
         (
             str(run.id),
-            _when(run.started_at),
+            when_text(run.started_at),
             run.spec.pair,
             run.spec.tool,
             run.status.value,
-            _key_metric(run),
+            key_metric(run),
             run.label,
         )
         for run in runs
@@ -291,9 +298,11 @@ def _show_lines(run: Run, series: list[Series], analyses: dict[str, Any]) -> lis
     from pairbench.services.run_again import COMMANDS_KIND, command_lines, run_again_line
 
     lines = [f"run {run.id}: {run.spec.tool} on {run.spec.pair} — {run.status.value}"]
-    lines.append(f"  started   {_when(run.started_at)}")
+    lines.append(f"  started   {when_text(run.started_at)}")
     if run.ended_at is not None:
-        lines.append(f"  ended     {_when(run.ended_at)} ({run.ended_at - run.started_at:.1f} s)")
+        lines.append(
+            f"  ended     {when_text(run.ended_at)} ({run.ended_at - run.started_at:.1f} s)"
+        )
     lines.append(f"  version   {run.tool_version}")
     lines.append("  params    " + " ".join(f"{k}={v}" for k, v in sorted(run.spec.params.items())))
     if run.label:

@@ -21,6 +21,10 @@ from pairbench.cli.exit_status import ExitStatus
 if TYPE_CHECKING:
     from pairbench.cli.environment import Environment
 
+# The commands that store runs: after them, a library that publishes to its team library
+# automatically publishes what waits in its outbox (cli/team_publish.py).
+STORING = frozenset({"run", "import", "import-bundle", "probe", "storage", "campaign"})
+
 # Every command: its module (imported only when the command runs) and its one-line help, in
 # the order ``--help`` lists them. Each module's ``add_parser`` registers the same help.
 COMMANDS: dict[str, tuple[str, str]] = {
@@ -50,6 +54,10 @@ COMMANDS: dict[str, tuple[str, str]] = {
     "campaign": (
         "pairbench.cli.cmd_campaign",
         "a whole study as one plan: pairs × tests × parameters × repeats",
+    ),
+    "team": (
+        "pairbench.cli.cmd_team",
+        "a team library on PostgreSQL: connect, status, push",
     ),
 }
 
@@ -133,7 +141,13 @@ def run_command(invocation: Invocation, env: Environment) -> int:
         build_parser().print_help(env.stderr)
         return ExitStatus.USAGE
     try:
-        return int(handler(invocation.args, env))
+        status = int(handler(invocation.args, env))
+        command = getattr(invocation.args, "command", "")
+        if command in STORING:
+            from pairbench.cli.team_publish import publish_after
+
+            publish_after(env)
+        return status
     except BrokenPipeError:
         return ExitStatus.ERROR
     except Exception as exc:

@@ -255,6 +255,45 @@ MIGRATIONS: list[str] = [
     ALTER TABLE campaign_runs ADD COLUMN suite_id INTEGER REFERENCES suites(id) ON DELETE SET NULL;
     CREATE INDEX campaign_runs_suite ON campaign_runs(suite_id);
     """,
+    # 9: a team library. Settings of this library (the team server's address without its
+    # password, who publishes, automatic publishing); each run's UUID (given when it is first
+    # published, so a run published twice is stored once); the runs published, and the
+    # outbox of finished runs waiting to be published (filled by the triggers while automatic
+    # publishing is on, so no code path that finishes or imports a run can forget it).
+    """
+    CREATE TABLE settings (
+        key TEXT PRIMARY KEY,
+        value TEXT NOT NULL
+    ) WITHOUT ROWID;
+    ALTER TABLE runs ADD COLUMN uuid TEXT;
+    CREATE UNIQUE INDEX runs_uuid ON runs(uuid) WHERE uuid IS NOT NULL;
+    CREATE TABLE team_published (
+        run_id INTEGER PRIMARY KEY REFERENCES runs(id) ON DELETE CASCADE,
+        uuid TEXT NOT NULL,
+        server TEXT NOT NULL,
+        published_at REAL NOT NULL
+    );
+    CREATE TABLE team_outbox (
+        run_id INTEGER PRIMARY KEY REFERENCES runs(id) ON DELETE CASCADE,
+        queued_at REAL NOT NULL,
+        tries INTEGER NOT NULL DEFAULT 0,
+        last_error TEXT NOT NULL DEFAULT ''
+    );
+    CREATE TRIGGER team_outbox_on_finish AFTER UPDATE OF status ON runs
+    WHEN OLD.status = 'running' AND NEW.status != 'running'
+        AND (SELECT value FROM settings WHERE key = 'team.auto') = 'on'
+    BEGIN
+        INSERT OR IGNORE INTO team_outbox (run_id, queued_at)
+            VALUES (NEW.id, (julianday('now') - 2440587.5) * 86400.0);
+    END;
+    CREATE TRIGGER team_outbox_on_import AFTER INSERT ON runs
+    WHEN NEW.status != 'running'
+        AND (SELECT value FROM settings WHERE key = 'team.auto') = 'on'
+    BEGIN
+        INSERT OR IGNORE INTO team_outbox (run_id, queued_at)
+            VALUES (NEW.id, (julianday('now') - 2440587.5) * 86400.0);
+    END;
+    """,
 ]
 
 SCHEMA_VERSION = len(MIGRATIONS)

@@ -51,40 +51,56 @@ def keyring_status() -> tuple[bool, str]:
 
 def stored_password(host: Host) -> str | None:
     """The host's password from the keyring, or None."""
+    return stored_secret(keyring_account(host))
+
+
+def store_password(host: Host, password: str) -> bool:
+    """Keep a password in the keyring; False when no keyring is available."""
+    return store_secret(keyring_account(host), password)
+
+
+def forget_password(host: Host) -> None:
+    """Remove a host's password from the keyring, if any."""
+    forget_secret(keyring_account(host))
+
+
+def stored_secret(account: str) -> str | None:
+    """The secret kept in the OS keyring for ``account`` (a host's, a team server's), or
+    None when there is none or no keyring."""
     available, _ = keyring_status()
     if not available:
         return None
     import keyring
 
     try:
-        value = keyring.get_password(KEYRING_SERVICE, keyring_account(host))
+        value = keyring.get_password(KEYRING_SERVICE, account)
     except Exception:
         return None
     return value if isinstance(value, str) else None
 
 
-def store_password(host: Host, password: str) -> bool:
-    """Keep a password in the keyring; False when no keyring is available."""
+def store_secret(account: str, secret: str) -> bool:
+    """Keep a secret in the OS keyring; False when no keyring is available."""
     available, _ = keyring_status()
     if not available:
         return False
     import keyring
 
     try:
-        keyring.set_password(KEYRING_SERVICE, keyring_account(host), password)
+        keyring.set_password(KEYRING_SERVICE, account, secret)
     except Exception:
         return False
     return True
 
 
-def forget_password(host: Host) -> None:
-    """Remove a host's password from the keyring, if any."""
+def forget_secret(account: str) -> None:
+    """Remove a secret from the OS keyring, if any."""
     available, _ = keyring_status()
     if not available:
         return
     import keyring
 
     try:
-        keyring.delete_password(KEYRING_SERVICE, keyring_account(host))
+        keyring.delete_password(KEYRING_SERVICE, account)
     except Exception:
         return

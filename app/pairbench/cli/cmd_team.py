@@ -1,0 +1,141 @@
+"""``pairbench team connect|status|push``: this library's team library on PostgreSQL (the
+address kept without a password; finished runs published through the outbox)."""
+
+from __future__ import annotations
+
+import argparse
+import getpass
+import json
+import sys
+
+from pairbench.cli.environment import Environment
+from pairbench.cli.exit_status import ExitStatus
+from pairbench.services.team import (
+    LibraryError,
+    TeamError,
+    TeamSetupError,
+    TeamStatus,
+    connect,
+    push,
+    status,
+)
+
+
+def add_parser(sub: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
+    """Register ``team`` and its subcommands."""
+    p = sub.add_parser("team", help="a team library on PostgreSQL: connect, status, push")
+    tsub = p.add_subparsers(dest="team_command", required=True, metavar="connect|status|push")
+    c = tsub.add_parser("connect", help="connect this library to a team server (no secret kept)")
+    c.add_argument("url", help="postgresql://USER@HOST[:PORT]/DATABASE")
+    c.add_argument("--name", default="", help="who publishes (default: user@computer)")
+    c.add_argument(
+        "--no-auto", action="store_true", help="publish only on `team push` (default: every run)"
+    )
+    c.add_argument(
+        "--password-prompt",
+        action="store_true",
+        help="ask for the password and keep it in the OS keyring",
+    )
+    c.add_argument("--json", action="store_true")
+    c.set_defaults(handler=handle_connect)
+    s = tsub.add_parser("status", help="the team server, the outbox and what was published")
+    s.add_argument("--json", action="store_true")
+    s.set_defaults(handler=handle_status)
+    u = tsub.add_parser("push", help="publish the outbox (and these runs) to the team server")
+    u.add_argument("ids", nargs="*", type=int, metavar="ID", help="runs to publish too")
+    u.add_argument("--all", action="store_true", help="every finished run not yet published")
+    u.add_argument("--json", action="store_true")
+    u.set_defaults(handler=handle_push)
+
+
+def status_json(st: TeamStatus) -> dict[str, object]:
+    return {
+        "url": st.url,
+        "name": st.name,
+        "auto": st.auto,
+        "reachable": st.reachable,
+        "error": st.error or None,
+        "role": st.role,
+        "can_publish": st.can_publish,
+        "schema": st.schema,
+        "team_runs": st.team_runs,
+        "pending": st.pending,
+        "published": st.published,
+        "last_error": st.last_error or None,
+    }
+
+
+def _print_status(env: Environment, st: TeamStatus, as_json: bool) -> None:
+    if as_json:
+        env.out(json.dumps(status_json(st)))
+        return
+    env.out(f"team library {st.url} (publishing as {st.name}, automatic: {_on(st.auto)})")
+    if st.reachable:
+        rights = "may publish" if st.can_publish else "read-only"
+        env.out(f"  server: reachable, role {st.role} ({rights}), schema {st.schema}")
+        env.out(f"  runs on the server: {st.team_runs}")
+    else:
+        env.out(f"  server: not reachable: {st.error}")
+    env.out(f"  published from here: {st.published}; waiting in the outbox: {st.pending}")
+    if st.last_error:
+        env.out(f"  last error: {st.last_error}")
+
+
+def _on(flag: bool) -> str:
+    return "on" if flag else "off"
+
+
+def handle_connect(args: argparse.Namespace, env: Environment) -> ExitStatus:
+    password = None
+    if args.password_prompt:
+        if not sys.stdin.isatty():
+            env.err("--password-prompt needs a terminal; use ~/.pgpass or PGPASSWORD instead")
+            return ExitStatus.USAGE
+        password = getpass.getpass(f"password for {args.url}: ")
+    try:
+        with env.open_library() as lib:
+            st = connect(lib, args.url, name=args.name, auto=not args.no_auto, password=password)
+    except (TeamSetupError, TeamError, LibraryError) as exc:
+        env.err(f"error: {exc}")
+        return ExitStatus.USAGE if isinstance(exc, TeamSetupError) else ExitStatus.ERROR
+    _print_status(env, st, args.json)
+    return ExitStatus.OK
+
+
+def handle_status(args: argparse.Namespace, env: Environment) -> ExitStatus:
+    try:
+        with env.open_library() as lib:
+            st = status(lib)
+    except TeamSetupError as exc:
+        env.err(f"error: {exc}")
+        return ExitStatus.ERROR
+    _print_status(env, st, args.json)
+    return ExitStatus.OK if st.reachable else ExitStatus.ERROR
+
+
+def handle_push(args: argparse.Namespace, env: Environment) -> ExitStatus:
+    try:
+        with env.open_library() as lib:
+            result = push(lib, args.ids, every=args.all)
+    except (TeamSetupError, LibraryError) as exc:
+        env.err(f"error: {exc}")
+        return ExitStatus.ERROR
+    if args.json:
+        env.out(
+            json.dumps(
+                {
+                    "pushed": result.pushed,
+                    "skipped": result.skipped,
+                    "pending": result.pending,
+                    "error": result.error or None,
+                }
+            )
+        )
+    else:
+        env.out(
+            f"published {len(result.pushed)} run(s); {len(result.skipped)} already on the "
+            f"server; {result.pending} waiting"
+        )
+        if result.error:
+            env.err(f"stopped: {result.error} (the runs wait in the outbox: `team push` again)")
+    return ExitStatus.ERROR if result.error else ExitStatus.OK

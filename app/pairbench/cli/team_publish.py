@@ -1,0 +1,35 @@
+"""After a command that stored runs, the outbox published when the library publishes
+automatically: one line on stderr, never a failure of the command itself."""
+
+from __future__ import annotations
+
+from pairbench.cli.environment import Environment
+
+
+def publish_after(env: Environment) -> None:
+    """Publish what waits, if this library publishes automatically; say what happened."""
+    path = env.resolve_library_path()
+    if not path.exists():
+        return
+    from pairbench.services.team_outbox import publishing_due
+
+    with env.open_library() as lib:
+        if not publishing_due(lib):
+            return
+    from pairbench.services.team import LibraryError, TeamError, publish_waiting
+
+    try:
+        with env.open_library() as lib:
+            result = publish_waiting(lib)
+    except (LibraryError, TeamError) as exc:
+        env.err(f"team: not published ({exc}); `pairbench team push` later")
+        return
+    if result is None:
+        return
+    if result.pushed or result.skipped:
+        env.err(f"team: published {len(result.pushed) + len(result.skipped)} run(s)")
+    if result.error:
+        env.err(
+            f"team: {result.pending} run(s) wait in the outbox ({result.error}); "
+            f"they are published on the next command or `pairbench team push`"
+        )

@@ -1,0 +1,140 @@
+"""This library's side of a team library: its settings (the server's address without a
+password, who publishes, automatic publishing), each run's UUID, the outbox of finished runs
+waiting to be published, and the runs published."""
+
+from __future__ import annotations
+
+import json
+import time
+import uuid
+from collections.abc import Iterable
+from dataclasses import dataclass
+
+from pairbench.library.connection import Library, LibraryError, write_transaction
+
+URL = "team.url"
+NAME = "team.name"
+AUTO = "team.auto"  # "on": the triggers queue every run that finishes or is imported
+
+
+@dataclass(frozen=True, slots=True)
+class Queued:
+    """A run waiting in the outbox: when it was queued, tries so far and the last error."""
+
+    run_id: int
+    queued_at: float
+    tries: int
+    last_error: str
+
+
+def get_setting(lib: Library, key: str) -> str | None:
+    row = lib.conn.execute("SELECT value FROM settings WHERE key = ?", (key,)).fetchone()
+    return None if row is None else str(row[0])
+
+
+def set_setting(lib: Library, key: str, value: str | None) -> None:
+    """Store a setting (None removes it)."""
+    if value is None:
+        lib.conn.execute("DELETE FROM settings WHERE key = ?", (key,))
+    else:
+        lib.conn.execute(
+            "INSERT INTO settings (key, value) VALUES (?, ?) "
+            "ON CONFLICT (key) DO UPDATE SET value = excluded.value",
+            (key, value),
+        )
+
+
+def run_uuid(lib: Library, run_id: int) -> str:
+    """The run's UUID, given now if it has none (kept: a run published twice is one run)."""
+    row = lib.conn.execute("SELECT uuid FROM runs WHERE id = ?", (run_id,)).fetchone()
+    if row is None:
+        raise LibraryError(f"no run with id {run_id}")
+    if row[0]:
+        return str(row[0])
+    made = str(uuid.uuid4())
+    lib.conn.execute("UPDATE runs SET uuid = ? WHERE id = ? AND uuid IS NULL", (made, run_id))
+    return run_uuid(lib, run_id)
+
+
+def queue_runs(lib: Library, run_ids: Iterable[int]) -> list[int]:
+    """Put finished runs in the outbox (runs already published or queued are left as they
+    are); the ids queued now. ``LibraryError`` naming runs that do not exist or still run."""
+    ids = list(dict.fromkeys(run_ids))
+    rows = lib.conn.execute(
+        "SELECT id, status FROM runs WHERE id IN (SELECT value FROM json_each(?))",
+        (json.dumps(ids),),
+    ).fetchall()
+    found = {int(i): str(s) for i, s in rows}
+    missing = [i for i in ids if i not in found]
+    if missing:
+        raise LibraryError(f"no run with id {', '.join(map(str, missing))}")
+    running = [i for i in ids if found[i] == "running"]
+    if running:
+        raise LibraryError(
+            f"run {', '.join(map(str, running))} is still running: it is published once it ends"
+        )
+    queued = []
+    now = time.time()
+    with write_transaction(lib.conn):
+        for run_id in ids:
+            cur = lib.conn.execute(
+                "INSERT OR IGNORE INTO team_outbox (run_id, queued_at) SELECT ?, ? "
+                "WHERE NOT EXISTS (SELECT 1 FROM team_published WHERE run_id = ?)",
+                (run_id, now, run_id),
+            )
+            if cur.rowcount:
+                queued.append(run_id)
+    return queued
+
+
+def queue_unpublished(lib: Library) -> list[int]:
+    """Every finished run not yet published, into the outbox; the ids queued now."""
+    ids = [
+        int(i)
+        for (i,) in lib.conn.execute(
+            "SELECT id FROM runs WHERE status != 'running' AND id NOT IN "
+            "(SELECT run_id FROM team_published) ORDER BY id"
+        )
+    ]
+    return queue_runs(lib, ids) if ids else []
+
+
+def outbox(lib: Library) -> list[Queued]:
+    """The runs waiting to be published, oldest first."""
+    rows = lib.conn.execute(
+        "SELECT run_id, queued_at, tries, last_error FROM team_outbox ORDER BY queued_at, run_id"
+    ).fetchall()
+    return [Queued(int(r), float(q), int(t), str(e)) for r, q, t, e in rows]
+
+
+def mark_published(lib: Library, run_id: int, run_uuid_: str, server: str) -> None:
+    """The run is on the team server: out of the outbox, listed as published."""
+    with write_transaction(lib.conn):
+        lib.conn.execute(
+            "INSERT INTO team_published (run_id, uuid, server, published_at) VALUES (?, ?, ?, ?) "
+            "ON CONFLICT (run_id) DO UPDATE SET server = excluded.server",
+            (run_id, run_uuid_, server, time.time()),
+        )
+        lib.conn.execute("DELETE FROM team_outbox WHERE run_id = ?", (run_id,))
+
+
+def mark_failed(lib: Library, run_id: int, error: str) -> None:
+    """A try to publish the run failed: it stays in the outbox with the reason."""
+    lib.conn.execute(
+        "UPDATE team_outbox SET tries = tries + 1, last_error = ? WHERE run_id = ?",
+        (error[:500], run_id),
+    )
+
+
+def published_count(lib: Library) -> int:
+    return int(lib.conn.execute("SELECT COUNT(*) FROM team_published").fetchone()[0])
+
+
+def is_published(lib: Library, run_id: int) -> bool:
+    row = lib.conn.execute("SELECT 1 FROM team_published WHERE run_id = ?", (run_id,)).fetchone()
+    return row is not None
+
+
+def forget_published(lib: Library) -> None:
+    """Another team server: no run is published there yet (the UUIDs stay the runs')."""
+    lib.conn.execute("DELETE FROM team_published")

@@ -1,0 +1,383 @@
+"""The team library: runs published to a PostgreSQL server, in the local library's layout."""
+
+from __future__ import annotations
+
+import dataclasses
+import uuid as uuidlib
+from collections.abc import Iterator, Sequence
+from contextlib import contextmanager
+from dataclasses import dataclass
+from types import TracebackType
+from typing import TYPE_CHECKING, Any, NoReturn
+
+import psycopg
+from psycopg import errors as pg_errors
+from psycopg.conninfo import conninfo_to_dict
+
+from pairbench.domain import Run, RunStatus
+from pairbench.library.connection import Library, LibraryError
+from pairbench.library.run_filter import RunFilter
+from pairbench.library.run_rows import COLUMNS, runs_from_rows
+from pairbench.library.team_filter import order_page, where_clause
+from pairbench.library.team_publish import LOCAL_RUN, copy_run, local_snapshot
+from pairbench.library.team_schema import SCHEMA_VERSION as SCHEMA_VERSION
+from pairbench.library.team_schema import migrate, read_version
+
+if TYPE_CHECKING:
+    import numpy as np
+    import numpy.typing as npt
+
+    from pairbench.library.series import SeriesArrays
+
+_Conn = psycopg.Connection[tuple[Any, ...]]
+_PASSWORD_SOURCES = (
+    "give it with `pairbench team connect` (kept in the OS keyring), in ~/.pgpass, or in PGPASSWORD"
+)
+
+
+class TeamError(LibraryError):
+    """The team library cannot do what was asked; the message says why and what to do."""
+
+
+class TeamAuthError(TeamError):
+    """The server refused the role's password (or found none)."""
+
+
+class TeamPermissionError(TeamError):
+    """The role lacks a right the operation needs (Pairbench never widens rights)."""
+
+
+class TeamSchemaError(TeamError):
+    """The server's schema is newer than this Pairbench understands."""
+
+
+class TeamUnreachableError(TeamError):
+    """The server cannot be reached or went away; nothing half-done is left on it."""
+
+
+@dataclass(frozen=True)
+class TeamRun:
+    """A run of the team library: the run as the local library builds it, and who ran it."""
+
+    run: Run
+    uuid: str
+    ran_by: str
+    origin: str
+    published_at: float
+
+
+_TEAM_COLUMNS = COLUMNS + ", uuid::text, ran_by, origin, published_at"
+
+
+class TeamStore:
+    """One connection to a team library (one per thread, as a ``Library``)."""
+
+    def __init__(self, conn: _Conn, target: str) -> None:
+        self._conn = conn
+        self.target = target  # user@host:port/db, never the password
+
+    @classmethod
+    def connect(
+        cls, url: str, *, password: str | None = None, timeout_s: float = 10.0
+    ) -> TeamStore:
+        """Connect to ``url`` (a libpq URL or conninfo string).
+
+        ``password`` is passed to libpq when given; otherwise libpq's own sources apply
+        (PGPASSWORD, ~/.pgpass, PGSERVICE, a client certificate). Nothing is stored.
+        Unless the URL sets them, TCP keepalives and a TCP user timeout (3 × ``timeout_s``)
+        make a cut network an error within seconds instead of a publish that hangs.
+        """
+        target = describe(url)
+        try:
+            given = conninfo_to_dict(url)
+        except psycopg.ProgrammingError as exc:
+            raise TeamError(f"team library URL {target!r} is not valid: {exc}") from exc
+        defaults: dict[str, Any] = {
+            "connect_timeout": max(2, round(timeout_s)),
+            "application_name": "pairbench",
+            "keepalives": 1,
+            "keepalives_idle": max(1, round(timeout_s)),
+            "keepalives_interval": max(1, round(timeout_s / 3)),
+            "keepalives_count": 3,
+            "tcp_user_timeout": max(1000, round(timeout_s * 3000)),
+        }
+        kwargs = {k: v for k, v in defaults.items() if k not in given}
+        kwargs["autocommit"] = True
+        if password is not None:
+            kwargs["password"] = password
+        try:
+            conn = psycopg.connect(url, **kwargs)
+        except psycopg.ProgrammingError as exc:
+            raise TeamError(f"team library URL {target!r} is not valid: {exc}") from exc
+        except psycopg.OperationalError as exc:
+            raise _connect_error(target, exc, password is not None) from exc
+        return cls(conn, target)
+
+    def close(self) -> None:
+        """Close the connection (idempotent)."""
+        self._conn.close()
+
+    def __enter__(self) -> TeamStore:
+        return self
+
+    def __exit__(
+        self,
+        exc_type: type[BaseException] | None,
+        exc: BaseException | None,
+        tb: TracebackType | None,
+    ) -> None:
+        self.close()
+
+    def schema_version(self) -> int | None:
+        """The server's schema version; None when the database has no Pairbench schema."""
+        with self._errors("read the schema version"):
+            return read_version(self._conn)
+
+    def ensure_schema(self, *, create: bool = True) -> int:
+        """Check the server's schema, creating or upgrading it when ``create`` allows.
+
+        Returns the schema version. A newer schema raises ``TeamSchemaError``; a role that may
+        not create tables gets ``TeamPermissionError`` (a writer must connect first).
+        """
+        version = self.schema_version()
+        if version is not None and version > SCHEMA_VERSION:
+            raise TeamSchemaError(
+                f"team library {self.target} has schema version {version}, newer than this "
+                f"Pairbench understands ({SCHEMA_VERSION}); update Pairbench"
+            )
+        if version == SCHEMA_VERSION or not create:
+            return version or 0
+        role = self.who()[0]
+        try:
+            with self._errors("create the team library's tables"):
+                version = migrate(self._conn)
+        except TeamPermissionError as exc:
+            if not version:
+                raise TeamPermissionError(
+                    f"role {role} may not create the team library's tables in {self.target}: "
+                    f"a writer with CREATE rights on the schema must connect first "
+                    f"(Pairbench never widens rights)"
+                ) from exc
+            raise TeamPermissionError(
+                f"role {role} may not upgrade the team library in {self.target} from schema "
+                f"version {version} to {SCHEMA_VERSION}: only the owner of its tables "
+                f"({self._owner()}) may; let that role connect with this Pairbench once "
+                f"(Pairbench never widens rights)"
+            ) from exc
+        if version > SCHEMA_VERSION:
+            raise TeamSchemaError(
+                f"team library {self.target} was upgraded meanwhile to schema version "
+                f"{version}, newer than this Pairbench understands; update Pairbench"
+            )
+        return version
+
+    def who(self) -> tuple[str, bool]:
+        """The role connected, and whether it may publish (INSERT on runs, or create them)."""
+        with self._errors("read the role's rights"):
+            row = self._conn.execute(
+                "SELECT current_user::text, CASE WHEN to_regclass('runs') IS NULL "
+                "THEN coalesce(has_schema_privilege(current_schema(), 'CREATE'), false) "
+                "ELSE has_table_privilege('runs', 'INSERT') END"
+            ).fetchone()
+        assert row is not None
+        return str(row[0]), bool(row[1])
+
+    def existing(self, uuids: Sequence[str]) -> set[str]:
+        """Which of these run UUIDs the team library holds (as given)."""
+        wanted = {_uuid(u): u for u in uuids}
+        if not wanted:
+            return set()
+        with self._errors("look up runs"):
+            rows = self._conn.execute(
+                "SELECT uuid::text FROM runs WHERE uuid = ANY(%s::uuid[])", (list(wanted),)
+            ).fetchall()
+        return {wanted[str(row[0])] for row in rows}
+
+    def publish(self, lib: Library, run_id: int, uuid: str, *, ran_by: str, origin: str) -> bool:
+        """Publish local run ``run_id`` of ``lib`` under ``uuid``, all of it in one transaction.
+
+        Returns True when stored, False when the team library already holds this UUID (a run
+        is stored once). A failure midway leaves nothing of the run on the server.
+        """
+        key = _uuid(uuid)
+        with local_snapshot(lib.conn):
+            row = lib.conn.execute(
+                f"SELECT {LOCAL_RUN} FROM runs WHERE id = ?", (run_id,)
+            ).fetchone()
+            if row is None:
+                raise TeamError(f"there is no run {run_id} in library {lib.path} to publish")
+            if row[4] == RunStatus.RUNNING.value:
+                raise TeamError(f"run {run_id} is still running; it is published when it ends")
+            with self._errors(f"publish run {run_id}"), self._conn.transaction():
+                return copy_run(self._conn, lib.conn, run_id, row, key, ran_by, origin)
+
+    def list_runs(self, *, limit: int | None = None, flt: RunFilter | None = None) -> list[TeamRun]:
+        """The team's runs matching ``flt`` in its order (newest first: start time, then the
+        server's id), at most ``limit`` of them (``flt.limit`` when not given)."""
+        flt = flt or RunFilter()
+        if limit is not None:
+            flt = dataclasses.replace(flt, limit=max(0, limit))
+        where, args = where_clause(flt)
+        sql = f"SELECT {_TEAM_COLUMNS} FROM runs{where}{order_page(flt, args)}"
+        with self._errors("list runs"):
+            rows = self._conn.execute(sql.encode(), args).fetchall()
+        runs = runs_from_rows([r[:-4] for r in rows])
+        return [
+            TeamRun(run, str(r[-4]), str(r[-3]), str(r[-2]), float(r[-1]))
+            for run, r in zip(runs, rows, strict=True)
+        ]
+
+    def count_runs(self, flt: RunFilter | None = None) -> int:
+        """How many of the team's runs match ``flt`` (its order, limit and offset aside)."""
+        where, args = where_clause(flt or RunFilter())
+        with self._errors("count runs"):
+            row = self._conn.execute(f"SELECT count(*) FROM runs{where}".encode(), args).fetchone()
+        return 0 if row is None else int(row[0])
+
+    def load_series(self, uuid: str) -> list[SeriesArrays]:
+        """A team run's series as ``library.series.load_series`` gives a local run's."""
+        from pairbench.library.series import SeriesArrays  # numpy: not needed to list runs
+
+        key = _uuid(uuid)
+        with self._errors("load series"), self._conn.transaction():
+            cur = self._conn.cursor(binary=True)
+            found = cur.execute("SELECT id FROM runs WHERE uuid = %s::uuid", (key,)).fetchone()
+            if found is None:
+                raise TeamError(f"the team library has no run {uuid}")
+            run = int(found[0])
+            meta = cur.execute(
+                "SELECT id, stream, metric, unit FROM series WHERE run_id = %s "
+                "ORDER BY stream <> 'sum', stream, metric",
+                (run,),
+            ).fetchall()
+            times: dict[int, bytes] = dict(
+                cur.execute("SELECT id, t FROM times WHERE run_id = %s", (run,))
+            )
+            chunks: dict[int, list[tuple[int, bytes]]] = {}
+            for series_id, time_id, v in cur.execute(
+                "SELECT c.series_id, c.time_id, c.v FROM chunks c JOIN series s "
+                "ON s.id = c.series_id WHERE s.run_id = %s ORDER BY c.series_id, c.seq",
+                (run,),
+            ):
+                chunks.setdefault(series_id, []).append((time_id, v))
+        axes: dict[tuple[int, ...], npt.NDArray[np.float64]] = {}
+        out: list[SeriesArrays] = []
+        for series_id, stream, metric, unit in meta:
+            parts = chunks.get(series_id, [])
+            axis = tuple(p[0] for p in parts)
+            t = axes.get(axis)
+            if t is None:
+                t = axes[axis] = _concat([times[i] for i in axis])
+            out.append(SeriesArrays(stream, metric, unit, t, _concat([p[1] for p in parts])))
+        return out
+
+    @contextmanager
+    def _errors(self, doing: str) -> Iterator[None]:
+        """psycopg's errors as ``TeamError``s that say what failed and what to do."""
+        try:
+            yield
+        except psycopg.Error as exc:
+            self._raise(doing, exc)
+
+    def _owner(self) -> str:
+        """The role owning the team library's tables (who may upgrade them)."""
+        try:
+            row = self._conn.execute(
+                "SELECT tableowner::text FROM pg_tables "
+                "WHERE schemaname = current_schema() AND tablename = 'pb_meta'"
+            ).fetchone()
+        except psycopg.Error:
+            row = None
+        return str(row[0]) if row else "unknown"
+
+    def _role(self) -> str:
+        """The connected role's name, for a message (the URL's user if the server cannot say)."""
+        try:
+            row = self._conn.execute("SELECT current_user::text").fetchone()
+        except psycopg.Error:
+            row = None
+        return str(row[0]) if row else self.target.partition("@")[0]
+
+    def _raise(self, doing: str, exc: psycopg.Error) -> NoReturn:
+        if isinstance(exc, pg_errors.InsufficientPrivilege):
+            raise TeamPermissionError(
+                f"role {self._role()} may not {doing} in team library {self.target} "
+                f"({_first_line(exc)}): a read-only member, or a role without that right; "
+                f"the database's owner may GRANT it (Pairbench never widens rights)"
+            ) from exc
+        if isinstance(exc, pg_errors.UndefinedTable):
+            raise TeamError(
+                f"cannot {doing}: team library {self.target} has no Pairbench tables yet; "
+                f"a writer must connect first (`pairbench team connect`)"
+            ) from exc
+        if isinstance(exc, pg_errors.DuplicateTable):
+            raise TeamError(
+                f"cannot {doing}: database {self.target} already holds tables of another "
+                f"program ({_first_line(exc)}); give the team library a database of its own"
+            ) from exc
+        if isinstance(exc, psycopg.OperationalError) or self._conn.closed:
+            raise TeamUnreachableError(
+                f"cannot {doing}: team library {self.target} went away "
+                f"({_first_line(exc)}); the server keeps whole transactions only, so nothing "
+                f"half-done stays there; try again when it is back"
+            ) from exc
+        raise TeamError(f"cannot {doing} in team library {self.target}: {exc}") from exc
+
+
+def describe(url: str) -> str:
+    """``user@host:port/dbname`` of a libpq URL or conninfo string, without its password."""
+    try:
+        info = conninfo_to_dict(url)
+    except psycopg.Error:
+        return "(an invalid URL)"
+    user = info.get("user") or ""
+    host = info.get("host") or "localhost"
+    port = info.get("port") or ""
+    dbname = info.get("dbname") or ""
+    return f"{user}{'@' if user else ''}{host}{':' if port else ''}{port}/{dbname}"
+
+
+def _connect_error(target: str, exc: psycopg.OperationalError, given: bool) -> TeamError:
+    text = str(exc)
+    if "no password supplied" in text:
+        return TeamAuthError(
+            f"team library {target} needs a password and none was found: {_PASSWORD_SOURCES}"
+        )
+    if "authentication failed" in text or exc.sqlstate in ("28P01", "28000"):
+        source = "the password given" if given else "the password libpq found"
+        return TeamAuthError(
+            f"team library {target} refused {source} ({_one_line(text)}); give the right "
+            f"one: {_PASSWORD_SOURCES}"
+        )
+    if "does not exist" in text:
+        return TeamError(f"team library {target}: {_one_line(text)}; check the URL")
+    return TeamUnreachableError(
+        f"cannot reach team library {target} ({_one_line(text)}); runs wait in the outbox "
+        f"until it is back"
+    )
+
+
+def _uuid(text: str) -> str:
+    try:
+        return str(uuidlib.UUID(str(text)))
+    except ValueError as exc:
+        raise TeamError(f"{text!r} is not a run UUID") from exc
+
+
+def _concat(parts: list[bytes]) -> npt.NDArray[np.float64]:
+    import numpy as np
+
+    if not parts:
+        return np.empty(0, dtype="<f8")
+    joined = parts[0] if len(parts) == 1 else b"".join(parts)
+    return np.frombuffer(joined, dtype="<f8").astype(np.float64, copy=False)
+
+
+def _first_line(exc: BaseException) -> str:
+    text = str(exc).strip()
+    return text.splitlines()[0] if text else type(exc).__name__
+
+
+def _one_line(text: str) -> str:
+    lines = [line.strip() for line in text.strip().splitlines() if line.strip()]
+    return " ".join(lines) if lines else "no reason given"

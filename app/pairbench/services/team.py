@@ -1,0 +1,243 @@
+"""The team library as the CLI and the window use it: connect this library to a PostgreSQL
+server (its address kept without the password), say how it stands, publish finished runs
+through the outbox (nothing lost offline, nothing stored twice), list the team's runs."""
+
+from __future__ import annotations
+
+import getpass
+import socket
+import urllib.parse
+from collections.abc import Sequence
+from dataclasses import dataclass, field, replace
+
+from pairbench.library import Library, LibraryError
+from pairbench.library import team_local as local
+from pairbench.library.run_filter import RunFilter
+from pairbench.library.team_store import (
+    TeamError,
+    TeamPermissionError,
+    TeamRun,
+    TeamStore,
+    TeamUnreachableError,
+)
+from pairbench.remote.secrets import keyring_status, store_secret, stored_secret
+from pairbench.services.team_outbox import publishing_due
+
+SCHEMES = ("postgresql", "postgres")
+CONNECT_TIMEOUT_S = 10.0
+AUTO_TIMEOUT_S = 3.0  # an automatic publish after a command never holds it up longer
+
+
+class TeamSetupError(ValueError):
+    """A team library that cannot be set up as asked (bad address, no team configured)."""
+
+
+@dataclass(frozen=True, slots=True)
+class TeamStatus:
+    """Where this library stands with its team server."""
+
+    url: str
+    name: str
+    auto: bool
+    pending: int
+    published: int
+    reachable: bool = False
+    error: str = ""
+    role: str = ""
+    can_publish: bool = False
+    schema: int | None = None
+    team_runs: int | None = None
+    last_error: str = ""
+
+
+@dataclass(frozen=True, slots=True)
+class PushResult:
+    """What a push did: runs stored now, runs the server had already (stored once), runs
+    still waiting, and why it stopped early (empty when it did not)."""
+
+    pushed: list[int] = field(default_factory=list)
+    skipped: list[int] = field(default_factory=list)
+    pending: int = 0
+    error: str = ""
+
+
+def split_url(url: str) -> tuple[str, str | None]:
+    """``postgresql://user[:password]@host[:port]/db[?…]`` → (the address without the
+    password, the password or None); ``TeamSetupError`` for anything else."""
+    parts = urllib.parse.urlsplit(url.strip())
+    if parts.scheme not in SCHEMES or not parts.hostname:
+        raise TeamSetupError(
+            f"a team library is a PostgreSQL address such as postgresql://alice@db.example/"
+            f"pairbench, got {url!r}"
+        )
+    if not parts.path.strip("/"):
+        raise TeamSetupError(f"{url!r} names no database: add it, e.g. …/pairbench")
+    password = parts.password
+    user = parts.username or ""
+    host = parts.hostname if ":" not in parts.hostname else f"[{parts.hostname}]"
+    netloc = f"{urllib.parse.quote(urllib.parse.unquote(user), safe='')}@" if user else ""
+    netloc += host + (f":{parts.port}" if parts.port else "")
+    clean = urllib.parse.urlunsplit((parts.scheme, netloc, parts.path, parts.query, ""))
+    return clean, None if password is None else urllib.parse.unquote(password)
+
+
+def _account(url: str) -> str:
+    return f"team:{url}"
+
+
+def default_name() -> str:
+    """Who publishes, unless told: the user and this computer."""
+    try:
+        user = getpass.getuser()
+    except (KeyError, OSError):
+        user = "someone"
+    return f"{user}@{socket.gethostname()}"
+
+
+def _open(url: str, password: str | None = None, timeout_s: float = CONNECT_TIMEOUT_S) -> TeamStore:
+    secret = password if password is not None else stored_secret(_account(url))
+    return TeamStore.connect(url, password=secret, timeout_s=timeout_s)
+
+
+def connect(
+    lib: Library,
+    url: str,
+    *,
+    name: str = "",
+    auto: bool = True,
+    password: str | None = None,
+) -> TeamStatus:
+    """Connect this library to a team server: check it (creating the tables when the role
+    may), then keep its address (never a password: that goes to the OS keyring, or stays in
+    libpq's ``~/.pgpass`` / ``PGPASSWORD``). ``TeamError`` says what failed; nothing is kept
+    then."""
+    clean, in_url = split_url(url)
+    secret = password if password is not None else in_url
+    if secret is not None and not store_secret(_account(clean), secret):
+        _, why = keyring_status()
+        raise TeamSetupError(
+            f"the password cannot be kept ({why}); Pairbench never writes it in the library or "
+            f"a config file: put it in ~/.pgpass (host:port:database:user:password) or "
+            f"PGPASSWORD, and connect with the address alone"
+        )
+    with _open(clean, secret) as store:
+        store.ensure_schema(create=True)
+    if local.get_setting(lib, local.URL) != clean:
+        local.forget_published(lib)
+    local.set_setting(lib, local.URL, clean)
+    local.set_setting(lib, local.NAME, name.strip() or default_name())
+    local.set_setting(lib, local.AUTO, "on" if auto else "off")
+    return status(lib)
+
+
+def configured_url(lib: Library) -> str:
+    """The team server's address; ``TeamSetupError`` when this library has none."""
+    url = local.get_setting(lib, local.URL)
+    if not url:
+        raise TeamSetupError(
+            "this library has no team library: `pairbench team connect postgresql://USER@HOST/DB`"
+        )
+    return url
+
+
+def status(lib: Library) -> TeamStatus:
+    """The settings, the outbox and what the server says (or why it cannot be reached)."""
+    url = configured_url(lib)
+    queued = local.outbox(lib)
+    base = TeamStatus(
+        url=url,
+        name=local.get_setting(lib, local.NAME) or default_name(),
+        auto=local.get_setting(lib, local.AUTO) == "on",
+        pending=len(queued),
+        published=local.published_count(lib),
+        last_error=next((q.last_error for q in reversed(queued) if q.last_error), ""),
+    )
+    try:
+        with _open(url) as store:
+            version = store.ensure_schema(create=False)
+            role, can_publish = store.who()
+            return replace(
+                base,
+                reachable=True,
+                role=role,
+                can_publish=can_publish,
+                schema=version,
+                team_runs=store.count_runs(),
+            )
+    except TeamError as exc:
+        return replace(base, error=str(exc))
+
+
+def push(
+    lib: Library,
+    run_ids: Sequence[int] = (),
+    *,
+    every: bool = False,
+    timeout_s: float = CONNECT_TIMEOUT_S,
+) -> PushResult:
+    """Publish the outbox (after queueing ``run_ids``, or every finished run not yet
+    published with ``every``). Runs go one at a time, each in one transaction on the server:
+    a run cut off is not there and stays queued; a run the server has is not stored again."""
+    url = configured_url(lib)
+    skipped = [i for i in dict.fromkeys(run_ids) if local.is_published(lib, i)]
+    local.queue_runs(lib, [i for i in run_ids if i not in skipped])
+    if every:
+        local.queue_unpublished(lib)
+    ran_by = local.get_setting(lib, local.NAME) or default_name()
+    origin = socket.gethostname()
+    pushed: list[int] = []
+    error = ""
+    try:
+        with _open(url, timeout_s=timeout_s) as store:
+            store.ensure_schema(create=False)
+            for queued in local.outbox(lib):
+                run_id = queued.run_id
+                uuid = local.run_uuid(lib, run_id)
+                try:
+                    stored = store.publish(lib, run_id, uuid, ran_by=ran_by, origin=origin)
+                except (TeamUnreachableError, TeamPermissionError) as exc:
+                    local.mark_failed(lib, run_id, str(exc))
+                    error = str(exc)
+                    break  # the server is gone or refuses every write: the rest waits
+                except TeamError as exc:
+                    local.mark_failed(lib, run_id, str(exc))
+                    error = str(exc)
+                    continue
+                local.mark_published(lib, run_id, uuid, url)
+                (pushed if stored else skipped).append(run_id)
+    except TeamError as exc:
+        error = str(exc)
+    return PushResult(pushed, skipped, len(local.outbox(lib)), error)
+
+
+def publish_waiting(lib: Library, *, timeout_s: float = AUTO_TIMEOUT_S) -> PushResult | None:
+    """After a command that stored runs: publish the outbox when this library publishes
+    automatically (quickly: a server out of reach leaves the runs waiting); None when there
+    is nothing to do."""
+    if not publishing_due(lib):
+        return None
+    return push(lib, timeout_s=timeout_s)
+
+
+def team_runs(lib: Library, flt: RunFilter | None = None) -> list[TeamRun]:
+    """The team library's runs that match ``flt`` (the local list's filter, order and page,
+    applied by the server), newest first by default; ``TeamError`` when it cannot be read."""
+    with _open(configured_url(lib)) as store:
+        store.ensure_schema(create=False)
+        return store.list_runs(flt=flt)
+
+
+__all__ = [
+    "LibraryError",
+    "PushResult",
+    "TeamError",
+    "TeamRun",
+    "TeamSetupError",
+    "TeamStatus",
+    "configured_url",
+    "connect",
+    "push",
+    "split_url",
+    "status",
+    "team_runs",
+]

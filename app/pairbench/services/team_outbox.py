@@ -1,0 +1,14 @@
+"""Whether this library has runs to publish to its team library now, answered from the
+library alone (no PostgreSQL driver loaded: the CLI asks after every command that stores)."""
+
+from __future__ import annotations
+
+from pairbench.library import Library
+from pairbench.library import team_local as local
+
+
+def publishing_due(lib: Library) -> bool:
+    """True when the library publishes automatically and its outbox holds runs."""
+    if local.get_setting(lib, local.AUTO) != "on" or not local.get_setting(lib, local.URL):
+        return False
+    return bool(local.outbox(lib))
