@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import json
 import sqlite3
+from collections.abc import Callable
 from dataclasses import dataclass
 from typing import Literal, get_args
 
@@ -67,43 +68,70 @@ class RunFilter:
             raise ValueError("limit and offset cannot be negative")
 
 
+@dataclass(frozen=True, slots=True)
+class Dialect:
+    """How one database writes the parts of a run list's SQL that differ: its placeholder,
+    a case-insensitive text match, a list of ids in one parameter, a tag's value compared
+    in any case, a tag's presence, and "no limit"."""
+
+    p: str
+    like: str  # one column's match, {col} and {p}
+    ids: str  # "id is one of" a single parameter
+    tag_value: str  # a tag key = value in any case: {p} twice (key, folded value)
+    tag_key: str  # a tag key is present: {p}
+    no_limit: object  # LIMIT's value for "all"
+    fold: Callable[[str], str]  # a tag value as ``tag_value`` compares it
+
+    def id_list(self, ids: list[int]) -> object:
+        return json.dumps(ids) if self.p == "?" else ids
+
+
+SQLITE = Dialect(
+    p="?",
+    like="{col} LIKE {p} ESCAPE '\\'",
+    ids="id IN (SELECT value FROM json_each(?))",  # one parameter however many ids
+    tag_value="EXISTS (SELECT 1 FROM json_each(runs.tags) AS t "
+    "WHERE t.key = ? AND pb_casefold(t.value) = ?)",
+    tag_key="EXISTS (SELECT 1 FROM json_each(runs.tags) AS t WHERE t.key = ?)",
+    no_limit=-1,
+    fold=str.casefold,  # pb_casefold: Python's casefold registered in SQLite
+)
+
+
 def where_clause(conn: sqlite3.Connection, flt: RunFilter) -> tuple[str, list[object]]:
-    """`` WHERE ...`` (or nothing) and its arguments for the filter's criteria."""
+    """`` WHERE ...`` (or nothing) and its arguments for the filter's criteria (SQLite)."""
+    if any("=" in t for t in flt.tags):
+        _add_casefold(conn)
+    return criteria_sql(flt, SQLITE)
+
+
+def criteria_sql(flt: RunFilter, d: Dialect) -> tuple[str, list[object]]:
+    """`` WHERE ...`` (or nothing) and its arguments for the criteria, in dialect ``d``."""
     where: list[str] = []
     args: list[object] = []
-    if flt.pair:
-        where.append("pair = ?")
-        args.append(flt.pair)
-    if flt.tool:
-        where.append("tool = ?")
-        args.append(flt.tool)
-    if flt.status:
-        where.append("status = ?")
-        args.append(flt.status.value)
-    if flt.label is not None:
-        where.append("label = ?")
-        args.append(flt.label)
+    for column, value in (
+        ("pair", flt.pair or None),
+        ("tool", flt.tool or None),
+        ("status", flt.status.value if flt.status else None),
+        ("label", flt.label),
+        ("started_at >=", flt.since),
+        ("started_at <", flt.until),
+    ):
+        if value is not None:
+            where.append(f"{column} {d.p}" if " " in column else f"{column} = {d.p}")
+            args.append(value)
     if flt.text:
-        where.append(
-            "(label LIKE ? ESCAPE '\\' OR notes LIKE ? ESCAPE '\\' "
-            "OR tags LIKE ? ESCAPE '\\' OR pair LIKE ? ESCAPE '\\')"
-        )
-        args.extend([f"%{flt.text.translate(_LIKE_ESCAPE)}%"] * 4)
-    if flt.since is not None:
-        where.append("started_at >= ?")
-        args.append(flt.since)
-    if flt.until is not None:
-        where.append("started_at < ?")
-        args.append(flt.until)
+        columns = ("label", "notes", "tags", "pair")
+        where.append("(" + " OR ".join(d.like.format(col=c, p=d.p) for c in columns) + ")")
+        args.extend([f"%{flt.text.translate(_LIKE_ESCAPE)}%"] * len(columns))
     if flt.ids:
         singles = [r.low for r in flt.ids if r.low == r.high]
-        spans = [r for r in flt.ids if r.low != r.high]
         parts: list[str] = []
-        if singles:  # one parameter however many ids (SQLite allows 32,766 parameters)
-            parts.append("id IN (SELECT value FROM json_each(?))")
-            args.append(json.dumps(singles))
-        for span in spans:
-            parts.append("id BETWEEN ? AND ?")
+        if singles:
+            parts.append(d.ids)
+            args.append(d.id_list(singles))
+        for span in (r for r in flt.ids if r.low != r.high):
+            parts.append(f"id BETWEEN {d.p} AND {d.p}")
             args.extend((span.low, span.high))
         where.append("(" + " OR ".join(parts) + ")")
     for wanted in flt.tags:
@@ -111,24 +139,20 @@ def where_clause(conn: sqlite3.Connection, flt: RunFilter) -> tuple[str, list[ob
         if not key.strip():
             continue
         if sep:
-            _add_casefold(conn)
-            where.append(
-                "EXISTS (SELECT 1 FROM json_each(runs.tags) AS t "
-                "WHERE t.key = ? AND pb_casefold(t.value) = ?)"
-            )
-            args.extend((key.strip(), value.strip().casefold()))
+            where.append(d.tag_value)
+            args.extend((key.strip(), d.fold(value.strip())))
         else:
-            where.append("EXISTS (SELECT 1 FROM json_each(runs.tags) AS t WHERE t.key = ?)")
+            where.append(d.tag_key)
             args.append(key.strip())
     return (" WHERE " + " AND ".join(where) if where else ""), args
 
 
-def order_page(flt: RunFilter, args: list[object]) -> str:
+def order_page(flt: RunFilter, args: list[object], d: Dialect = SQLITE) -> str:
     """`` ORDER BY ... LIMIT ? OFFSET ?`` for the filter (appends its arguments)."""
     sql = " ORDER BY " + _ORDER_BY[flt.sort].format(d="DESC" if flt.descending else "ASC")
     if flt.limit is not None or flt.offset:
-        sql += " LIMIT ? OFFSET ?"
-        args.extend((-1 if flt.limit is None else flt.limit, flt.offset))
+        sql += f" LIMIT {d.p} OFFSET {d.p}"
+        args.extend((d.no_limit if flt.limit is None else flt.limit, flt.offset))
     return sql
 
 
