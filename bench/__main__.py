@@ -30,10 +30,13 @@ from bench import (
     runs_filter,
     runs_list,
     storage_suite,
+    team_list,
+    team_live,
+    team_publish,
     ui_lag,
     ui_plot_redraw,
 )
-from bench.common import Out, Verdict
+from bench.common import NotRunnable, Out, Verdict
 
 Benchmark = Callable[[bool, Out], Verdict]
 
@@ -60,6 +63,9 @@ BENCHMARKS: dict[str, Benchmark] = {
     ui_lag.NAME: ui_lag.run,
     ui_plot_redraw.NAME: ui_plot_redraw.run,
     campaign_window.NAME: campaign_window.run,
+    team_publish.NAME: team_publish.run,
+    team_list.NAME: team_list.run,
+    team_live.NAME: team_live.run,
 }
 
 
@@ -106,6 +112,9 @@ def main(argv: Sequence[str] | None = None) -> int:
         start = time.monotonic()
         try:
             verdict = BENCHMARKS[name](args.quick, _say)
+        except NotRunnable as exc:  # this machine lacks something: said, not a failure
+            _say(f"{name}: NOT RUN ({exc})")
+            continue
         except Exception as exc:  # report the failure, then go on with the others
             traceback.print_exc()
             _say(f"{name}: ERROR {type(exc).__name__}: {exc} MISS")

@@ -96,3 +96,8 @@ def spread(values: Sequence[float], scale: float = 1.0, unit: str = "") -> str:
         f"median {fmt(median(scaled))}{unit} "
         f"(min {fmt(min(scaled))}, max {fmt(max(scaled))}, n={len(scaled)})"
     )
+
+
+class NotRunnable(Exception):
+    """A benchmark this machine cannot run (a program or package is missing); the message says
+    what, and ``python -m bench`` reports it as not run instead of as a failure."""

@@ -5,6 +5,7 @@ file and lists its jobs before the run starts."""
 from __future__ import annotations
 
 import json
+import os
 from pathlib import Path
 
 import numpy as np
@@ -26,7 +27,7 @@ from pairbench.ui.run.param_form import ParamForm
 from pairbench.ui.run.run_tab import summary_rows
 from parser_checks import fixture_text
 
-SCREENSHOT = Path("/tmp/s22/fio-histogram.png")
+SHOTS_ENV = "PAIRBENCH_SHOTS"  # a folder to keep the screenshot in (else the test's own)
 
 
 def _tab_titles(view: RunDetailView) -> list[str]:
@@ -79,8 +80,9 @@ def test_run_detail_shows_the_histogram_tab_and_percentile_rows(
             assert rows[metric_label(name, "fio")] == shown == tab_rows[metric_label(name, "fio")]
         view.tabs.setCurrentWidget(histogram)
         qtbot.wait(50)
-        SCREENSHOT.parent.mkdir(parents=True, exist_ok=True)
-        assert view.grab().save(str(SCREENSHOT))
+        shot = Path(os.environ.get(SHOTS_ENV) or library_path.parent) / "fio-histogram.png"
+        shot.parent.mkdir(parents=True, exist_ok=True)
+        assert view.grab().save(str(shot))
         # a run without a histogram: no tab
         with qtbot.waitSignal(view.loaded, timeout=10_000):
             view.show_run(plain)

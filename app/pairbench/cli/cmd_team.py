@@ -1,5 +1,6 @@
-"""``pairbench team connect|status|push``: this library's team library on PostgreSQL (the
-address kept without a password; finished runs published through the outbox)."""
+"""``pairbench team connect|status|push|watch``: this library's team library on PostgreSQL
+(the address kept without a password; finished runs published through the outbox; runs
+followed live)."""
 
 from __future__ import annotations
 
@@ -23,8 +24,8 @@ from pairbench.services.team import (
 
 def add_parser(sub: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
     """Register ``team`` and its subcommands."""
-    p = sub.add_parser("team", help="a team library on PostgreSQL: connect, status, push")
-    tsub = p.add_subparsers(dest="team_command", required=True, metavar="connect|status|push")
+    p = sub.add_parser("team", help="a team library on PostgreSQL: connect, status, push, watch")
+    tsub = p.add_subparsers(dest="team_command", required=True, metavar="connect|status|push|watch")
     c = tsub.add_parser("connect", help="connect this library to a team server (no secret kept)")
     c.add_argument("url", help="postgresql://USER@HOST[:PORT]/DATABASE")
     c.add_argument("--name", default="", help="who publishes (default: user@computer)")
@@ -46,6 +47,12 @@ def add_parser(sub: argparse._SubParsersAction[argparse.ArgumentParser]) -> None
     u.add_argument("--all", action="store_true", help="every finished run not yet published")
     u.add_argument("--json", action="store_true")
     u.set_defaults(handler=handle_push)
+    w = tsub.add_parser("watch", help="follow the team's runs live as they are published")
+    w.add_argument("--run", metavar="UUID", help="only this run (its uuid in runs list --team)")
+    w.add_argument("--until-done", action="store_true", help="stop when a watched run ends")
+    w.add_argument("--timeout", type=float, default=3600.0, metavar="S", help="stop after S s")
+    w.add_argument("--json", action="store_true", help="one JSON object per update")
+    w.set_defaults(handler=handle_watch)
 
 
 def status_json(st: TeamStatus) -> dict[str, object]:
@@ -139,3 +146,43 @@ def handle_push(args: argparse.Namespace, env: Environment) -> ExitStatus:
         if result.error:
             env.err(f"stopped: {result.error} (the runs wait in the outbox: `team push` again)")
     return ExitStatus.ERROR if result.error else ExitStatus.OK
+
+
+def handle_watch(args: argparse.Namespace, env: Environment) -> ExitStatus:
+    """Print each live update of the team's runs (or one run) until told to stop."""
+    from pairbench.services.team_live import LiveUpdate, watch
+
+    def shown(update: LiveUpdate) -> bool:
+        if args.json:
+            env.out(
+                json.dumps(
+                    {
+                        "uuid": update.uuid,
+                        "ran_by": update.ran_by,
+                        "status": update.status,
+                        "pair": update.pair,
+                        "tool": update.tool,
+                        "samples": update.samples,
+                        "t": update.last_t,
+                        "latest": update.latest,
+                    }
+                )
+            )
+        else:
+            latest = ", ".join(f"{k} {v:.6g}" for k, v in list(update.latest.items())[:4])
+            at = "" if update.last_t is None else f" t={update.last_t:.1f} s"
+            env.out(
+                f"{update.ran_by}: {update.tool} on {update.pair} {update.status}{at}: {latest}"
+            )
+        env.stdout.flush()
+        return not (args.until_done and update.status != "running")
+
+    try:
+        with env.open_library() as lib:
+            watch(lib, shown, run_uuid=args.run, timeout_s=args.timeout)
+    except (TeamSetupError, TeamError, LibraryError) as exc:
+        env.err(f"error: {exc}")
+        return ExitStatus.ERROR
+    except KeyboardInterrupt:
+        return ExitStatus.CANCELLED
+    return ExitStatus.OK

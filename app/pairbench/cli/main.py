@@ -57,7 +57,7 @@ COMMANDS: dict[str, tuple[str, str]] = {
     ),
     "team": (
         "pairbench.cli.cmd_team",
-        "a team library on PostgreSQL: connect, status, push",
+        "a team library on PostgreSQL: connect, status, push, watch",
     ),
 }
 
@@ -141,12 +141,14 @@ def run_command(invocation: Invocation, env: Environment) -> int:
         build_parser().print_help(env.stderr)
         return ExitStatus.USAGE
     try:
-        status = int(handler(invocation.args, env))
         command = getattr(invocation.args, "command", "")
-        if command in STORING:
-            from pairbench.cli.team_publish import publish_after
+        if command not in STORING:
+            return int(handler(invocation.args, env))
+        from pairbench.cli.team_publish import live_publishing, publish_after
 
-            publish_after(env)
+        with live_publishing(env):
+            status = int(handler(invocation.args, env))
+        publish_after(env)
         return status
     except BrokenPipeError:
         return ExitStatus.ERROR

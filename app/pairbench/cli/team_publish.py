@@ -1,9 +1,33 @@
-"""After a command that stored runs, the outbox published when the library publishes
-automatically: one line on stderr, never a failure of the command itself."""
+"""Around a command that stores runs, when the library publishes to a team library
+automatically: its runs published live while they record, then the outbox published; one
+line on stderr, never a failure of the command itself."""
 
 from __future__ import annotations
 
+import contextlib
+from collections.abc import Iterator
+
 from pairbench.cli.environment import Environment
+
+
+@contextlib.contextmanager
+def live_publishing(env: Environment) -> Iterator[None]:
+    """While the command runs, a thread publishes the runs it records (see
+    ``services.team_live``); nothing when the library does not publish automatically."""
+    path = env.resolve_library_path()
+    publisher = None
+    if path.exists():
+        from pairbench.services.team_live import LivePublisher, live_target
+
+        with env.open_library() as lib:
+            target = live_target(lib)
+        if target is not None:
+            publisher = LivePublisher(path, target).start()
+    try:
+        yield
+    finally:
+        if publisher is not None:
+            publisher.stop()
 
 
 def publish_after(env: Environment) -> None:

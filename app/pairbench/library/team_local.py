@@ -138,3 +138,16 @@ def is_published(lib: Library, run_id: int) -> bool:
 def forget_published(lib: Library) -> None:
     """Another team server: no run is published there yet (the UUIDs stay the runs')."""
     lib.conn.execute("DELETE FROM team_published")
+
+
+def running_here(lib: Library) -> list[tuple[int, float]]:
+    """The runs this process is recording, with the time up to which each is stored."""
+    from pairbench.library.ownership import current_owner
+
+    host, pid, _token = current_owner()
+    rows = lib.conn.execute(
+        "SELECT id, updated_at FROM runs WHERE status = 'running' AND owner_host = ? "
+        "AND owner_pid = ? ORDER BY id",
+        (host, pid),
+    ).fetchall()
+    return [(int(i), float(u)) for i, u in rows]

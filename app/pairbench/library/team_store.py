@@ -19,6 +19,7 @@ from pairbench.library.connection import Library, LibraryError
 from pairbench.library.run_filter import RunFilter
 from pairbench.library.run_rows import COLUMNS, runs_from_rows
 from pairbench.library.team_filter import order_page, where_clause
+from pairbench.library.team_live import notify_live, replace_live_copy
 from pairbench.library.team_publish import LOCAL_RUN, copy_run, local_snapshot
 from pairbench.library.team_schema import SCHEMA_VERSION as SCHEMA_VERSION
 from pairbench.library.team_schema import migrate, read_version
@@ -193,11 +194,15 @@ class TeamStore:
             ).fetchall()
         return {wanted[str(row[0])] for row in rows}
 
-    def publish(self, lib: Library, run_id: int, uuid: str, *, ran_by: str, origin: str) -> bool:
+    def publish(
+        self, lib: Library, run_id: int, uuid: str, *, ran_by: str, origin: str, live: bool = False
+    ) -> bool:
         """Publish local run ``run_id`` of ``lib`` under ``uuid``, all of it in one transaction.
 
         Returns True when stored, False when the team library already holds this UUID (a run
-        is stored once). A failure midway leaves nothing of the run on the server.
+        is stored once). A failure midway leaves nothing of the run on the server. ``live``:
+        the run may still be running; its copy so far replaces the last one (watchers hear
+        of it: ``team_live``), and the finished run's publish replaces the last live copy.
         """
         key = _uuid(uuid)
         with local_snapshot(lib.conn):
@@ -206,10 +211,14 @@ class TeamStore:
             ).fetchone()
             if row is None:
                 raise TeamError(f"there is no run {run_id} in library {lib.path} to publish")
-            if row[4] == RunStatus.RUNNING.value:
+            if row[4] == RunStatus.RUNNING.value and not live:
                 raise TeamError(f"run {run_id} is still running; it is published when it ends")
             with self._errors(f"publish run {run_id}"), self._conn.transaction():
-                return copy_run(self._conn, lib.conn, run_id, row, key, ran_by, origin)
+                replaced = replace_live_copy(self._conn, key)
+                stored = copy_run(self._conn, lib.conn, run_id, row, key, ran_by, origin)
+                if stored and (live or replaced):
+                    notify_live(self._conn, key)
+                return stored
 
     def list_runs(self, *, limit: int | None = None, flt: RunFilter | None = None) -> list[TeamRun]:
         """The team's runs matching ``flt`` in its order (newest first: start time, then the
@@ -233,6 +242,13 @@ class TeamStore:
         with self._errors("count runs"):
             row = self._conn.execute(f"SELECT count(*) FROM runs{where}".encode(), args).fetchone()
         return 0 if row is None else int(row[0])
+
+    def run_choices(self) -> tuple[list[str], list[str]]:
+        """The pairs and the tools the team's runs name, sorted (a list's filter choices)."""
+        with self._errors("read the pairs and tools"):
+            pairs = self._conn.execute("SELECT DISTINCT pair FROM runs ORDER BY 1").fetchall()
+            tools = self._conn.execute("SELECT DISTINCT tool FROM runs ORDER BY 1").fetchall()
+        return [str(r[0]) for r in pairs], [str(r[0]) for r in tools]
 
     def load_series(self, uuid: str) -> list[SeriesArrays]:
         """A team run's series as ``library.series.load_series`` gives a local run's."""

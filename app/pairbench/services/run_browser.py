@@ -59,7 +59,7 @@ def tag_matches(tags: Mapping[str, str], wanted: str) -> bool:
     return not sep or tags[key].casefold() == value.strip().casefold()
 
 
-def _filter(
+def query_filter(
     query: RunQuery,
     *,
     sort: SortKey = "started",
@@ -93,7 +93,7 @@ def _choices(lib: Library) -> tuple[list[str], list[str]]:
 def find_runs(lib: Library, query: RunQuery) -> RunListing:
     """Every run matching ``query``, newest first, with the filter choices."""
     pairs, tools = _choices(lib)
-    return RunListing(list_runs(lib, _filter(query)), pairs, tools)
+    return RunListing(list_runs(lib, query_filter(query)), pairs, tools)
 
 
 @dataclass(frozen=True, slots=True)
@@ -120,7 +120,7 @@ def browse_runs(
 ) -> RunPage:
     """One page of the runs matching ``query`` in the given order (filtered, sorted and
     paged in SQL), the number matching, and (with ``choices``) the filter choices."""
-    flt = _filter(query, sort=sort, descending=descending, offset=offset, limit=limit)
+    flt = query_filter(query, sort=sort, descending=descending, offset=offset, limit=limit)
     runs = list_runs(lib, flt)
     total = count_runs(lib, flt) if (offset or len(runs) >= limit) else len(runs)
     pairs, tools = _choices(lib) if choices else ([], [])

@@ -99,6 +99,12 @@ def _open(url: str, password: str | None = None, timeout_s: float = CONNECT_TIME
     return TeamStore.connect(url, password=secret, timeout_s=timeout_s)
 
 
+def open_store(url: str, *, timeout_s: float = CONNECT_TIMEOUT_S) -> TeamStore:
+    """A connection to the team server at ``url`` (the password from the OS keyring or
+    libpq's own sources); the caller closes it."""
+    return _open(url, timeout_s=timeout_s)
+
+
 def connect(
     lib: Library,
     url: str,
@@ -236,6 +242,7 @@ __all__ = [
     "TeamStatus",
     "configured_url",
     "connect",
+    "open_store",
     "push",
     "split_url",
     "status",

@@ -16,6 +16,7 @@ from pairbench.ui.bridge import EngineBridge
 from pairbench.ui.desktop import report_startup, set_desktop_identity
 from pairbench.ui.main_window import MainWindow
 from pairbench.ui.secret_prompt import GuiSecretPrompt
+from pairbench.ui.team_sync import TeamSync
 
 # Where the window keeps its layout and last choices (an INI file); tests point it elsewhere.
 SETTINGS_ENV = "PAIRBENCH_SETTINGS"
@@ -58,6 +59,7 @@ def run_app(library_path: Path) -> int:
         return 1
     prompt = GuiSecretPrompt()
     bridge = EngineBridge(library_path, secrets=prompt)
+    team = TeamSync(bridge, library_path)
     try:
         window = MainWindow(bridge, library, app_settings(), secret_prompt=prompt)
         window.show()
@@ -66,6 +68,7 @@ def run_app(library_path: Path) -> int:
         _quit_on_signals(app, window)
         return app.exec()
     finally:
+        team.stop()
         bridge.shutdown()
         library.close()
 

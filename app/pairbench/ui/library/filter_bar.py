@@ -1,4 +1,5 @@
-"""The Library tab's filter bar: search, pair, tool, status, tag and dates, and the count."""
+"""The Library tab's filter bar: the source (this computer or the team library, when there is
+one), search, pair, tool, status, tag and dates, and the count."""
 
 from __future__ import annotations
 
@@ -36,6 +37,7 @@ class FilterBar(QWidget):
 
     changed = Signal()
     refreshClicked = Signal()
+    sourceChanged = Signal(bool)  # True: the team library's runs
 
     def __init__(self, parent: QWidget | None = None) -> None:
         super().__init__(parent)
@@ -74,6 +76,14 @@ class FilterBar(QWidget):
         self.refresh_button = QPushButton("Refresh")
         self.refresh_button.clicked.connect(self.refreshClicked)
         self.count_label = QLabel()
+        self.source_combo = QComboBox()  # shown when this library has a team library
+        self.source_combo.addItem("This computer", False)
+        self.source_combo.addItem("Team", True)
+        self.source_combo.setToolTip("Runs of this computer's library, or of the team library")
+        self.source_combo.hide()
+        self.source_combo.currentIndexChanged.connect(
+            lambda _index: self.sourceChanged.emit(self.is_team())
+        )
 
         self._typing = QTimer(self)
         self._typing.setSingleShot(True)
@@ -89,6 +99,7 @@ class FilterBar(QWidget):
         row.addWidget(self.status_combo)
         row.addWidget(self.tag_edit, 1)
         dates = QHBoxLayout()  # a second row: the tab fits a 1280-pixel window with the dock
+        dates.addWidget(self.source_combo)
         dates.addWidget(self.date_check)
         dates.addWidget(self.from_date)
         dates.addWidget(QLabel("to"))
@@ -106,6 +117,20 @@ class FilterBar(QWidget):
         self.from_date.setEnabled(on)
         self.to_date.setEnabled(on)
         self.changed.emit()
+
+    def is_team(self) -> bool:
+        """True when the team library's runs are chosen."""
+        return bool(self.source_combo.currentData()) and not self.source_combo.isHidden()
+
+    def set_team_available(self, url: str | None) -> None:
+        """Offer the team library (its address in the tooltip) or not; without one, back to
+        this computer's runs."""
+        if url:
+            self.source_combo.setToolTip(f"This computer's runs, or the team library's ({url})")
+            self.source_combo.show()
+        elif not self.source_combo.isHidden():
+            self.source_combo.setCurrentIndex(0)
+            self.source_combo.hide()
 
     def settle(self) -> None:
         """Forget a pending "typing" change (the caller reloads now anyway)."""
@@ -134,10 +159,17 @@ class FilterBar(QWidget):
         _set_choices(self.pair_combo, pairs)
         _set_choices(self.tool_combo, tools)
 
-    def show_count(self, count: int, query: RunQuery) -> None:
+    def show_count(self, count: int, query: RunQuery, *, team: bool = False) -> None:
         """The count line: how many runs (match), or how to get the first one."""
         plural = "s" if count != 1 else ""
-        if count == 0 and query.is_empty():
+        if team:
+            self.count_label.setText(
+                f"{count} team run{plural}"
+                + ("" if query.is_empty() else " match the filters")
+                + " · team runs are read-only (label, tags, notes, delete and Run again are for "
+                "this computer's runs)"
+            )
+        elif count == 0 and query.is_empty():
             tools = ", ".join(sorted(TOOLS))
             self.count_label.setText(
                 "No runs yet. Start one from the Run tab (or: pairbench run --pair local "

@@ -33,6 +33,7 @@ from pairbench.ui.library.run_detail import RunDetailView
 from pairbench.ui.library.run_editor import RunEditor
 from pairbench.ui.library.runs_list import RunsList
 from pairbench.ui.library.runs_model import LABEL
+from pairbench.ui.library.team_mode import TeamMode
 
 
 class LibraryView(QWidget):
@@ -119,6 +120,7 @@ class LibraryView(QWidget):
         )
         self.files.imported.connect(self._imported)
         self.files.failed.connect(self._import_failed)
+        self.team = TeamMode(self)  # the "Team" source, when this library has a team library
         self._update_editor()
         self.refresh()
 
@@ -135,7 +137,7 @@ class LibraryView(QWidget):
         self._select_after_load = None
         selected = keep if keep is not None else self.runs.current_run_id()
         self.filters.set_choices(page.pairs, page.tools)
-        self.filters.show_count(page.total, self.filters.query())
+        self.filters.show_count(page.total, self.filters.query(), team=self.runs.team)
         if selected is not None and selected not in self.runs.selected_ids():
             self.runs.select_run(selected)
         self._update_editor()
@@ -169,6 +171,8 @@ class LibraryView(QWidget):
     def save_selected(self) -> None:
         """Store the editor's label, tags and notes for the selected run."""
         runs = self.selected_runs()
+        if self.runs.team:
+            return  # team runs are read-only
         if len(runs) > 1:
             self._save_many([run.id for run in runs])
             return
@@ -237,7 +241,7 @@ class LibraryView(QWidget):
     def delete_selected(self) -> None:
         """Delete the selected runs after confirmation."""
         runs = self.selected_runs()
-        if not runs:
+        if not runs or self.runs.team:
             return
         if len(runs) == 1:
             run = runs[0]
@@ -280,6 +284,9 @@ class LibraryView(QWidget):
     def compare_selected(self) -> None:
         """Ask for a comparison of the selected runs (the main window opens the view)."""
         ids = [run.id for run in self.selected_runs()]
+        if self.runs.team:
+            self.message.show_message("info", "Compare takes this computer's runs.")
+            return
         if len(ids) < 2:
             self.message.show_message("error", "Select two or more runs to compare.")
             return
@@ -288,7 +295,7 @@ class LibraryView(QWidget):
     def open_selected(self) -> None:
         """Show the current run's detail view."""
         run_id = self.current_run_id()
-        if run_id is not None:
+        if run_id is not None and not self.team.open_run(run_id):
             self.open_run(run_id)
 
     def open_run(self, run_id: int) -> None:

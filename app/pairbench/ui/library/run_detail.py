@@ -38,7 +38,7 @@ from pairbench.services.run_again import (
     run_again_spec,
 )
 from pairbench.services.run_browser import RunDetail, SeriesArrays, load_run_detail
-from pairbench.ui.bridge import EngineBridge
+from pairbench.ui.bridge import EngineBridge, EngineJob
 from pairbench.ui.library.jobs import call_for, error_text
 from pairbench.ui.library.latency_histogram import LatencyHistogram, show_histogram_tab
 from pairbench.ui.library.metric_plot import MetricPlot, without_copied_sum
@@ -86,6 +86,7 @@ class RunDetailView(QWidget):
         self.run_id: int | None = None
         self.summary_item: QTreeWidgetItem | None = None
         self.duration_text = ""
+        self.team_note = ""  # a team run's origin: shown read-only (no Run again)
         self._generation = 0
 
         self.back_button = QPushButton("◀ All runs")
@@ -169,9 +170,21 @@ class RunDetailView(QWidget):
 
     def show_run(self, run_id: int) -> None:
         """Load the run (off the GUI thread) and show it when it arrives."""
+
+        async def job(lib: Library) -> RunDetail:
+            return load_run_detail(lib, run_id)
+
+        self.load(run_id, job)
+
+    def load(self, run_id: int, job: EngineJob[RunDetail], *, team_note: str = "") -> None:
+        """Show the detail ``job`` loads on the engine thread; with ``team_note`` (where a team
+        run comes from) the run is the team library's: read-only, no Run again."""
         self._generation += 1
         generation = self._generation
         self.run_id = run_id
+        self.team_note = team_note
+        for button in (self.copy_button, self.again_button):
+            button.setEnabled(False)
         self.detail = None
         self.analyses = {}
         self.title.setText(f"Run {run_id}")
@@ -182,9 +195,6 @@ class RunDetailView(QWidget):
         self.raw_text.clear()
         self._clear_plots()
         self.histogram = show_histogram_tab(self.tabs, self.histogram, {})
-
-        async def job(lib: Library) -> RunDetail:
-            return load_run_detail(lib, run_id)
 
         def done(detail: RunDetail) -> None:
             if generation == self._generation:
@@ -215,8 +225,8 @@ class RunDetailView(QWidget):
         run = detail.run
         self.duration_text = _duration_text(run, detail.series)
         self.title.setText(
-            f"Run {run.id} · {run.spec.tool} on {run.spec.pair}"
-            + (f" · {run.label}" if run.label else "")
+            f"{'Team run' if self.team_note else 'Run'} {run.id} · {run.spec.tool} on "
+            f"{run.spec.pair}" + (f" · {run.label}" if run.label else "")
         )
         color = STATUS_COLORS.get(run.status)
         status = (
@@ -227,6 +237,7 @@ class RunDetailView(QWidget):
         self.subtitle.setText(
             f"{status} · started {_when(run.started_at)} · {self.duration_text}"
             + (f" · {run.tool_version}" if run.tool_version else "")
+            + (f" · {self.team_note}" if self.team_note else "")
         )
         if run.error:
             self.error_label.setText(run.error)
@@ -235,8 +246,13 @@ class RunDetailView(QWidget):
         self._fill_plots(detail.series, run.spec.tool)
         self.commands_text.setPlainText(commands_text(run, self.analyses.get(COMMANDS_KIND)))
         self.histogram = show_histogram_tab(self.tabs, self.histogram, self.analyses)
-        for button in (self.copy_button, self.again_button):
-            button.setEnabled(True)
+        self.copy_button.setEnabled(True)
+        self.again_button.setEnabled(not self.team_note)
+        self.again_button.setToolTip(
+            "A team run is read-only: Copy as command gives its line to run it here"
+            if self.team_note
+            else "Open the run panel with this run's tool and parameters"
+        )
         text = detail.raw_text
         if detail.raw_truncated:
             text += "\n\n[… the raw output is longer; the rest is not shown here]"
@@ -309,7 +325,7 @@ class RunDetailView(QWidget):
         return line
 
     def _run_again(self) -> None:
-        if self.detail is not None:
+        if self.detail is not None and not self.team_note:
             self.run_again.emit(run_again_spec(self.detail.run))
 
     def _fill_plots(self, series: list[SeriesArrays], tool: str) -> None:

@@ -18,9 +18,17 @@ from pairbench.domain import Run
 from pairbench.domain.host_text import tags_text
 from pairbench.ui.hosts.form_rows import error_label
 
+_HINTS = (
+    "e.g. same zone, after sysctl tuning",
+    'instance=c6in.xlarge note="two words"',
+    "Notes about this run",
+)
+READ_ONLY_NOTE = "Team runs are read-only: edit, delete or run again your own on this computer."
+
 
 class RunEditor(QGroupBox):
-    """Edits one selected run; Open, Delete… and Compare act on the selection."""
+    """Edits one selected run; Open, Delete… and Compare act on the selection. With
+    ``read_only`` (the team library's runs) only Open is offered."""
 
     def __init__(self, parent: QWidget | None = None) -> None:
         super().__init__("Selected run", parent)
@@ -39,6 +47,7 @@ class RunEditor(QGroupBox):
         self.compare_button = QPushButton("Compare")
         self.compare_button.setToolTip("Compare the selected runs (select two or more)")
         self.bulk = False  # several runs selected: Save edits them all
+        self.read_only = False
         grid = QGridLayout(self)
         grid.addWidget(self.selected_label, 0, 0, 1, 4)
         grid.addWidget(QLabel("Label"), 1, 0)
@@ -62,19 +71,23 @@ class RunEditor(QGroupBox):
         them all (an empty label keeps theirs; tags are added, ``-key`` drops one)."""
         one = runs[0] if len(runs) == 1 else None
         many = len(runs) > 1
+        writable = not self.read_only
         for widget in (self.label_edit, self.tags_edit, self.save_button):
-            widget.setEnabled(one is not None or many)
-        self.notes_edit.setEnabled(one is not None)
+            widget.setEnabled((one is not None or many) and writable)
+        self.notes_edit.setEnabled(one is not None and writable)
         self.open_button.setEnabled(one is not None)
-        self.delete_button.setEnabled(bool(runs))
+        self.delete_button.setEnabled(bool(runs) and writable)
+        self.compare_button.setEnabled(writable)  # compare takes this computer's runs
         self.tags_error.hide()
         self.bulk = many
         if one is None:
-            self.selected_label.setText(
-                f"{len(runs)} runs selected: a label or tags here apply to all of them."
-                if many
-                else "No run selected."
-            )
+            if many and self.read_only:
+                text = f"{len(runs)} team runs selected · {READ_ONLY_NOTE}"
+            elif many:
+                text = f"{len(runs)} runs selected: a label or tags here apply to all of them."
+            else:
+                text = READ_ONLY_NOTE if self.read_only else "No run selected."
+            self.selected_label.setText(text)
             self.label_edit.clear()
             self.tags_edit.clear()
             self.notes_edit.clear()
@@ -87,10 +100,13 @@ class RunEditor(QGroupBox):
             self.save_button.setText(f"Save to {len(runs)} runs" if many else "Save changes")
             return
         self.save_button.setText("Save changes")
-        self.label_edit.setPlaceholderText("e.g. same zone, after sysctl tuning")
-        self.tags_edit.setPlaceholderText('instance=c6in.xlarge note="two words"')
+        hints = ("", "", "") if self.read_only else _HINTS
+        self.label_edit.setPlaceholderText(hints[0])
+        self.tags_edit.setPlaceholderText(hints[1])
+        self.notes_edit.setPlaceholderText(hints[2])
         self.selected_label.setText(
-            f"Run {one.id}: {one.spec.tool} on {one.spec.pair}, {one.status.value}"
+            f"{'Team run' if self.read_only else 'Run'} {one.id}: {one.spec.tool} on "
+            f"{one.spec.pair}, {one.status.value}" + (f" · {READ_ONLY_NOTE}" * self.read_only)
         )
         self.label_edit.setText(one.label)
         self.tags_edit.setText(tags_text(one.tags))

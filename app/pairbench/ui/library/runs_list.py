@@ -1,5 +1,5 @@
-"""The Library tab's run list: a table over the library's runs, loaded page by page through the
-bridge, sorted by the library, refreshed row by row."""
+"""The Library tab's run list: a table over the library's runs (or the team library's), loaded
+page by page through the bridge, sorted by the library, refreshed row by row."""
 
 from __future__ import annotations
 
@@ -10,9 +10,11 @@ from PySide6.QtWidgets import QAbstractItemView, QHeaderView, QTableView, QWidge
 from pairbench.domain import Run
 from pairbench.services.library import Library
 from pairbench.services.run_browser import PAGE_SIZE, RunPage, RunQuery, browse_runs
-from pairbench.ui.bridge import EngineBridge
+from pairbench.services.team_browser import TeamPage
+from pairbench.ui.bridge import EngineBridge, EngineJob
 from pairbench.ui.library.jobs import call_for, error_text
-from pairbench.ui.library.runs_model import LABEL, STARTED, RunsTableModel
+from pairbench.ui.library.runs_model import LABEL, PAIR, RAN_BY, STARTED, RunsTableModel
+from pairbench.ui.library.team_jobs import team_page_job
 
 
 class RunsTable(QTableView):
@@ -47,6 +49,7 @@ class RunsList(QObject):
         self.bridge = bridge
         self._generation = 0
         self._query: RunQuery | None = None  # what the table shows
+        self.team = False  # the team library's runs (read-only) instead of this computer's
         self._shown: tuple[RunQuery, str, bool] | None = None
         self._sized = False
         self.model = RunsTableModel()
@@ -80,6 +83,20 @@ class RunsList(QObject):
         else:
             self._load(offset=0, limit=PAGE_SIZE, sync=False)
 
+    def set_team(self, team: bool) -> None:
+        """List the team library's runs (with "Ran by", after Pair) or this computer's; the
+        next ``show_query`` loads the first page."""
+        if team == self.team:
+            return
+        self.team = team
+        self._generation += 1  # a page of the other source on its way is not shown
+        self._shown = None
+        self._sized = False
+        self.model.set_team(team)
+        if team:
+            header = self.table.horizontalHeader()
+            header.moveSection(header.visualIndex(RAN_BY), header.visualIndex(PAIR) + 1)
+
     def _reload(self) -> None:
         if self._query is not None:
             self._load(offset=0, limit=PAGE_SIZE, sync=False)
@@ -90,7 +107,7 @@ class RunsList(QObject):
         generation = self._generation
         query, key, descending = self._query, self.model.sort_key, self.model.descending
 
-        async def job(lib: Library) -> RunPage:
+        async def local(lib: Library) -> RunPage:
             return browse_runs(
                 lib,
                 query,
@@ -101,9 +118,22 @@ class RunsList(QObject):
                 choices=offset == 0,
             )
 
+        job: EngineJob[RunPage] = local
+        if self.team:
+            job = team_page_job(
+                query,
+                sort=key,
+                descending=descending,
+                offset=offset,
+                limit=limit,
+                choices=not offset,
+            )
+
         def done(page: RunPage) -> None:
             if generation != self._generation:
                 return  # a newer load is on its way
+            if isinstance(page, TeamPage):
+                self.model.add_origins(page.team)
             if offset:
                 self.model.append_page(offset, page.runs, page.total)
                 return
@@ -119,7 +149,13 @@ class RunsList(QObject):
             self.loaded.emit(page)
 
         def failed(error: BaseException) -> None:
-            if generation == self._generation:
+            if generation != self._generation:
+                return
+            if self.team:  # no rows of this computer under "Team", nor stale team rows
+                self.model.set_runs([], 0)
+                self._shown = None
+                self.failed.emit(f"Cannot list the team library's runs: {error_text(error)}")
+            else:
                 self.failed.emit(f"Cannot list runs: {error_text(error)}")
 
         call_for(self.table, self.bridge, job, done, failed)

@@ -14,10 +14,13 @@ from pairbench.domain import Run, RunStatus
 from pairbench.domain.host_text import format_tags
 from pairbench.domain.units import format_count, format_value
 from pairbench.services.runs import SortKey
+from pairbench.services.team_browser import Published
 
 _KEY_METRICS = ("throughput_bps", "rtt_avg_ms", "latency_avg_us", "ops_per_s")
 COLUMNS = ("ID", "Started", "Pair", "Tool", "Label", "Result", "Status", "Tags")
 ID, STARTED, PAIR, TOOL, LABEL, RESULT, STATUS, TAGS = range(len(COLUMNS))
+RAN_BY = len(COLUMNS)  # the team library's runs only: who ran each
+TEAM_COLUMNS = (*COLUMNS, "Ran by")
 RUN_ROLE = Qt.ItemDataRole.UserRole + 1  # the Run of a row
 
 STATUS_COLORS = {
@@ -93,8 +96,29 @@ class RunsTableModel(QAbstractTableModel):
         self._fetching = False
         self.sort_key: SortKey = "started"
         self.descending = True
+        self.team: dict[int, Published] | None = None  # the team library's runs: their origin
 
     # -- what the owner hands in ----------------------------------------------------------
+
+    def set_team(self, team: bool) -> None:
+        """List the team library's runs (read-only, with "Ran by") or this computer's: the
+        rows go, the next page fills the table."""
+        self.beginResetModel()
+        self.team = {} if team else None
+        self._runs = []
+        self._texts.clear()
+        self._total = 0
+        self._fetching = False
+        self.endResetModel()
+
+    def add_origins(self, origins: dict[int, Published]) -> None:
+        """Where the team runs of a page come from (before the page is handed in)."""
+        if self.team is not None:
+            self.team.update(origins)
+
+    def origin_of(self, run_id: int) -> Published | None:
+        """Where a team run comes from (None for this computer's runs)."""
+        return None if self.team is None else self.team.get(run_id)
 
     def set_runs(self, runs: list[Run], total: int | None = None) -> None:
         """Replace every row (a new filter or order)."""
@@ -142,7 +166,7 @@ class RunsTableModel(QAbstractTableModel):
 
     def _changed_rows(self, runs: list[Run], first: int = 0) -> None:
         """Replace rows ``first``.. with ``runs`` (same ids), signalling the ones that differ."""
-        last_column = len(COLUMNS) - 1
+        last_column = self.columnCount() - 1
         for offset, run in enumerate(runs):
             row = first + offset
             if self._runs[row] != run:
@@ -194,7 +218,7 @@ class RunsTableModel(QAbstractTableModel):
         return 0 if parent.isValid() else len(self._runs)
 
     def columnCount(self, parent: _Index = QModelIndex()) -> int:  # noqa: B008
-        return 0 if parent.isValid() else len(COLUMNS)
+        return 0 if parent.isValid() else len(COLUMNS) + (self.team is not None)
 
     def headerData(
         self, section: int, orientation: Qt.Orientation, role: int = Qt.ItemDataRole.DisplayRole
@@ -202,14 +226,16 @@ class RunsTableModel(QAbstractTableModel):
         if orientation != Qt.Orientation.Horizontal:
             return None
         if role == Qt.ItemDataRole.DisplayRole:
-            return COLUMNS[section]
+            return TEAM_COLUMNS[section]
         if role == Qt.ItemDataRole.ToolTipRole and section not in SORT_KEYS:
             return "This column does not sort: sort by ID, Started, Pair, Tool, Label or Status"
+        if role == Qt.ItemDataRole.ToolTipRole and section == ID and self.team is not None:
+            return "The run's id in the team library (not this computer's id)"
         return None
 
     def flags(self, index: _Index) -> Qt.ItemFlag:
         flags = super().flags(index)
-        if index.isValid() and index.column() == LABEL:
+        if index.isValid() and index.column() == LABEL and self.team is None:
             flags |= Qt.ItemFlag.ItemIsEditable
         return flags
 
@@ -233,7 +259,12 @@ class RunsTableModel(QAbstractTableModel):
         if column == STATUS:
             return run.error or None
         if column == LABEL:
+            if self.team is not None:
+                return "Double-click the run to open it; team runs are read-only"
             return "Double-click the run to open it; F2 or a click on a selected label edits it"
+        if column == RAN_BY and self.team is not None and run.id in self.team:
+            origin = self.team[run.id]
+            return f"{origin.ran_by} on {origin.origin}"
         return None
 
     def _row_texts(self, run: Run) -> tuple[Any, ...]:
@@ -243,7 +274,11 @@ class RunsTableModel(QAbstractTableModel):
         if cached is None or cached[0] is not run:
             if len(self._texts) > 4 * max(len(self._runs), 256):
                 self._texts.clear()  # rows long gone
-            cached = (run, tuple(self._text(run, column) for column in range(len(COLUMNS))))
+            texts = tuple(self._text(run, column) for column in range(len(COLUMNS)))
+            if self.team is not None:
+                origin = self.team.get(run.id)
+                texts += (origin.ran_by if origin else "",)
+            cached = (run, texts)
             self._texts[run.id] = cached
         return cached[1]
 
@@ -268,6 +303,8 @@ class RunsTableModel(QAbstractTableModel):
     def setData(self, index: _Index, value: Any, role: int = Qt.ItemDataRole.EditRole) -> bool:
         if not index.isValid() or index.column() != LABEL or role != Qt.ItemDataRole.EditRole:
             return False
+        if self.team is not None:
+            return False  # team runs are read-only
         run = self._runs[index.row()]
         label = str(value).strip()
         if label == run.label:
