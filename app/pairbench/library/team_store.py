@@ -6,9 +6,8 @@ import dataclasses
 import uuid as uuidlib
 from collections.abc import Iterator, Sequence
 from contextlib import contextmanager
-from dataclasses import dataclass
 from types import TracebackType
-from typing import TYPE_CHECKING, Any, NoReturn
+from typing import TYPE_CHECKING, Any, NamedTuple, NoReturn
 
 import psycopg
 from psycopg import errors as pg_errors
@@ -56,9 +55,9 @@ class TeamUnreachableError(TeamError):
     """The server cannot be reached or went away; nothing half-done is left on it."""
 
 
-@dataclass(frozen=True)
-class TeamRun:
-    """A run of the team library: the run as the local library builds it, and who ran it."""
+class TeamRun(NamedTuple):
+    """A run of the team library: the run as the local library builds it, and who ran it
+    (a tuple: thousands are made per listing)."""
 
     run: Run
     uuid: str
@@ -228,13 +227,10 @@ class TeamStore:
             flt = dataclasses.replace(flt, limit=max(0, limit))
         where, args = where_clause(flt)
         sql = f"SELECT {_TEAM_COLUMNS} FROM runs{where}{order_page(flt, args)}"
-        with self._errors("list runs"):
-            rows = self._conn.execute(sql.encode(), args).fetchall()
+        with self._errors("list runs"):  # binary rows: numbers decode without parsing text
+            rows = self._conn.cursor(binary=True).execute(sql.encode(), args).fetchall()
         runs = runs_from_rows([r[:-4] for r in rows])
-        return [
-            TeamRun(run, str(r[-4]), str(r[-3]), str(r[-2]), float(r[-1]))
-            for run, r in zip(runs, rows, strict=True)
-        ]
+        return [TeamRun(run, *r[-4:]) for run, r in zip(runs, rows, strict=True)]
 
     def count_runs(self, flt: RunFilter | None = None) -> int:
         """How many of the team's runs match ``flt`` (its order, limit and offset aside)."""
