@@ -10,7 +10,7 @@ import os
 import signal
 import subprocess
 import time
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
 from pathlib import Path
 from typing import Any
 
@@ -73,9 +73,9 @@ def _runs(library: Path, campaign_id: int) -> list[Any]:
         return [r for r in list_runs(lib) if r.tags.get("campaign") == str(campaign_id)]
 
 
-def _kill_after_some_runs(lab: PairsLab, plan: Path) -> None:
-    """Start the campaign in a child process; SIGKILL it once three runs are done and a
-    fourth is in flight (bounded: 180 s)."""
+def _kill_when(lab: PairsLab, plan: Path, ready: Callable[[Library], bool], what: str) -> None:
+    """Start the campaign in a child process; SIGKILL it once ``ready(library)`` holds
+    (bounded: 180 s, else ``what`` did not happen)."""
     child = subprocess.Popen(
         [*PAIRBENCH, "--library", str(lab.library), "campaign", "run", str(plan)],
         stdout=subprocess.DEVNULL,
@@ -86,19 +86,23 @@ def _kill_after_some_runs(lab: PairsLab, plan: Path) -> None:
         deadline = time.monotonic() + 180
         while time.monotonic() < deadline:
             with Library.open(lab.library) as lib:
-                runs = [r for r in list_runs(lib) if "campaign" in r.tags]
-            done = sum(r.status.value == "completed" for r in runs)
-            if done >= 3 and any(r.status.value == "running" for r in runs):
-                os.kill(child.pid, signal.SIGKILL)
-                break
+                if ready(lib):
+                    os.kill(child.pid, signal.SIGKILL)
+                    break
             assert child.poll() is None, child.communicate()[1]
             time.sleep(0.1)
         else:
-            raise AssertionError("the campaign did not reach its fourth run in 180 s")
+            raise AssertionError(f"{what} in 180 s")
     finally:
         if child.poll() is None:
             child.kill()
         child.communicate(timeout=30)
+
+
+def _three_done_and_one_running(lib: Library) -> bool:
+    runs = [r for r in list_runs(lib) if "campaign" in r.tags]
+    done = sum(r.status.value == "completed" for r in runs)
+    return done >= 3 and any(r.status.value == "running" for r in runs)
 
 
 def test_a_killed_campaign_resumes_and_recovers_the_shaping(
@@ -108,7 +112,7 @@ def test_a_killed_campaign_resumes_and_recovers_the_shaping(
     plan.write_text(PLAN, encoding="utf-8")
     checked = _cli(pairs, "campaign", "check", str(plan), "--json")
     assert checked["cells"] == 3 * 2 and checked["runs_min"] == 3 * 2 * REPEATS[0]
-    _kill_after_some_runs(pairs, plan)
+    _kill_when(pairs, plan, _three_done_and_one_running, "no fourth run")
     [listed] = _cli(pairs, "campaign", "list", "--json")
     assert listed["status"] == "interrupted"
     campaign_id = listed["id"]
@@ -222,34 +226,15 @@ slope_excursion = 40
 """
 
 
-def _kill_mid_suites(lab: PairsLab, plan: Path, jobs: int) -> None:
-    """Start the campaign in a child process; SIGKILL it once both suites have ``jobs``
-    finished jobs each (bounded: 180 s)."""
+def _suites_with_jobs(jobs: int) -> Callable[[Library], bool]:
+    """Both of the campaign's suites have ``jobs`` finished jobs each."""
     from pairbench.library.suites import list_suites, suite_jobs
 
-    child = subprocess.Popen(
-        [*PAIRBENCH, "--library", str(lab.library), "campaign", "run", str(plan)],
-        stdout=subprocess.DEVNULL,
-        stderr=subprocess.PIPE,
-        text=True,
-    )
-    try:
-        deadline = time.monotonic() + 180
-        while time.monotonic() < deadline:
-            with Library.open(lab.library) as lib:
-                ours = [s for s in list_suites(lib) if "campaign" in s.tags]
-                done = [len(suite_jobs(lib, s.id)) for s in ours]
-            if len(done) == 2 and min(done) >= jobs:
-                os.kill(child.pid, signal.SIGKILL)
-                break
-            assert child.poll() is None, child.communicate()[1]
-            time.sleep(0.1)
-        else:
-            raise AssertionError(f"the suites did not reach {jobs} jobs each in 180 s")
-    finally:
-        if child.poll() is None:
-            child.kill()
-        child.communicate(timeout=30)
+    def ready(lib: Library) -> bool:
+        done = [len(suite_jobs(lib, s.id)) for s in list_suites(lib) if "campaign" in s.tags]
+        return len(done) == 2 and min(done) >= jobs
+
+    return ready
 
 
 def test_a_storage_suite_per_host_killed_and_resumed_goes_on_with_the_same_suites(
@@ -262,7 +247,7 @@ def test_a_storage_suite_per_host_killed_and_resumed_goes_on_with_the_same_suite
     target.mkdir()
     plan = tmp_path / "storage.toml"
     plan.write_text(STORAGE_PLAN.format(target=target), encoding="utf-8")
-    _kill_mid_suites(pairs, plan, jobs=3)
+    _kill_when(pairs, plan, _suites_with_jobs(3), "the suites did not reach 3 jobs each")
     [listed] = [
         c for c in _cli(pairs, "campaign", "list", "--json") if c["name"] == "storage on two hosts"
     ]
