@@ -144,7 +144,7 @@ def test_the_team_source_lists_filters_and_keeps_the_other_users_runs_read_only(
             view.refresh()
         assert _labels(view) == [wanted]
         assert "match the filters" in view.count_label.text()
-        # Read-only: nothing to edit, delete or compare; Open stays.
+        # Read-only: nothing to edit or delete; Open and Compare stay.
         view.select_run(view.model.run_at(0).id)
         assert "read-only" in view.editor.selected_label.text()
         for widget in (
@@ -153,10 +153,9 @@ def test_the_team_source_lists_filters_and_keeps_the_other_users_runs_read_only(
             view.notes_edit,
             view.save_button,
             view.delete_button,
-            view.compare_button,
         ):
             assert not widget.isEnabled(), widget
-        assert view.open_button.isEnabled()
+        assert view.open_button.isEnabled() and view.compare_button.isEnabled()
         label_cell = view.model.index(0, LABEL)
         assert not view.model.flags(label_cell) & Qt.ItemFlag.ItemIsEditable
         assert not view.model.setData(label_cell, "renamed")

@@ -111,11 +111,13 @@ class SeriesLike(Protocol):
 
 @dataclass(frozen=True, slots=True)
 class RunInput:
-    """One run to compare: the stored run, its pair (None if since removed), its series."""
+    """One run to compare: the stored run, its pair (None if since removed), its series, and
+    who ran it when known (a comparison with team runs)."""
 
     run: Run
     pair: HostPair | None = None
     series: Sequence[SeriesLike] = ()
+    ran_by: str = ""
 
 
 class GroupKind(enum.StrEnum):
@@ -125,24 +127,25 @@ class GroupKind(enum.StrEnum):
     TAG = "tag"
     LABEL = "label"
     PAIR = "pair"
+    RAN_BY = "ran_by"  # who ran each run (a comparison with team runs)
 
 
 @dataclass(frozen=True, slots=True)
 class GroupBy:
-    """A grouping: ``run``, ``label``, ``pair`` or ``tag:KEY``."""
+    """A grouping: ``run``, ``label``, ``pair``, ``ran_by`` or ``tag:KEY``."""
 
     kind: GroupKind = GroupKind.RUN
     key: str = ""
 
     @classmethod
     def parse(cls, text: str) -> GroupBy:
-        """``run``, ``label``, ``pair`` or ``tag:KEY``."""
+        """``run``, ``label``, ``pair``, ``ran_by`` or ``tag:KEY``."""
         name, sep, key = text.strip().partition(":")
         try:
             kind = GroupKind(name.lower())
         except ValueError:
             raise CompareError(
-                f"unknown grouping {text!r}: use run, label, pair or tag:KEY"
+                f"unknown grouping {text!r}: use run, label, pair, ran_by or tag:KEY"
             ) from None
         if kind is GroupKind.TAG and not key:
             raise CompareError("group by tag needs its key: tag:KEY (e.g. tag:zone)")
@@ -162,6 +165,8 @@ class GroupBy:
             return run.label or "(no label)"
         if self.kind is GroupKind.PAIR:
             return run.spec.pair
+        if self.kind is GroupKind.RAN_BY:
+            return item.ran_by or "(unknown)"
         return tag_value(item, self.key) or f"(no {self.key})"
 
 
@@ -630,6 +635,8 @@ def run_metadata(item: RunInput) -> dict[str, str]:
         "status": run.status.value,
         "label": run.label or ABSENT,
     }
+    if item.ran_by:
+        fields["ran by"] = item.ran_by
     for key in sorted(run.spec.params):
         fields[f"param {key}"] = run.spec.params[key]
     for key in sorted(run.tags):

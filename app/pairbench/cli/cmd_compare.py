@@ -1,4 +1,5 @@
-"""``pairbench compare ID...``: statistics, a comparison table and charts of stored runs."""
+"""``pairbench compare ID...``: statistics, a comparison table and charts of stored runs, this
+computer's and the team library's (``team:UUID``) mixed."""
 
 from __future__ import annotations
 
@@ -21,7 +22,7 @@ from pairbench.export.charts import (
 )
 from pairbench.export.compare_json import comparison_payload
 from pairbench.export.escaping import terminal_text
-from pairbench.export.selection import SelectionError, select_run_ids
+from pairbench.export.selection import SelectionError
 from pairbench.export.tables import (
     Report,
     comparison_csv,
@@ -30,7 +31,13 @@ from pairbench.export.tables import (
     to_markdown,
     to_text,
 )
-from pairbench.services.compare import compare_inputs
+from pairbench.services.compare_refs import (
+    load_compare_inputs,
+    parse_refs,
+    resolve_baseline,
+    runs_payload,
+)
+from pairbench.services.library import LibraryError
 
 TABLE_SUFFIXES = (".md", ".csv", ".html")
 _SIZE_RE = re.compile(r"([0-9]{3,5})x([0-9]{3,5})")
@@ -49,18 +56,20 @@ def add_parser(sub: argparse._SubParsersAction[argparse.ArgumentParser]) -> None
         "runs",
         nargs="+",
         metavar="ID",
-        help="run ids (12), ranges (12-17), or pair:NAME, label:TEXT, tag:KEY=VALUE",
+        help="run ids (12), ranges (12-17), pair:NAME, label:TEXT, tag:KEY=VALUE, or a team "
+        "library's run: team:UUID (shown in the comparison as #-N, N its id on the server)",
     )
     p.add_argument(
         "--group-by",
         default="run",
-        metavar="run|label|pair|tag:KEY",
-        help="treat runs sharing a label, pair or tag value as repeats (default: run)",
+        metavar="run|label|pair|ran_by|tag:KEY",
+        help="treat runs sharing a label, pair, tag value or who ran them (ran_by: in a "
+        "comparison with team runs) as repeats (default: run)",
     )
     p.add_argument("--metric", help="the metric to compare (default: throughput, else latency…)")
     p.add_argument(
         "--baseline",
-        metavar="ID|GROUP",
+        metavar="ID|team:UUID|GROUP",
         help="the baseline (default: the oldest group, whose first run started first)",
     )
     p.add_argument(
@@ -116,17 +125,16 @@ def handle(args: argparse.Namespace, env: Environment) -> ExitStatus:
         return ExitStatus.ERROR
     try:
         with env.open_library() as lib:
-            ids = select_run_ids(lib, args.runs)
-            inputs = compare_inputs(lib, ids)
+            loaded = load_compare_inputs(lib, parse_refs(lib, args.runs))
         cmp = compare(
-            inputs,
+            loaded.inputs,
             metric=args.metric,
             group_by=group_by,
             policy=policy,
-            baseline=args.baseline,
+            baseline=resolve_baseline(loaded, args.baseline, group_by),
             confidence=args.confidence,
         )
-    except (SelectionError, CompareError, StatsError) as exc:
+    except (SelectionError, CompareError, StatsError, LibraryError) as exc:
         env.err(terminal_text(f"pairbench: {exc}"))
         return ExitStatus.ERROR
     report = comparison_report(cmp, title=args.title)
@@ -161,10 +169,18 @@ def handle(args: argparse.Namespace, env: Environment) -> ExitStatus:
             status = ExitStatus.ERROR
     if args.json:
         payload = comparison_payload(cmp)
+        payload["runs"] = runs_payload(loaded)
         payload["files"] = written
         env.out(json.dumps(payload))
     else:
         env.out(to_text(report).rstrip("\n"))
+        for run_id, published in loaded.team.items():
+            env.out(
+                terminal_text(
+                    f"#{run_id}: team run {published.uuid}, ran by {published.ran_by} "
+                    f"on {published.origin}"
+                )
+            )
         for path in written:
             env.out(f"wrote {path}")
     return status

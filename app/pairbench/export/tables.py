@@ -218,6 +218,8 @@ def _grouping_text(cmp: Comparison) -> str:
         return "per run"
     if kind is GroupKind.TAG:
         return f"grouped by tag {cmp.group_by.key!r}"
+    if kind is GroupKind.RAN_BY:
+        return "grouped by who ran them"
     return f"grouped by {kind.value}"
 
 

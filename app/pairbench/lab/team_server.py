@@ -87,6 +87,15 @@ class TeamServer:
         self.port = _free_port()
         self._passwords = {role: secrets.token_urlsafe(12) for role in (*WRITERS, *READERS)}
         self._proc: subprocess.Popen[bytes] | None = None
+        # Where it listens: loopback, or an address of a lab namespace it runs in (so a test
+        # can cut the network between a client and it by setting a lab link down).
+        self.address = "127.0.0.1"
+        self.netns: str | None = None
+
+    def place(self, netns: str, address: str) -> None:
+        """Run (from the next start) in network namespace ``netns``, listening on
+        ``address`` (one of that namespace's); the unix socket stays in the directory."""
+        self.netns, self.address = netns, address
 
     @classmethod
     def create(cls, parent: Path | None = None) -> Self:
@@ -112,7 +121,7 @@ class TeamServer:
     def url(self, role: str, *, password: bool = False, dbname: str = DATABASE) -> str:
         """The libpq URL of a database (``pairbench``) as ``role`` (no password by default)."""
         secret = f":{self._passwords[role]}" if password else ""
-        return f"postgresql://{role}{secret}@127.0.0.1:{self.port}/{dbname}"
+        return f"postgresql://{role}{secret}@{self.address}:{self.port}/{dbname}"
 
     def password(self, role: str) -> str:
         return self._passwords[role]
@@ -156,6 +165,9 @@ class TeamServer:
             ),
             timeout=INITDB_TIMEOUT_S,
         )
+        if self.netns is not None:  # members connect from the namespace's networks
+            with (self.data / "pg_hba.conf").open("a", encoding="utf-8") as hba:
+                hba.write("host all all samenet scram-sha-256\n")
         self.start()
         self._create_roles()
 
@@ -170,7 +182,7 @@ class TeamServer:
             "-p",
             str(self.port),
             "-c",
-            "listen_addresses=127.0.0.1",
+            f"listen_addresses={self.address}",
             "-c",
             f"unix_socket_directories={self.sockets}",
             "-c",
@@ -181,8 +193,12 @@ class TeamServer:
             "max_connections=30",
         ]
         with self.log.open("ab") as log:
+            inside = ["ip", "netns", "exec", self.netns] if self.netns else []
             self._proc = subprocess.Popen(
-                self._as_owner(argv), stdout=log, stderr=subprocess.STDOUT, cwd=self.root
+                [*inside, *self._as_owner(argv)],
+                stdout=log,
+                stderr=subprocess.STDOUT,
+                cwd=self.root,
             )
         ready = [str(self.bindir / "pg_isready"), "-q", "-h", str(self.sockets)]
         ready += ["-p", str(self.port), "-U", "postgres", "-d", "postgres"]

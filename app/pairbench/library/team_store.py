@@ -17,6 +17,7 @@ from pairbench.domain import Run, RunStatus
 from pairbench.library.connection import Library, LibraryError
 from pairbench.library.run_filter import RunFilter
 from pairbench.library.run_rows import COLUMNS, runs_from_rows
+from pairbench.library.team_connect import connect_settings, describe
 from pairbench.library.team_filter import order_page, where_clause
 from pairbench.library.team_live import notify_live, replace_live_copy
 from pairbench.library.team_publish import LOCAL_RUN, copy_run, local_snapshot
@@ -84,24 +85,15 @@ class TeamStore:
 
         ``password`` is passed to libpq when given; otherwise libpq's own sources apply
         (PGPASSWORD, ~/.pgpass, PGSERVICE, a client certificate). Nothing is stored.
-        Unless the URL sets them, TCP keepalives and a TCP user timeout (3 × ``timeout_s``)
-        make a cut network an error within seconds instead of a publish that hangs.
+        Unless the URL sets them, keepalives and TCP user timeouts on both ends make a cut
+        network an error within seconds instead of a publish that hangs (``team_connect``).
         """
         target = describe(url)
         try:
             given = conninfo_to_dict(url)
         except psycopg.ProgrammingError as exc:
             raise TeamError(f"team library URL {target!r} is not valid: {exc}") from exc
-        defaults: dict[str, Any] = {
-            "connect_timeout": max(2, round(timeout_s)),
-            "application_name": "pairbench",
-            "keepalives": 1,
-            "keepalives_idle": max(1, round(timeout_s)),
-            "keepalives_interval": max(1, round(timeout_s / 3)),
-            "keepalives_count": 3,
-            "tcp_user_timeout": max(1000, round(timeout_s * 3000)),
-        }
-        kwargs = {k: v for k, v in defaults.items() if k not in given}
+        kwargs = connect_settings(given, timeout_s)
         kwargs["autocommit"] = True
         if password is not None:
             kwargs["password"] = password
@@ -232,6 +224,18 @@ class TeamStore:
         runs = runs_from_rows([r[:-4] for r in rows])
         return [TeamRun(run, *r[-4:]) for run, r in zip(runs, rows, strict=True)]
 
+    def runs_by_uuid(self, uuids: Sequence[str]) -> dict[str, TeamRun]:
+        """The team's runs of these UUIDs, by UUID as given (a UUID it lacks is left out)."""
+        wanted = {_uuid(u): u for u in uuids}
+        if not wanted:
+            return {}
+        sql = f"SELECT {_TEAM_COLUMNS} FROM runs WHERE uuid = ANY(%s::uuid[])"
+        with self._errors("read runs"):
+            rows = self._conn.cursor(binary=True).execute(sql.encode(), (list(wanted),)).fetchall()
+        runs = runs_from_rows([r[:-4] for r in rows])
+        found = [TeamRun(run, *r[-4:]) for run, r in zip(runs, rows, strict=True)]
+        return {wanted[t.uuid]: t for t in found}
+
     def count_runs(self, flt: RunFilter | None = None) -> int:
         """How many of the team's runs match ``flt`` (its order, limit and offset aside)."""
         where, args = where_clause(flt or RunFilter())
@@ -327,6 +331,12 @@ class TeamStore:
                 f"cannot {doing}: database {self.target} already holds tables of another "
                 f"program ({_first_line(exc)}); give the team library a database of its own"
             ) from exc
+        if isinstance(exc, pg_errors.LockNotAvailable):
+            raise TeamError(
+                f"cannot {doing}: team library {self.target} still holds an earlier publish "
+                f"of it that a cut network left open; the server ends it within seconds: "
+                f"try again (`pairbench team push`)"
+            ) from exc
         if isinstance(exc, psycopg.OperationalError) or self._conn.closed:
             raise TeamUnreachableError(
                 f"cannot {doing}: team library {self.target} went away "
@@ -334,19 +344,6 @@ class TeamStore:
                 f"half-done stays there; try again when it is back"
             ) from exc
         raise TeamError(f"cannot {doing} in team library {self.target}: {exc}") from exc
-
-
-def describe(url: str) -> str:
-    """``user@host:port/dbname`` of a libpq URL or conninfo string, without its password."""
-    try:
-        info = conninfo_to_dict(url)
-    except psycopg.Error:
-        return "(an invalid URL)"
-    user = info.get("user") or ""
-    host = info.get("host") or "localhost"
-    port = info.get("port") or ""
-    dbname = info.get("dbname") or ""
-    return f"{user}{'@' if user else ''}{host}{':' if port else ''}{port}/{dbname}"
 
 
 def _connect_error(target: str, exc: psycopg.OperationalError, given: bool) -> TeamError:
@@ -363,6 +360,12 @@ def _connect_error(target: str, exc: psycopg.OperationalError, given: bool) -> T
         )
     if "does not exist" in text:
         return TeamError(f"team library {target}: {_one_line(text)}; check the URL")
+    if "no pg_hba.conf entry" in text:
+        return TeamError(
+            f"team library {target} refuses connections from this computer "
+            f"({_one_line(text)}): its administrator adds a line for your network to "
+            f"pg_hba.conf (see the README)"
+        )
     return TeamUnreachableError(
         f"cannot reach team library {target} ({_one_line(text)}); runs wait in the outbox "
         f"until it is back"

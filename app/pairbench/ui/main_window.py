@@ -15,6 +15,7 @@ from PySide6.QtWidgets import (
     QWidget,
 )
 
+from pairbench.services.compare_refs import RunRef
 from pairbench.services.library import Library
 from pairbench.ui.bridge import EngineBridge
 from pairbench.ui.campaign.campaign_panel import CampaignPanel
@@ -187,9 +188,10 @@ class MainWindow(QMainWindow):
         )
         return answer == QMessageBox.StandardButton.Yes
 
-    def _open_compare(self, run_ids: list[int]) -> None:
+    def _open_compare(self, run_ids: list[RunRef]) -> None:
         from pairbench.ui.compare.loading import open_compare
 
-        load = open_compare(self.bridge, run_ids, self)
+        # This computer's run ids or TeamRefs; team series cached for the window's session.
+        load = open_compare(self.bridge, run_ids, self, self.runs_view.team.cache)
         load.opened.connect(self.compare_windows.append)
         self.compare_loads.append(load)

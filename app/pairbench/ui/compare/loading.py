@@ -1,4 +1,6 @@
-"""Loading the runs of a comparison on the engine thread, with progress and cancel."""
+"""Loading the runs of a comparison on the engine thread, with progress and cancel; a team
+run's series in a worker thread (the engine's loop never waits on the team server), through
+the window's ``TeamSeriesCache`` (fetched once per session)."""
 
 from __future__ import annotations
 
@@ -10,8 +12,9 @@ from PySide6.QtCore import QObject, Qt, Signal
 from PySide6.QtWidgets import QMessageBox, QProgressDialog, QWidget
 
 from pairbench.analysis.compare import RunInput
-from pairbench.services.compare import iter_compare_inputs
+from pairbench.services.compare_refs import RunRef, TeamRef, local_input, team_inputs, team_url
 from pairbench.services.library import Library
+from pairbench.services.team_browser import TeamSeriesCache
 from pairbench.ui.bridge import EngineBridge
 from pairbench.ui.compare.view import CompareView, show_compare
 
@@ -31,9 +34,16 @@ class CompareLoad(QObject):
     opened = Signal(object)
     failed = Signal(str)
 
-    def __init__(self, bridge: EngineBridge, run_ids: list[int], parent: QWidget) -> None:
+    def __init__(
+        self,
+        bridge: EngineBridge,
+        run_ids: list[RunRef],
+        parent: QWidget,
+        team_cache: TeamSeriesCache | None = None,
+    ) -> None:
         super().__init__(parent)
         self.run_ids = list(run_ids)
+        self.team_cache = team_cache if team_cache is not None else TeamSeriesCache()
         self.view: CompareView | None = None
         self.message: QMessageBox | None = None
         self._parent = parent
@@ -59,15 +69,19 @@ class CompareLoad(QObject):
 
     async def _job(self, library: Library) -> list[RunInput] | None:
         inputs: list[RunInput] = []
-        items = iter_compare_inputs(library, self.run_ids)
-        while not self._stop.is_set():  # checked before each run is read
-            item = next(items, None)
-            if item is None:
-                return inputs
-            inputs.append(item)
+        url: str | None = None
+        for ref in self.run_ids:
+            if self._stop.is_set():  # checked before each run is read
+                return None
+            if isinstance(ref, TeamRef):
+                url = url or team_url(library)
+                loaded = await asyncio.to_thread(team_inputs, url, [ref], self.team_cache)
+                inputs.append(loaded[0][0])
+            else:
+                inputs.append(local_input(library, ref))
             self.progressed.emit(len(inputs), len(self.run_ids))
             await asyncio.sleep(0)  # live runs on the engine loop go on between two loads
-        return None
+        return None if self._stop.is_set() else inputs
 
     @property
     def cancelled(self) -> bool:
@@ -95,6 +109,11 @@ class CompareLoad(QObject):
             return
         self._close_dialog()
         self.view = show_compare(inputs, self._parent)
+        team = sum(1 for ref in self.run_ids if isinstance(ref, TeamRef))
+        if team:
+            self.view.setWindowTitle(
+                f"Compare {len(inputs)} runs ({team} from the team library, #-N) — Pairbench"
+            )
         self.opened.emit(self.view)
 
     def _error(self, error: BaseException) -> None:
@@ -109,6 +128,12 @@ class CompareLoad(QObject):
         self.message.open()
 
 
-def open_compare(bridge: EngineBridge, run_ids: list[int], parent: QWidget) -> CompareLoad:
-    """Load these runs off the GUI thread, then open a compare window of them."""
-    return CompareLoad(bridge, run_ids, parent).start()
+def open_compare(
+    bridge: EngineBridge,
+    run_ids: list[RunRef],
+    parent: QWidget,
+    team_cache: TeamSeriesCache | None = None,
+) -> CompareLoad:
+    """Load these runs (this computer's ids, ``TeamRef``s) off the GUI thread, then open a
+    compare window of them; team runs' series through ``team_cache``."""
+    return CompareLoad(bridge, run_ids, parent, team_cache).start()

@@ -91,6 +91,8 @@ class CompareView(QWidget):
         self.group_box.addItem("each run", "run")
         self.group_box.addItem("label", "label")
         self.group_box.addItem("pair", "pair")
+        if any(item.ran_by for item in self.inputs):
+            self.group_box.addItem("who ran it", "ran_by")
         for key in _tag_keys(self.inputs):
             self.group_box.addItem(f"tag {key}", f"tag:{key}")
         self.outlier_box = QComboBox()

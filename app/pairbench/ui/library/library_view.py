@@ -33,6 +33,7 @@ from pairbench.ui.library.run_detail import RunDetailView
 from pairbench.ui.library.run_editor import RunEditor
 from pairbench.ui.library.runs_list import RunsList
 from pairbench.ui.library.runs_model import LABEL
+from pairbench.ui.library.team_compare import team_refs
 from pairbench.ui.library.team_mode import TeamMode
 
 
@@ -44,7 +45,7 @@ class LibraryView(QWidget):
     importFailed = Signal(str)
     saved = Signal(object)  # Run, after its label, tags or notes were stored
     deleted = Signal(list)  # run ids
-    compareRequested = Signal(list)  # run ids (two or more selected)
+    compareRequested = Signal(list)  # run ids, or TeamRefs under "Team" (two or more)
     runAgainRequested = Signal(object)  # RunSpec: the detail's "Run again…"
 
     def __init__(self, bridge: EngineBridge, parent: QWidget | None = None) -> None:
@@ -283,14 +284,13 @@ class LibraryView(QWidget):
 
     def compare_selected(self) -> None:
         """Ask for a comparison of the selected runs (the main window opens the view)."""
-        ids = [run.id for run in self.selected_runs()]
-        if self.runs.team:
-            self.message.show_message("info", "Compare takes this computer's runs.")
-            return
-        if len(ids) < 2:
+        runs = self.selected_runs()
+        if len(runs) < 2:
             self.message.show_message("error", "Select two or more runs to compare.")
             return
-        self.compareRequested.emit(ids)
+        self.compareRequested.emit(
+            team_refs(self.model, runs) if self.runs.team else [r.id for r in runs]
+        )
 
     def open_selected(self) -> None:
         """Show the current run's detail view."""

@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-from collections import defaultdict
 from datetime import datetime
 from typing import Any
 
@@ -41,9 +40,12 @@ from pairbench.services.run_browser import RunDetail, SeriesArrays, load_run_det
 from pairbench.ui.bridge import EngineBridge, EngineJob
 from pairbench.ui.library.jobs import call_for, error_text
 from pairbench.ui.library.latency_histogram import LatencyHistogram, show_histogram_tab
-from pairbench.ui.library.metric_plot import MetricPlot, without_copied_sum
+from pairbench.ui.library.live_plots import plot_groups, update_plots
+from pairbench.ui.library.metric_plot import MetricPlot
 from pairbench.ui.library.runs_model import STATUS_COLORS
 from pairbench.ui.run.burst_panel import burst_analysis_rows
+
+LIVE_COLOR = "#1f6feb"  # the live line: the colour of a running status
 
 
 def _when(epoch: float | None) -> str:
@@ -104,6 +106,10 @@ class RunDetailView(QWidget):
         self.error_label.setStyleSheet("color: #b3261e;")
         self.error_label.setTextInteractionFlags(Qt.TextInteractionFlag.TextSelectableByMouse)
         self.error_label.hide()
+        self.live_label = QLabel()  # "live: updated HH:MM:SS, N samples" while it follows
+        self.live_label.setObjectName("live_label")
+        self.live_label.setStyleSheet(f"color: {LIVE_COLOR};")
+        self.live_label.hide()
 
         self.info_tree = QTreeWidget()
         self.info_tree.setColumnCount(2)
@@ -160,6 +166,7 @@ class RunDetailView(QWidget):
         titles = QVBoxLayout()
         titles.addWidget(self.title)
         titles.addWidget(self.subtitle)
+        titles.addWidget(self.live_label)
         titles.addWidget(self.error_label)
         header.addLayout(titles, 1)
         header.addWidget(self.copy_button, 0, Qt.AlignmentFlag.AlignTop)
@@ -176,11 +183,31 @@ class RunDetailView(QWidget):
 
         self.load(run_id, job)
 
+    @property
+    def generation(self) -> int:
+        """Counts the runs opened: what was started for an earlier one is stale."""
+        return self._generation
+
     def load(self, run_id: int, job: EngineJob[RunDetail], *, team_note: str = "") -> None:
         """Show the detail ``job`` loads on the engine thread; with ``team_note`` (where a team
         run comes from) the run is the team library's: read-only, no Run again."""
+        generation = self.begin(run_id, team_note=team_note)
+
+        def done(detail: RunDetail) -> None:
+            if generation == self._generation:
+                self.analyses = detail.analyses
+                self._show(detail)
+
+        def failed(error: BaseException) -> None:
+            if generation == self._generation:
+                self.show_error(error_text(error))
+
+        call_for(self, self.bridge, job, done, failed)
+
+    def begin(self, run_id: int, *, team_note: str = "") -> int:
+        """Clear the view for run ``run_id`` ("Loading…"); its generation, for what is to show
+        it (``load``, or the copies of a team run followed live: ``show_copy``)."""
         self._generation += 1
-        generation = self._generation
         self.run_id = run_id
         self.team_note = team_note
         for button in (self.copy_button, self.again_button):
@@ -190,25 +217,38 @@ class RunDetailView(QWidget):
         self.title.setText(f"Run {run_id}")
         self.subtitle.setText("Loading…")
         self.error_label.hide()
+        self.live_label.hide()
         self.summary_item = None
         self.info_tree.clear()
         self.raw_text.clear()
         self._clear_plots()
         self.histogram = show_histogram_tab(self.tabs, self.histogram, {})
+        return self._generation
 
-        def done(detail: RunDetail) -> None:
-            if generation == self._generation:
-                self.analyses = detail.analyses
-                self._show(detail)
+    def show_error(self, text: str) -> None:
+        """The run could not be opened: say why."""
+        self.subtitle.setText("")
+        self.error_label.setText(f"Cannot open run {self.run_id}: {text}")
+        self.error_label.show()
+        self.failed.emit(text)
 
-        def failed(error: BaseException) -> None:
-            if generation == self._generation:
-                self.subtitle.setText("")
-                self.error_label.setText(f"Cannot open run {run_id}: {error_text(error)}")
-                self.error_label.show()
-                self.failed.emit(error_text(error))
-
-        call_for(self, self.bridge, job, done, failed)
+    def show_copy(self, detail: RunDetail, live_line: str) -> None:
+        """A new copy of the team run followed live: the first one, or a copy of another
+        status, shows in full; the next ones update the status line and the plots in place
+        (the plots are made again only when a metric, stream or axis scale changes)."""
+        shown = self.detail
+        if shown is None or shown.run.status is not detail.run.status:
+            self.error_label.hide()  # a server out of reach said before it came
+            self.analyses = detail.analyses
+            self._show(detail)
+        else:
+            self.detail = detail
+            self.duration_text = _duration_text(detail.run, detail.series)
+            self.subtitle.setText(self._subtitle(detail.run))
+            if not update_plots(self.plots, detail.series):
+                self._fill_plots(detail.series, detail.run.spec.tool)
+        self.live_label.setText(live_line)
+        self.live_label.setVisible(bool(live_line))
 
     def _clear_plots(self) -> None:
         self.plots = []
@@ -228,17 +268,7 @@ class RunDetailView(QWidget):
             f"{'Team run' if self.team_note else 'Run'} {run.id} · {run.spec.tool} on "
             f"{run.spec.pair}" + (f" · {run.label}" if run.label else "")
         )
-        color = STATUS_COLORS.get(run.status)
-        status = (
-            f'<span style="color:{color.name()}">{run.status.value}</span>'
-            if color
-            else run.status.value
-        )
-        self.subtitle.setText(
-            f"{status} · started {_when(run.started_at)} · {self.duration_text}"
-            + (f" · {run.tool_version}" if run.tool_version else "")
-            + (f" · {self.team_note}" if self.team_note else "")
-        )
+        self.subtitle.setText(self._subtitle(run))
         if run.error:
             self.error_label.setText(run.error)
             self.error_label.show()
@@ -258,6 +288,19 @@ class RunDetailView(QWidget):
             text += "\n\n[… the raw output is longer; the rest is not shown here]"
         self.raw_text.setPlainText(text or "(no raw output stored)")
         self.loaded.emit(detail)
+
+    def _subtitle(self, run: Run) -> str:
+        color = STATUS_COLORS.get(run.status)
+        status = (
+            f'<span style="color:{color.name()}">{run.status.value}</span>'
+            if color
+            else run.status.value
+        )
+        return (
+            f"{status} · started {_when(run.started_at)} · {self.duration_text}"
+            + (f" · {run.tool_version}" if run.tool_version else "")
+            + (f" · {self.team_note}" if self.team_note else "")
+        )
 
     def _fill_info(self, run: Run) -> None:
         tree = self.info_tree
@@ -330,15 +373,9 @@ class RunDetailView(QWidget):
 
     def _fill_plots(self, series: list[SeriesArrays], tool: str) -> None:
         self._clear_plots()
-        by_metric: dict[str, list[SeriesArrays]] = defaultdict(list)
-        for one in series:
-            if len(one.t):
-                by_metric[one.metric].append(one)
-        for metric, group in by_metric.items():
-            by_metric[metric] = without_copied_sum(group)
         colors: dict[str, int] = {}  # one colour per stream in every plot of the run
-        for metric in metric_order(by_metric):
-            plot = MetricPlot(metric, by_metric[metric], tool, stream_colors=colors)
+        for metric, group in plot_groups(series).items():
+            plot = MetricPlot(metric, group, tool, stream_colors=colors)
             self.plots.append(plot)
             self.plots_layout.addWidget(plot)
         if not self.plots:

@@ -77,7 +77,7 @@ class RunEditor(QGroupBox):
         self.notes_edit.setEnabled(one is not None and writable)
         self.open_button.setEnabled(one is not None)
         self.delete_button.setEnabled(bool(runs) and writable)
-        self.compare_button.setEnabled(writable)  # compare takes this computer's runs
+        self.compare_button.setEnabled(True)  # this computer's runs, or the team's
         self.tags_error.hide()
         self.bulk = many
         if one is None:

@@ -1,17 +1,21 @@
 """The Library tab's team source: offers "Team" beside "This computer" when this library has a
-team library, lists the team's runs read-only (with who ran each), and opens a team run with
-its series fetched from the server once per session."""
+team library, lists the team's runs read-only (with who ran each, a running run marked live),
+and opens a team run with its series fetched from the server once per session, or follows it
+live while it runs (its row is refreshed when its final copy comes)."""
 
 from __future__ import annotations
 
-from datetime import datetime
 from typing import TYPE_CHECKING
 
 from PySide6.QtCore import QObject
 
-from pairbench.domain import Run
+from pairbench.domain import Run, RunStatus
 from pairbench.services.team_browser import TeamSeriesCache
+from pairbench.services.team_follow import LiveCopy
 from pairbench.ui.library.jobs import call_for
+from pairbench.ui.library.live_status import LiveStatusDelegate
+from pairbench.ui.library.runs_model import STATUS
+from pairbench.ui.library.team_follow import TeamFollow, origin_note
 from pairbench.ui.library.team_jobs import configured_team, team_detail_job
 
 if TYPE_CHECKING:
@@ -28,6 +32,9 @@ class TeamMode(QObject):
         self.view = view
         self.cache = TeamSeriesCache()  # team runs' series, for this window's session
         self.url: str | None = None
+        self.live = TeamFollow(view.detail)  # a running team run's detail, followed live
+        self.live.finished.connect(self._final_copy)
+        self._live_status = LiveStatusDelegate(view.table)
         view.filters.sourceChanged.connect(self._source_changed)
         view.filters.refreshClicked.connect(self.check)
         view.files.imported.connect(self._imported)
@@ -51,7 +58,10 @@ class TeamMode(QObject):
     def _source_changed(self, team: bool) -> None:
         view = self.view
         view.message.hide()
+        self.live.stop()
         view.runs.set_team(team)
+        plain = view.table.itemDelegate()
+        view.table.setItemDelegateForColumn(STATUS, self._live_status if team else plain)
         view.editor.read_only = team
         view.refresh()
 
@@ -74,9 +84,37 @@ class TeamMode(QObject):
         origin = model.origin_of(run_id)
         if row is None or origin is None:
             return True
-        published = datetime.fromtimestamp(origin.published_at).strftime("%Y-%m-%d %H:%M")
-        note = f"ran by {origin.ran_by} on {origin.origin}, published {published} · read-only"
-        job = team_detail_job(self.cache, model.run_at(row), origin.uuid)
-        self.view.detail.load(run_id, job, team_note=note)
+        run = model.run_at(row)
+        if run.status is RunStatus.RUNNING and self.url:
+            # Still running: read afresh at each live copy (never from the cache).
+            note = origin_note(origin, live=True)
+            self.live.follow(self.url, origin.uuid, run_id, team_note=note)
+        else:
+            self.live.stop()
+            job = team_detail_job(self.cache, run, origin.uuid)
+            self.view.detail.load(run_id, job, team_note=origin_note(origin))
         self.view.stack.setCurrentWidget(self.view.detail)
         return True
+
+    def _final_copy(self, copy: LiveCopy) -> None:
+        """The run followed ended: its row in the Team list becomes the final copy (a new id
+        on the server), still selected if it was."""
+        model = self.view.model
+        if not self.active:
+            return
+        runs = model.runs()
+        rows = [i for i, run in enumerate(runs) if self._uuid_of(run.id) == copy.published.uuid]
+        if not rows:
+            return
+        selected = self.view.runs.current_run_id() in {runs[row].id for row in rows}
+        final = copy.detail.run
+        model.add_origins({final.id: copy.published})
+        for row in rows:
+            runs[row] = final
+        model.sync(runs, model.total)
+        if selected:
+            self.view.runs.select_run(final.id)
+
+    def _uuid_of(self, run_id: int) -> str | None:
+        origin = self.view.model.origin_of(run_id)
+        return None if origin is None else origin.uuid
