@@ -92,6 +92,7 @@ def _run(
         _,  # tags: given
         run.notes,
         run.error,
+        *_extra,  # columns a caller selected after these (the team library's own)
     ) = row
     spec = _SpecDraft()
     spec.pair = pair

@@ -221,7 +221,7 @@ class TeamStore:
         sql = f"SELECT {_TEAM_COLUMNS} FROM runs{where}{order_page(flt, args)}"
         with self._errors("list runs"):  # binary rows: numbers decode without parsing text
             rows = self._conn.cursor(binary=True).execute(sql.encode(), args).fetchall()
-        runs = runs_from_rows([r[:-4] for r in rows])
+        runs = runs_from_rows(rows)
         return [TeamRun(run, *r[-4:]) for run, r in zip(runs, rows, strict=True)]
 
     def runs_by_uuid(self, uuids: Sequence[str]) -> dict[str, TeamRun]:
@@ -232,7 +232,7 @@ class TeamStore:
         sql = f"SELECT {_TEAM_COLUMNS} FROM runs WHERE uuid = ANY(%s::uuid[])"
         with self._errors("read runs"):
             rows = self._conn.cursor(binary=True).execute(sql.encode(), (list(wanted),)).fetchall()
-        runs = runs_from_rows([r[:-4] for r in rows])
+        runs = runs_from_rows(rows)
         found = [TeamRun(run, *r[-4:]) for run, r in zip(runs, rows, strict=True)]
         return {wanted[t.uuid]: t for t in found}
 
