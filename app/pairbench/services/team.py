@@ -9,6 +9,7 @@ import socket
 import urllib.parse
 from collections.abc import Sequence
 from dataclasses import dataclass, field, replace
+from pathlib import Path
 
 from pairbench.library import Library, LibraryError
 from pairbench.library import team_local as local
@@ -117,6 +118,15 @@ def connect(
     may), then keep its address (never a password: that goes to the OS keyring, or stays in
     libpq's ``~/.pgpass`` / ``PGPASSWORD``). ``TeamError`` says what failed; nothing is kept
     then."""
+    clean = check_server(url, password=password)
+    keep_connection(lib, clean, name=name, auto=auto)
+    return status(lib)
+
+
+def check_server(url: str, *, password: str | None = None) -> str:
+    """The network half of ``connect`` (no library: the window runs it in a thread of its
+    own): the password, if any, into the OS keyring; the server reached and its tables made
+    when the role may. The address without its password."""
     clean, in_url = split_url(url)
     secret = password if password is not None else in_url
     if secret is not None and not store_secret(_account(clean), secret):
@@ -128,12 +138,16 @@ def connect(
         )
     with _open(clean, secret) as store:
         store.ensure_schema(create=True)
+    return clean
+
+
+def keep_connection(lib: Library, clean: str, *, name: str = "", auto: bool = True) -> None:
+    """The library half of ``connect``: keep the (checked) address and the settings."""
     if local.get_setting(lib, local.URL) != clean:
         local.forget_published(lib)
     local.set_setting(lib, local.URL, clean)
     local.set_setting(lib, local.NAME, name.strip() or default_name())
     local.set_setting(lib, local.AUTO, "on" if auto else "off")
-    return status(lib)
 
 
 def configured_url(lib: Library) -> str:
@@ -148,9 +162,14 @@ def configured_url(lib: Library) -> str:
 
 def status(lib: Library) -> TeamStatus:
     """The settings, the outbox and what the server says (or why it cannot be reached)."""
+    return server_status(local_status(lib))
+
+
+def local_status(lib: Library) -> TeamStatus:
+    """The settings and the outbox, from the library alone (no network)."""
     url = configured_url(lib)
     queued = local.outbox(lib)
-    base = TeamStatus(
+    return TeamStatus(
         url=url,
         name=local.get_setting(lib, local.NAME) or default_name(),
         auto=local.get_setting(lib, local.AUTO) == "on",
@@ -158,8 +177,13 @@ def status(lib: Library) -> TeamStatus:
         published=local.published_count(lib),
         last_error=next((q.last_error for q in reversed(queued) if q.last_error), ""),
     )
+
+
+def server_status(base: TeamStatus) -> TeamStatus:
+    """``base`` with what its server says: reachable, the role's rights, the schema, how many
+    runs it holds (or why it cannot be reached). Network only: any thread."""
     try:
-        with _open(url) as store:
+        with _open(base.url) as store:
             version = store.ensure_schema(create=False)
             role, can_publish = store.who()
             return replace(
@@ -233,6 +257,13 @@ def team_runs(lib: Library, flt: RunFilter | None = None) -> list[TeamRun]:
         return store.list_runs(flt=flt)
 
 
+def push_file(path: Path, *, every: bool = False) -> PushResult:
+    """``push`` on a connection of its own to the library at ``path`` (for a thread other than
+    the one holding the library: the window's "Publish now")."""
+    with Library.open(path, recover=False, check=False) as lib:
+        return push(lib, every=every)
+
+
 __all__ = [
     "LibraryError",
     "PushResult",
@@ -244,6 +275,7 @@ __all__ = [
     "connect",
     "open_store",
     "push",
+    "push_file",
     "split_url",
     "status",
     "team_runs",

@@ -62,6 +62,7 @@ def run_app(library_path: Path) -> int:
     team = TeamSync(bridge, library_path)
     try:
         window = MainWindow(bridge, library, app_settings(), secret_prompt=prompt)
+        window.teamConnected.connect(team.refresh)
         window.show()
         _show_library_warnings(window, library.warnings)
         report_startup(window)  # only with PAIRBENCH_REPORT_STARTUP=1

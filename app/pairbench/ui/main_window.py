@@ -37,6 +37,7 @@ class MainWindow(QMainWindow):
     """Composes the views; holds no logic of its own beyond closing cleanly."""
 
     exported = Signal(object)  # Path: runs exported from File ▸ Export
+    teamConnected = Signal(str)  # File ▸ Team library… kept a team library (its address)
 
     def __init__(
         self,

@@ -41,6 +41,13 @@ def build_menus(window: MainWindow, actions: WindowActions) -> dict[str, QAction
     made["export"] = _action(
         file, "&Export selected runs…", "Ctrl+E", actions.ask_export, "JSON, CSV or a bundle"
     )
+    made["team"] = _action(
+        file,
+        "&Team library…",
+        None,
+        actions.show_team_dialog,
+        "Connect to a team library on PostgreSQL; publish runs",
+    )
     file.addSeparator()
     made["close_tab"] = _action(file, "&Close tab", "Ctrl+W", actions.close_current_tab)
     made["quit"] = _action(file, "&Quit", "Ctrl+Q", window.close)

@@ -18,15 +18,22 @@ class TeamSync(QObject):
 
     def __init__(self, bridge: EngineBridge, library: Path, parent: QObject | None = None) -> None:
         super().__init__(parent)
+        self.bridge = bridge
         self.library = library
         self.publisher: LivePublisher | None = None
+        self.refresh()
+
+    def refresh(self, _url: str = "") -> None:
+        """Read the settings again (after File ▸ Team library… connected a server)."""
 
         async def job(lib: Library) -> LiveTarget | None:
             return live_target(lib)
 
-        bridge.call(job, self._start, lambda _error: None)
+        self.bridge.call(job, self._start, lambda _error: None)
 
     def _start(self, target: LiveTarget | None) -> None:
+        if self.publisher is not None and (target is None or target != self.publisher.target):
+            self.stop()  # another server, or no longer automatic
         if target is not None and self.publisher is None:
             self.publisher = LivePublisher(self.library, target).start()
 

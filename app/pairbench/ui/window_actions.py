@@ -90,6 +90,17 @@ class WindowActions(QObject):
 
         call_for(self.window, self.window.bridge, job, done, failed)
 
+    def show_team_dialog(self) -> QDialog:
+        """File ▸ Team library…: connect, see how it stands, publish what waits."""
+        from pairbench.ui.team_dialog import TeamDialog
+
+        window = self.window
+        dialog = TeamDialog(window.bridge, window.bridge.library_path, window)
+        dialog.connected.connect(window.teamConnected)
+        dialog.connected.connect(lambda _url: window.runs_view.team.check())
+        dialog.open()
+        return dialog
+
     def close_current_tab(self) -> None:
         """Close the current run tab (a running run is cancelled after asking)."""
         tab = self.window.tabs.currentWidget()
