@@ -16,12 +16,14 @@ import pytest
 from PySide6.QtCore import Qt
 from pytestqt.qtbot import QtBot
 
-from pairbench.domain import Record, RunSpec, RunStatus
+from pairbench.domain import Line, LineSource, Record, RunSpec, RunStatus
 from pairbench.library import Library, Recorder
 from pairbench.library import team_local as local
+from pairbench.library.analyses import store_analysis
 from pairbench.library.runs import create_run, finish_run, list_runs
 from pairbench.library.series import load_series
 from pairbench.services import team
+from pairbench.services.run_browser import load_run_detail
 from pairbench.ui.bridge import EngineBridge
 from pairbench.ui.library.library_view import LibraryView
 from pairbench.ui.library.runs_model import COLUMNS, LABEL, PAIR, RAN_BY
@@ -60,10 +62,12 @@ def _make_run(lib: Library, pair: str, label: str, started_at: float, samples: i
             for i in range(samples)
         ]
     )
+    recorder.add_line(Line(LineSource.CLIENT_OUT, f"[SUM] {label}: {samples} intervals", 0.0))
     recorder.flush()
     finish_run(
         lib, run_id, RunStatus.COMPLETED, summary={"throughput_bps": 1e9 + samples}, complete=True
     )
+    store_analysis(lib, run_id, "note", {"samples": samples, "label": label})
     return run_id
 
 
@@ -199,6 +203,10 @@ def test_a_team_run_opens_with_its_series_fetched_once(
             assert got.t.tobytes() == want.t.tobytes() and got.v.tobytes() == want.v.tobytes()
         assert view.stack.currentWidget() is view.detail
         assert "ran by alice" in view.detail.subtitle.text()
+        # Its raw output and analyses come from the server too, as the local detail has them.
+        mine = load_run_detail(alice, newest.id)
+        assert mine.raw_text and detail.raw_text == mine.raw_text
+        assert detail.analyses == mine.analyses == {"note": {"samples": 15, "label": newest.label}}
         assert view.detail.title.text().startswith(f"Team run {team_id}")
         assert not view.detail.again_button.isEnabled()
         assert len(view.detail.plots) == len({s.metric for s in expected})

@@ -3,7 +3,7 @@ filter choices, and one run in full."""
 
 from __future__ import annotations
 
-from collections.abc import Mapping
+from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -142,7 +142,13 @@ def load_run_detail(lib: Library, run_id: int, max_raw_chars: int = MAX_RAW_CHAR
     """Everything a detail view shows of one run (``LibraryError`` if it is gone)."""
     run = get_run(lib, run_id)
     series = load_series(lib, run_id)
-    chunks = load_raw_output(lib, run_id)
+    text, truncated = raw_text(load_raw_output(lib, run_id), max_raw_chars)
+    return RunDetail(run, series, text, truncated, get_analyses(lib, run_id))
+
+
+def raw_text(chunks: Sequence[tuple[str, str]], max_chars: int = MAX_RAW_CHARS) -> tuple[str, bool]:
+    """A run's raw output chunks (source, text) as one text, headed per source when there
+    are several, at most ``max_chars`` long; and whether it was cut."""
     sources = list(dict.fromkeys(source for source, _ in chunks))
     parts: list[str] = []
     size = 0
@@ -151,11 +157,11 @@ def load_run_detail(lib: Library, run_id: int, max_raw_chars: int = MAX_RAW_CHAR
         text = "\n".join(t for s, t in chunks if s == source)
         if len(sources) > 1:
             text = f"── {source} ──\n{text}"
-        if size + len(text) > max_raw_chars:
-            text = text[: max(0, max_raw_chars - size)]
+        if size + len(text) > max_chars:
+            text = text[: max(0, max_chars - size)]
             truncated = True
         parts.append(text)
         size += len(text)
         if truncated:
             break
-    return RunDetail(run, series, "\n\n".join(parts), truncated, get_analyses(lib, run_id))
+    return "\n\n".join(parts), truncated

@@ -25,12 +25,13 @@ from pairbench.services.run_browser import (
     RunQuery,
     SeriesArrays,
     query_filter,
+    raw_text,
 )
 from pairbench.tools.registry import TOOLS
 
 BROWSE_TIMEOUT_S = 5.0  # a server out of reach is said within seconds
 CACHE_BYTES = 256 * 1024 * 1024  # team runs' series kept in memory (the oldest go first)
-NO_RAW_TEXT = "(a team run's raw output stays on the team server; it is not fetched here)"
+NO_RAW_TEXT = "(no raw output on the team server yet)"
 
 
 @dataclass(frozen=True, slots=True)
@@ -163,5 +164,12 @@ class TeamSeriesCache:
 
     def detail(self, url: str, run: Run, uuid: str) -> RunDetail:
         """What the detail view shows of a team run: the run as listed, its series (cached),
-        no raw output (it stays on the server)."""
-        return RunDetail(run, self.series(url, uuid), NO_RAW_TEXT, False, {})
+        its raw output and analyses (read from the server each time it is opened)."""
+        from pairbench.library.team_extras import load_extras
+        from pairbench.services.team import open_store
+
+        series = self.series(url, uuid)
+        with open_store(url, timeout_s=BROWSE_TIMEOUT_S) as store:
+            raw, analyses = load_extras(store, uuid)
+        text, truncated = raw_text(raw)
+        return RunDetail(run, series, text, truncated, analyses)

@@ -51,9 +51,14 @@ def read_copy(store: TeamStore, uuid: str) -> LiveCopy | None:
     found = team_run(store, uuid)
     if found is None:
         return None
+    from pairbench.library.team_extras import load_extras
+    from pairbench.services.run_browser import raw_text
+
     series = store.load_series(uuid)
     published = Published(found.uuid, found.ran_by, found.origin, found.published_at)
-    detail = RunDetail(found.run, series, NO_RAW_TEXT, False, {})
+    raw, analyses = load_extras(store, uuid)
+    text, truncated = raw_text(raw)
+    detail = RunDetail(found.run, series, text or NO_RAW_TEXT, truncated, analyses)
     return LiveCopy(detail, published, sample_count(series), time.time())
 
 
