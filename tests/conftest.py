@@ -10,10 +10,11 @@ import pytest
 
 from labkit import lab, shaped
 from pairbench.library import Library
-from teamkit import team_server
+from teamkit import team_passwords, team_server
 from testkit import FIXTURES, IN_CI, REPO, require, require_program
 
-# ``lab``, ``shaped`` and ``team_server`` are fixtures: registered here, once, for every folder.
+# ``lab``, ``shaped``, ``team_server`` and ``team_passwords`` are fixtures: registered here,
+# once, for every folder.
 __all__ = [
     "FIXTURES",
     "IN_CI",
@@ -22,6 +23,7 @@ __all__ = [
     "require",
     "require_program",
     "shaped",
+    "team_passwords",
     "team_server",
 ]
 

@@ -9,6 +9,7 @@ psycopg skips (fails under CI) saying what is missing.
 from __future__ import annotations
 
 from collections.abc import Iterator
+from pathlib import Path
 from typing import Any
 
 import pytest
@@ -49,3 +50,23 @@ def team_server() -> Iterator[TeamServer]:
         yield server
     finally:
         server.remove()
+
+
+@pytest.fixture
+def team_passwords(
+    monkeypatch: pytest.MonkeyPatch, tmp_path: Path, team_server: TeamServer
+) -> Path:
+    """libpq finds every role's password in a ~/.pgpass of the test's own, as a user keeps
+    it (one process may act as alice and bob at once: PGPASSWORD would give both one)."""
+    monkeypatch.delenv("PGPASSWORD", raising=False)
+    monkeypatch.delenv("PGSERVICE", raising=False)
+    pgpass = tmp_path / "pgpass"
+    pgpass.write_text(
+        "".join(
+            f"*:{team_server.port}:*:{role}:{team_server.password(role)}\n"
+            for role in (*lab_server.WRITERS, *lab_server.READERS)
+        )
+    )
+    pgpass.chmod(0o600)
+    monkeypatch.setenv("PGPASSFILE", str(pgpass))
+    return pgpass

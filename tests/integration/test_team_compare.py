@@ -49,20 +49,8 @@ RUNS = (
 )
 
 
-@pytest.fixture(autouse=True)
-def _pgpass(monkeypatch: pytest.MonkeyPatch, tmp_path: Path, team_server: TeamServer) -> None:
-    """libpq finds each role's password in a ~/.pgpass of the test's own."""
-    monkeypatch.delenv("PGPASSWORD", raising=False)
-    monkeypatch.delenv("PGSERVICE", raising=False)
-    pgpass = tmp_path / "pgpass"
-    pgpass.write_text(
-        "".join(
-            f"127.0.0.1:{team_server.port}:*:{role}:{team_server.password(role)}\n"
-            for role in ("alice", "bob")
-        )
-    )
-    pgpass.chmod(0o600)
-    monkeypatch.setenv("PGPASSFILE", str(pgpass))
+# libpq finds each role's password in a ~/.pgpass of the test's own (teamkit).
+pytestmark = pytest.mark.usefixtures("team_passwords")
 
 
 def _make_run(lib: Library, k: int, started_at: float) -> int:

@@ -5,10 +5,8 @@ source."""
 
 from __future__ import annotations
 
-import os
 import sqlite3
 import uuid
-from collections.abc import Iterator
 from pathlib import Path
 
 import pytest
@@ -27,15 +25,9 @@ WAIT_MS = 30_000
 
 
 @pytest.fixture
-def pgpassword(team_server: TeamServer) -> Iterator[str]:
-    """libpq finds alice's password as a user's environment would give it."""
-    before = os.environ.get("PGPASSWORD")
-    os.environ["PGPASSWORD"] = team_server.password("alice")
-    yield os.environ["PGPASSWORD"]
-    if before is None:
-        os.environ.pop("PGPASSWORD", None)
-    else:
-        os.environ["PGPASSWORD"] = before
+def pgpassword(team_server: TeamServer, team_passwords: Path) -> str:
+    """alice's password, which libpq finds in the test's own ~/.pgpass (teamkit)."""
+    return team_server.password("alice")
 
 
 def test_the_dialog_connects_shows_the_status_and_publishes(

@@ -37,21 +37,8 @@ SHOTS_ENV = "PAIRBENCH_SHOTS"  # a folder to keep the screenshots in (else the t
 FOLLOWER = "pairbench-follow"  # the follower thread's name
 
 
-@pytest.fixture(autouse=True)
-def _passwords(monkeypatch: pytest.MonkeyPatch, tmp_path: Path, team_server: TeamServer) -> None:
-    """libpq finds each role's password in a ~/.pgpass of the test's own (one process is
-    both alice's publisher and bob's window: PGPASSWORD would give one password to both)."""
-    monkeypatch.delenv("PGPASSWORD", raising=False)
-    monkeypatch.delenv("PGSERVICE", raising=False)
-    pgpass = tmp_path / "pgpass"
-    pgpass.write_text(
-        "".join(
-            f"127.0.0.1:{team_server.port}:*:{role}:{team_server.password(role)}\n"
-            for role in ("alice", "bob")
-        )
-    )
-    pgpass.chmod(0o600)
-    monkeypatch.setenv("PGPASSFILE", str(pgpass))
+# libpq finds each role's password in a ~/.pgpass of the test's own (teamkit).
+pytestmark = pytest.mark.usefixtures("team_passwords")
 
 
 def _value(i: int) -> float:

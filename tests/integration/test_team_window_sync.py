@@ -5,10 +5,8 @@ live copy there, published from the outbox without any command."""
 
 from __future__ import annotations
 
-import os
 import time
 import uuid
-from collections.abc import Iterator
 from pathlib import Path
 
 import pytest
@@ -29,15 +27,9 @@ WAIT_MS = 30_000
 
 
 @pytest.fixture
-def password(team_server: TeamServer) -> Iterator[str]:
-    """libpq finds alice's password as a user's ~/.pgpass would give it."""
-    before = os.environ.get("PGPASSWORD")
-    os.environ["PGPASSWORD"] = team_server.password("alice")
-    yield os.environ["PGPASSWORD"]
-    if before is None:
-        os.environ.pop("PGPASSWORD", None)
-    else:
-        os.environ["PGPASSWORD"] = before
+def password(team_server: TeamServer, team_passwords: Path) -> str:
+    """alice's password, which libpq finds in the test's own ~/.pgpass (teamkit)."""
+    return team_server.password("alice")
 
 
 def _on_server(url: str, password: str, key: str) -> TeamRun | None:

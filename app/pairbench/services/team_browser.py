@@ -91,30 +91,6 @@ def browse_team(
     )
 
 
-def browse_team_runs(
-    lib: Library,
-    query: RunQuery,
-    *,
-    sort: SortKey = "started",
-    descending: bool = True,
-    offset: int = 0,
-    limit: int = PAGE_SIZE,
-    choices: bool = True,
-) -> TeamPage:
-    """``browse_team`` on this library's team server (``TeamSetupError`` when it has none)."""
-    from pairbench.services.team import configured_url
-
-    return browse_team(
-        configured_url(lib),
-        query,
-        sort=sort,
-        descending=descending,
-        offset=offset,
-        limit=limit,
-        choices=choices,
-    )
-
-
 def _size(series: list[SeriesArrays]) -> int:
     return sum(int(one.t.nbytes) + int(one.v.nbytes) for one in series)
 
