@@ -1,10 +1,11 @@
 """runs_list: ``pairbench runs list --json`` at 10,000 varied runs vs the raw SQLite query.
 
-Both sides run in a fresh interpreter, alternately: the CLI as a user starts it (its package
-compiled to bytecode, as installed), the baseline as ``python -c`` connecting with sqlite3
-and fetching the same rows (same columns, same order). So both pay the interpreter's start,
-and the ratio shows what Pairbench adds: its imports, opening the library (checks,
-migrations) and turning the rows into the JSON text (8 MB), written in parts. In-process
+Both sides run in a fresh interpreter, alternately: the CLI as a user starts it (the
+``pairbench`` command, its package compiled to bytecode, as installed), the baseline as
+``python -c`` connecting with sqlite3 and fetching the same rows (same columns, same order).
+So both pay the interpreter's start, and the ratio shows what Pairbench adds: its imports,
+opening the library (checks, migrations) and turning the rows into the JSON text (8 MB),
+written in parts. In-process
 figures (the services call vs ``fetchall``) are printed for information, and the text is
 checked to be ``json.dumps`` of ``run_fields`` of every run, byte for byte.
 """
@@ -18,7 +19,7 @@ import tempfile
 import time
 from pathlib import Path
 
-from bench.cli_start import alternate, compile_pairbench
+from bench.cli_start import alternate, compile_pairbench, console_script
 from bench.common import Out, Verdict, fmt, median, spread
 from bench.runs_library import RUNS, build
 from pairbench.export.run_json import run_fields
@@ -64,7 +65,7 @@ def run(quick: bool, out: Out) -> Verdict:
         Library.open(path).close()  # migrated and checked once, as a user's library is
         compile_pairbench()
         cli, raw = alternate(
-            [sys.executable, "-m", "pairbench", "--library", str(path), "runs", "list", "--json"],
+            [*console_script(), "--library", str(path), "runs", "list", "--json"],
             [sys.executable, "-c", RAW_SCRIPT, str(path)],
             repeats,
         )

@@ -13,13 +13,11 @@ import gc
 import json
 import re
 from collections.abc import Iterator
-from datetime import date, datetime, timedelta
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from pairbench.cli.environment import Environment
 from pairbench.cli.exit_status import ExitStatus
-from pairbench.domain import Run, RunStatus, Series
-from pairbench.export.run_json import run_payload
+from pairbench.domain import Run, RunStatus
 from pairbench.services.runs import (
     SORT_KEYS,
     IdRange,
@@ -31,6 +29,9 @@ from pairbench.services.runs import (
     runs_list_json_parts,
     show_run,
 )
+
+if TYPE_CHECKING:
+    from pairbench.domain import Series
 
 HELP = "list, show or delete stored runs"  # also in cli.main.COMMANDS (checked by a test)
 _KEY_METRICS = ("throughput_bps", "rtt_avg_ms", "latency_avg_us", "read_iops", "write_iops")
@@ -123,6 +124,8 @@ def _count(text: str) -> int:
 
 def _parse_when(text: str, *, day_end: bool) -> float:
     """An ISO date or date-time as epoch seconds (local time unless it names an offset)."""
+    from datetime import date, datetime, timedelta  # here: listing runs needs no dates
+
     raw = text.strip()
     try:
         day = date.fromisoformat(raw)
@@ -186,6 +189,8 @@ def list_filter(args: argparse.Namespace) -> RunFilter:
 
 
 def when_text(timestamp: float) -> str:
+    from datetime import datetime
+
     return datetime.fromtimestamp(timestamp).strftime("%Y-%m-%d %H:%M:%S")
 
 
@@ -280,6 +285,7 @@ def handle_show(args: argparse.Namespace, env: Environment) -> ExitStatus:
         shown = show_run(lib, args.id)
     run, series, analyses = shown.run, shown.series, shown.analyses
     if args.json:
+        from pairbench.export.run_json import run_payload
         from pairbench.services.run_again import run_again_line
 
         payload = {**run_payload(run, series), "analyses": analyses}

@@ -9,13 +9,16 @@ from __future__ import annotations
 
 from collections.abc import Iterable, Iterator, Mapping
 from dataclasses import dataclass, field
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
-from pairbench.domain import Run, Series
+from pairbench.domain import Run
 from pairbench.library import Library, LibraryError
 from pairbench.library import runs as stored
 from pairbench.library.runs import SORT_KEYS, IdRange, RunFilter, SortKey
 from pairbench.services.runs_json import runs_json_parts
+
+if TYPE_CHECKING:
+    from pairbench.domain import Series
 
 __all__ = [
     "SORT_KEYS",
