@@ -345,7 +345,7 @@ class RunDetailView(QWidget):
                 ("notes", run.notes),
             ],
         )
-        facts = section("Host facts", [], "none recorded")
+        facts = section("Host facts", [], "" if run.host_facts else "none recorded")
         for host, values in sorted(run.host_facts.items()):
             host_item = QTreeWidgetItem([host, ""])
             for key, value in sorted(values.items()):
