@@ -43,10 +43,11 @@ lint: setup
 # tests about 20 s more).
 BUNDLE_UNDER_TEST := $(or $(PAIRBENCH_BUNDLE),$(abspath dist/pairbench))
 
+# --durations: the 25 slowest tests are listed at the end, to keep the suite's time in view.
 pytest: setup $(if $(PAIRBENCH_BUNDLE),,bundle)
 	@echo "pytest: smoke-testing the bundle $(BUNDLE_UNDER_TEST)"
 	QT_QPA_PLATFORM=offscreen PAIRBENCH_BUNDLE=$(BUNDLE_UNDER_TEST) \
-		$(BIN)/pytest -q -p no:cacheprovider
+		$(BIN)/pytest -q -p no:cacheprovider --durations=25
 
 test: lint pytest
 
