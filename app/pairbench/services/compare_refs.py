@@ -170,6 +170,62 @@ def load_compare_inputs(
     return CompareInputs(inputs, team)
 
 
+@dataclass(frozen=True, slots=True)
+class ComparePlan:
+    """What a comparison picked in several places (the window's pinned runs and selection)
+    compares: ``refs`` each run once, in the order picked; ``missing``: this computer's runs
+    no longer in the library (deleted meanwhile); ``merged``: team runs that are a run of
+    this computer also picked (the same UUID), compared once as this computer's run."""
+
+    refs: list[RunRef]
+    missing: list[int] = field(default_factory=list)
+    merged: dict[str, int] = field(default_factory=dict)  # team run UUID → this computer's id
+
+
+def plan_compare(lib: Library, refs: Sequence[RunRef]) -> ComparePlan:
+    """``refs`` without repeats: a run of this computer named twice, a team run named twice,
+    and a team run published from this library (its UUID is a local run's ``runs.uuid``)
+    next to that local run count once; the local copy stays (its series are read here, not
+    fetched, and it keeps its pair). Runs of this computer that are gone are left out and
+    listed in ``missing``. Reads the library (the engine thread), never the network."""
+    from pairbench.library import LibraryError
+    from pairbench.library import team_local as local
+    from pairbench.library.runs import get_run
+
+    mixed = any(isinstance(ref, TeamRef) for ref in refs)
+    local_ids: list[int] = []
+    missing: list[int] = []
+    by_uuid: dict[str, int] = {}
+    for ref in refs:
+        if isinstance(ref, TeamRef) or ref in local_ids or ref in missing:
+            continue
+        try:
+            get_run(lib, ref)
+            if mixed:  # only a UUID a team run may share matters (given now if it has none)
+                by_uuid[local.run_uuid(lib, ref).lower()] = ref
+        except LibraryError:
+            missing.append(ref)
+            continue
+        local_ids.append(ref)
+    out: list[RunRef] = []
+    seen: set[str] = set()
+    merged: dict[str, int] = {}
+    for ref in refs:
+        if not isinstance(ref, TeamRef):
+            if ref in local_ids and ref not in out:
+                out.append(ref)
+            continue
+        key = ref.uuid.lower()
+        if key in by_uuid:
+            merged[ref.uuid] = by_uuid[key]
+            if by_uuid[key] not in out:  # in the team run's place when picked first
+                out.append(by_uuid[key])
+        elif key not in seen:
+            seen.add(key)
+            out.append(ref)
+    return ComparePlan(out, missing, merged)
+
+
 def resolve_baseline(loaded: CompareInputs, wanted: str | None, by: GroupBy) -> str | None:
     """``--baseline`` as the compare model takes it: ``team:UUID`` or a team run's ``-N``
     (``#-N``) become that run's group; anything else is passed on as given."""

@@ -12,9 +12,16 @@ from PySide6.QtCore import QObject, Qt, Signal
 from PySide6.QtWidgets import QMessageBox, QProgressDialog, QWidget
 
 from pairbench.analysis.compare import RunInput
-from pairbench.services.compare_refs import RunRef, TeamRef, local_input, team_inputs, team_url
+from pairbench.services.compare_refs import (
+    RunRef,
+    TeamRef,
+    local_input,
+    local_name,
+    team_inputs,
+    team_url,
+)
 from pairbench.services.library import Library
-from pairbench.services.team_browser import TeamSeriesCache
+from pairbench.services.team_browser import Published, TeamSeriesCache
 from pairbench.ui.bridge import EngineBridge
 from pairbench.ui.compare.view import CompareView, show_compare
 
@@ -45,6 +52,8 @@ class CompareLoad(QObject):
         self.run_ids = list(run_ids)
         self.team_cache = team_cache if team_cache is not None else TeamSeriesCache()
         self.view: CompareView | None = None
+        self.team: dict[int, Published] = {}  # a team run's id in the comparison (-N) → origin
+        self.me = ""  # who runs this computer's runs (named in a comparison with team runs)
         self.message: QMessageBox | None = None
         self._parent = parent
         self._stop = threading.Event()
@@ -70,15 +79,20 @@ class CompareLoad(QObject):
     async def _job(self, library: Library) -> list[RunInput] | None:
         inputs: list[RunInput] = []
         url: str | None = None
+        mixed = any(isinstance(ref, TeamRef) for ref in self.run_ids)
+        me = local_name(library) if mixed else ""  # this computer's runs say who ran them too
+        self.me = me
         for ref in self.run_ids:
             if self._stop.is_set():  # checked before each run is read
                 return None
             if isinstance(ref, TeamRef):
                 url = url or team_url(library)
                 loaded = await asyncio.to_thread(team_inputs, url, [ref], self.team_cache)
-                inputs.append(loaded[0][0])
+                item, published = loaded[0]
+                self.team[item.run.id] = published
+                inputs.append(item)
             else:
-                inputs.append(local_input(library, ref))
+                inputs.append(local_input(library, ref, ran_by=me))
             self.progressed.emit(len(inputs), len(self.run_ids))
             await asyncio.sleep(0)  # live runs on the engine loop go on between two loads
         return None if self._stop.is_set() else inputs
@@ -114,6 +128,7 @@ class CompareLoad(QObject):
             self.view.setWindowTitle(
                 f"Compare {len(inputs)} runs ({team} from the team library, #-N) — Pairbench"
             )
+            self.view.show_origins(origins_text(inputs, self.team, self.me))
         self.opened.emit(self.view)
 
     def _error(self, error: BaseException) -> None:
@@ -126,6 +141,20 @@ class CompareLoad(QObject):
             QMessageBox.Icon.Warning, "Compare — Pairbench", message, parent=self._parent
         )
         self.message.open()
+
+
+def origins_text(inputs: list[RunInput], team: dict[int, Published], me: str) -> str:
+    """Where the runs of a mixed comparison come from, as ``pairbench compare`` says it: each
+    team run's ``#-N``, UUID and who ran it on which computer; this computer's runs."""
+    here = [f"#{item.run.id}" for item in inputs if item.run.id not in team]
+    lines = [
+        f"#{run_id}: team run {p.uuid}, ran by {p.ran_by} on {p.origin}"
+        for run_id, p in team.items()
+    ]
+    if here:
+        who = f", ran by {me}" if me else ""
+        lines.append(f"{', '.join(here)}: this computer's run{'s' * (len(here) > 1)}{who}")
+    return "\n".join(lines)
 
 
 def open_compare(

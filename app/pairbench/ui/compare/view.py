@@ -111,6 +111,11 @@ class CompareView(QWidget):
             self.chart_box.addItem(text, choice)
         self.status = QLabel()
         self.status.setWordWrap(True)
+        self.origins = QLabel()  # a mix of this computer's and team runs: where each is from
+        self.origins.setObjectName("compareOrigins")
+        self.origins.setWordWrap(True)
+        self.origins.setTextInteractionFlags(Qt.TextInteractionFlag.TextSelectableByMouse)
+        self.origins.hide()
 
         row = QHBoxLayout()
         for text, widget in (
@@ -163,11 +168,17 @@ class CompareView(QWidget):
         self.splitter.setStretchFactor(1, 2)
         layout = QVBoxLayout(self)
         layout.addLayout(self.controls)
+        layout.addWidget(self.origins)
         layout.addWidget(self.splitter, 1)
         layout.addWidget(self.status)
         layout.addWidget(self.exports)
 
     # --- state -------------------------------------------------------------------------
+
+    def show_origins(self, text: str) -> None:
+        """Say where the runs come from (team runs: ``#-N``, UUID, who ran them)."""
+        self.origins.setText(text)
+        self.origins.setVisible(bool(text))
 
     def policy(self) -> OutlierPolicy:
         """The outlier policy the controls describe."""

@@ -25,6 +25,7 @@ from pairbench.services.runs import delete_runs, edit_many, edit_run, get_run
 from pairbench.tools.registry import TOOLS
 from pairbench.ui.bridge import EngineBridge
 from pairbench.ui.hosts.form_rows import NOTE_STYLE
+from pairbench.ui.library.compare_pins import ComparePins
 from pairbench.ui.library.file_import import DropFilter, FileImport
 from pairbench.ui.library.filter_bar import FilterBar
 from pairbench.ui.library.jobs import call_for, error_text
@@ -45,7 +46,7 @@ class LibraryView(QWidget):
     importFailed = Signal(str)
     saved = Signal(object)  # Run, after its label, tags or notes were stored
     deleted = Signal(list)  # run ids
-    compareRequested = Signal(list)  # run ids, or TeamRefs under "Team" (two or more)
+    compareRequested = Signal(list)  # RunRefs: run ids, TeamRefs (two or more)
     runAgainRequested = Signal(object)  # RunSpec: the detail's "Run again…"
 
     def __init__(self, bridge: EngineBridge, parent: QWidget | None = None) -> None:
@@ -74,6 +75,8 @@ class LibraryView(QWidget):
         self.notes_edit, self.tags_error = self.editor.notes_edit, self.editor.tags_error
         self.save_button, self.delete_button = self.editor.save_button, self.editor.delete_button
         self.compare_button = self.editor.compare_button
+        self.pins = ComparePins(self)  # runs pinned for a comparison, of either source
+        self.tray = self.pins.tray
 
         self.drop_hint = QLabel(
             f"Drop saved tool output files ({', '.join(sorted(TOOLS))}) here to import them. "
@@ -92,6 +95,7 @@ class LibraryView(QWidget):
         browser_layout = QVBoxLayout(browser)
         browser_layout.setContentsMargins(0, 0, 0, 0)
         browser_layout.addWidget(self.filters)
+        browser_layout.addWidget(self.tray)
         browser_layout.addWidget(split, 1)
         browser_layout.addWidget(self.drop_hint)
         self.detail = RunDetailView(bridge)
@@ -283,7 +287,11 @@ class LibraryView(QWidget):
     # -- detail ------------------------------------------------------------------------------
 
     def compare_selected(self) -> None:
-        """Ask for a comparison of the selected runs (the main window opens the view)."""
+        """Ask for a comparison of the selected runs (the main window opens the view); with
+        runs pinned in the tray, of those and the selection."""
+        if self.pins.active:
+            self.pins.compare()
+            return
         runs = self.selected_runs()
         if len(runs) < 2:
             self.message.show_message("error", "Select two or more runs to compare.")

@@ -46,6 +46,7 @@ class RunEditor(QGroupBox):
         self.delete_button = QPushButton("Delete…")
         self.compare_button = QPushButton("Compare")
         self.compare_button.setToolTip("Compare the selected runs (select two or more)")
+        self.pin_button = QPushButton("Add to comparison")  # pins them in the tray
         self.bulk = False  # several runs selected: Save edits them all
         self.read_only = False
         grid = QGridLayout(self)
@@ -61,6 +62,7 @@ class RunEditor(QGroupBox):
         for button in (self.save_button, self.open_button, self.delete_button):
             buttons.addWidget(button)
         buttons.addWidget(self.compare_button)
+        buttons.addWidget(self.pin_button)
         buttons.addStretch(1)
         grid.addLayout(buttons, 1, 4, 3, 1)
         grid.setColumnStretch(1, 2)
@@ -78,6 +80,7 @@ class RunEditor(QGroupBox):
         self.open_button.setEnabled(one is not None)
         self.delete_button.setEnabled(bool(runs) and writable)
         self.compare_button.setEnabled(True)  # this computer's runs, or the team's
+        self.pin_button.setEnabled(bool(runs))
         self.tags_error.hide()
         self.bulk = many
         if one is None:
