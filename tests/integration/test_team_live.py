@@ -82,3 +82,65 @@ def test_a_run_is_watched_live_from_another_library_then_stored_once(
     listed = _cli(bob, team_server, "bob", "runs", "list", "--team", "--json")
     assert [r["uuid"] for r in listed] == [final["uuid"]]
     assert listed[0]["status"] == "completed" and listed[0]["label"] == "live"
+
+
+CAMPAIGN_PLAN = (
+    'name = "headless"\npairs = ["local"]\nrepeats = 3\n[[tests]]\n'
+    'tool = "ping"\nparams = { count = 8, interval = 0.5 }\n'
+)  # three runs of about 4 s each, one after the other
+
+
+def test_a_detached_campaign_publishes_its_runs_live_as_it_goes(
+    team_server: TeamServer, tmp_path: Path
+) -> None:
+    """A headless campaign (``campaign run --detach``, no terminal) on alice's library: bob
+    sees its runs on the team server while they record, and at the end every run once."""
+    db = f"t_{uuid.uuid4().hex[:10]}"
+    team_server.create_database(db)
+    alice, bob = tmp_path / "alice.sqlite", tmp_path / "bob.sqlite"
+    for lib, role in ((alice, "alice"), (bob, "bob")):
+        url = team_server.url(role, dbname=db)
+        _cli(lib, team_server, role, "team", "connect", url, "--name", role, "--json")
+    plan = tmp_path / "plan.toml"
+    plan.write_text(CAMPAIGN_PLAN, encoding="utf-8")
+    started = _cli(alice, team_server, "alice", "campaign", "run", str(plan), "--detach", "--json")
+    campaign_id, pid = started["id"], started["pid"]
+    try:
+        seen_running: set[str] = set()
+        seen_done: set[str] = set()
+        status = "running"
+        for _ in range(300):  # at most about 2 minutes; the campaign takes about 15 s
+            listed = _cli(bob, team_server, "bob", "runs", "list", "--team", "--json")
+            seen_running |= {r["uuid"] for r in listed if r["status"] == "running"}
+            seen_done |= {r["uuid"] for r in listed if r["status"] == "completed"}
+            status = _cli(
+                alice, team_server, "alice", "campaign", "show", str(campaign_id), "--json"
+            )["status"]
+            if status != "running" and len(seen_done) >= 3:
+                break
+            time.sleep(0.3)
+        assert status == "completed"
+    finally:
+        if Path(f"/proc/{pid}").exists():
+            os.kill(pid, 15)
+    # Heard while running (a live copy), not only at the end.
+    assert seen_running, "no run of the campaign was seen running on the team server"
+    local_runs = _cli(alice, team_server, "alice", "runs", "list", "--json")
+    assert len(local_runs) == 3 and all(r["status"] == "completed" for r in local_runs)
+    final = _cli(bob, team_server, "bob", "runs", "list", "--team", "--json")
+    # Every run of the campaign once (each live copy replaced by its finished run), alice's.
+    assert len(final) == 3 and len({r["uuid"] for r in final}) == 3
+    assert all(r["ran_by"] == "alice" and r["status"] == "completed" for r in final)
+    assert seen_running <= {r["uuid"] for r in final}
+    assert sorted(r["started_at"] for r in final) == sorted(r["started_at"] for r in local_runs)
+    # The campaign itself, once it ended: published by the detached process, runs by UUID.
+    campaigns = _cli(bob, team_server, "bob", "campaign", "list", "--team", "--json")
+    assert [(c["name"], c["status"], c["ran_by"]) for c in campaigns] == [
+        ("headless", "completed", "alice")
+    ]
+    shown = _cli(
+        bob, team_server, "bob", "campaign", "show", "--team", campaigns[0]["uuid"], "--json"
+    )
+    rows = shown["campaign_runs"]
+    assert [r["status"] for r in rows] == ["completed"] * 3
+    assert {r["run_uuid"] for r in rows} == {r["uuid"] for r in final}

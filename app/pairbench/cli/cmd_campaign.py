@@ -16,6 +16,12 @@ from pairbench.cli.cmd_run import cancel_on_signals
 from pairbench.cli.environment import Environment
 from pairbench.cli.exit_status import ExitStatus
 from pairbench.cli.prompts import TerminalPrompt
+from pairbench.cli.team_entities import (
+    add_team_flag,
+    handle_team_campaigns,
+    handle_team_show,
+    team_or,
+)
 from pairbench.domain.campaign import Cell, Plan, RunKey
 from pairbench.domain.failures import RunError
 from pairbench.domain.units import format_value
@@ -73,11 +79,13 @@ def add_parser(sub: argparse._SubParsersAction[argparse.ArgumentParser]) -> None
     resume.set_defaults(handler=handle_resume)
     lst = csub.add_parser("list", help="the campaigns, newest first")
     lst.add_argument("--json", action="store_true")
-    lst.set_defaults(handler=handle_list)
+    add_team_flag(lst)
+    lst.set_defaults(handler=team_or(handle_list, handle_team_campaigns))
     show = csub.add_parser("show", help="a campaign's cells: n, mean ± 95 %% CI, CV, discards")
-    show.add_argument("id", type=int)
+    show.add_argument("id", type=int, nargs="?")
     show.add_argument("--json", action="store_true")
-    show.set_defaults(handler=handle_show)
+    add_team_flag(show, show=True)
+    show.set_defaults(handler=team_or(handle_show, handle_team_show("campaign")))
     cancel = csub.add_parser(
         "cancel", help="stop a campaign running in another process (its finished runs kept)"
     )

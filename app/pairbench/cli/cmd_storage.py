@@ -13,6 +13,7 @@ from pairbench.cli.environment import Environment
 from pairbench.cli.exit_status import ExitStatus
 from pairbench.cli.prompts import TerminalPrompt
 from pairbench.cli.storage_files import handle_compare, handle_report
+from pairbench.cli.team_entities import add_team_flag, handle_team_show, handle_team_suites, team_or
 from pairbench.domain import Run
 from pairbench.domain.failures import RunError
 from pairbench.domain.storage import (
@@ -100,11 +101,13 @@ def add_parser(sub: argparse._SubParsersAction[argparse.ArgumentParser]) -> None
     resume.set_defaults(handler=handle_resume)
     listing = ssub.add_parser("list", help="the stored suites, newest first")
     listing.add_argument("--json", action="store_true", help="a JSON array")
-    listing.set_defaults(handler=handle_list)
+    add_team_flag(listing)
+    listing.set_defaults(handler=team_or(handle_list, handle_team_suites))
     show = ssub.add_parser("show", help="a suite: its verdicts, jobs and tables")
-    show.add_argument("id", type=int)
+    show.add_argument("id", type=int, nargs="?")
     show.add_argument("--json", action="store_true", help="one JSON object (with jobs, tables)")
-    show.set_defaults(handler=handle_show)
+    add_team_flag(show, show=True)
+    show.set_defaults(handler=team_or(handle_show, handle_team_show("suite")))
     from pathlib import Path  # --out of report and compare
 
     report = ssub.add_parser("report", help="a suite's HTML report, charts and CSV in a directory")

@@ -20,6 +20,7 @@ from pairbench.services.team import (
     push,
     status,
 )
+from pairbench.services.team_entities import EntityTally, Kind, parse_ref, runs_of
 
 
 def add_parser(sub: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
@@ -42,9 +43,19 @@ def add_parser(sub: argparse._SubParsersAction[argparse.ArgumentParser]) -> None
     s = tsub.add_parser("status", help="the team server, the outbox and what was published")
     s.add_argument("--json", action="store_true")
     s.set_defaults(handler=handle_status)
-    u = tsub.add_parser("push", help="publish the outbox (and these runs) to the team server")
-    u.add_argument("ids", nargs="*", type=int, metavar="ID", help="runs to publish too")
-    u.add_argument("--all", action="store_true", help="every finished run not yet published")
+    u = tsub.add_parser(
+        "push", help="publish the outbox (and these runs, suites, campaigns) to the team server"
+    )
+    u.add_argument(
+        "ids",
+        nargs="*",
+        type=_push_ref,
+        metavar="ID",
+        help="runs to publish too (a run id), or suite:ID, campaign:ID",
+    )
+    u.add_argument(
+        "--all", action="store_true", help="every finished run, suite, campaign not yet published"
+    )
     u.add_argument("--json", action="store_true")
     u.set_defaults(handler=handle_push)
     w = tsub.add_parser("watch", help="follow the team's runs live as they are published")
@@ -53,6 +64,15 @@ def add_parser(sub: argparse._SubParsersAction[argparse.ArgumentParser]) -> None
     w.add_argument("--timeout", type=float, default=3600.0, metavar="S", help="stop after S s")
     w.add_argument("--json", action="store_true", help="one JSON object per update")
     w.set_defaults(handler=handle_watch)
+
+
+def _push_ref(text: str) -> tuple[Kind, int] | int:
+    try:
+        return parse_ref(text)
+    except ValueError:
+        raise argparse.ArgumentTypeError(
+            f"{text!r} is not a run id, suite:ID or campaign:ID"
+        ) from None
 
 
 def status_json(st: TeamStatus) -> dict[str, object]:
@@ -69,6 +89,8 @@ def status_json(st: TeamStatus) -> dict[str, object]:
         "pending": st.pending,
         "published": st.published,
         "last_error": st.last_error or None,
+        "suites_waiting": st.suites_waiting,
+        "campaigns_waiting": st.campaigns_waiting,
     }
 
 
@@ -84,6 +106,8 @@ def _print_status(env: Environment, st: TeamStatus, as_json: bool) -> None:
     else:
         env.out(f"  server: not reachable: {st.error}")
     env.out(f"  published from here: {st.published}; waiting in the outbox: {st.pending}")
+    if st.suites_waiting or st.campaigns_waiting:
+        env.out(f"  waiting: {st.suites_waiting} suite(s), {st.campaigns_waiting} campaign(s)")
     if st.last_error:
         env.out(f"  last error: {st.last_error}")
 
@@ -123,7 +147,8 @@ def handle_status(args: argparse.Namespace, env: Environment) -> ExitStatus:
 def handle_push(args: argparse.Namespace, env: Environment) -> ExitStatus:
     try:
         with env.open_library() as lib:
-            result = push(lib, args.ids, every=args.all)
+            run_ids, entities = runs_of(args.ids)
+            result = push(lib, run_ids, every=args.all, entities=entities)
     except (TeamSetupError, LibraryError) as exc:
         env.err(f"error: {exc}")
         return ExitStatus.ERROR
@@ -135,6 +160,8 @@ def handle_push(args: argparse.Namespace, env: Environment) -> ExitStatus:
                     "skipped": result.skipped,
                     "pending": result.pending,
                     "error": result.error or None,
+                    "suites": _tally(result.suites),
+                    "campaigns": _tally(result.campaigns),
                 }
             )
         )
@@ -143,9 +170,19 @@ def handle_push(args: argparse.Namespace, env: Environment) -> ExitStatus:
             f"published {len(result.pushed)} run(s); {len(result.skipped)} already on the "
             f"server; {result.pending} waiting"
         )
+        for what, tally in (("suite", result.suites), ("campaign", result.campaigns)):
+            if tally.pushed or tally.skipped or tally.pending:
+                env.out(
+                    f"published {len(tally.pushed)} {what}(s); {len(tally.skipped)} already "
+                    f"on the server; {tally.pending} waiting"
+                )
         if result.error:
             env.err(f"stopped: {result.error} (the runs wait in the outbox: `team push` again)")
     return ExitStatus.ERROR if result.error else ExitStatus.OK
+
+
+def _tally(tally: EntityTally) -> dict[str, object]:
+    return {"pushed": tally.pushed, "skipped": tally.skipped, "pending": tally.pending}
 
 
 def handle_watch(args: argparse.Namespace, env: Environment) -> ExitStatus:

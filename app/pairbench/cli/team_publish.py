@@ -52,6 +52,11 @@ def publish_after(env: Environment) -> None:
         return
     if result.pushed or result.skipped:
         env.err(f"team: published {len(result.pushed) + len(result.skipped)} run(s)")
+    if result.suites.pushed or result.campaigns.pushed:
+        env.err(
+            f"team: published {len(result.suites.pushed)} suite(s), "
+            f"{len(result.campaigns.pushed)} campaign(s)"
+        )
     if result.error:
         env.err(
             f"team: {result.pending} run(s) wait in the outbox ({result.error}); "

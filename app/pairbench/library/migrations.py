@@ -294,6 +294,58 @@ MIGRATIONS: list[str] = [
             VALUES (NEW.id, (julianday('now') - 2440587.5) * 86400.0);
     END;
     """,
+    # 10: suites and campaigns published to the team library. Each gets a UUID when first
+    # published (kept); team_entities lists what was published with the entity's updated_at
+    # then, so one changed since (a campaign resumed) is published again and replaces its
+    # copy; team_entity_outbox holds those waiting, filled by triggers while automatic
+    # publishing is on (an entity that ends, or changes once ended). kind: suite | campaign.
+    """
+    ALTER TABLE suites ADD COLUMN uuid TEXT;
+    CREATE UNIQUE INDEX suites_uuid ON suites(uuid) WHERE uuid IS NOT NULL;
+    ALTER TABLE campaigns ADD COLUMN uuid TEXT;
+    CREATE UNIQUE INDEX campaigns_uuid ON campaigns(uuid) WHERE uuid IS NOT NULL;
+    CREATE TABLE team_entities (
+        kind TEXT NOT NULL,
+        entity_id INTEGER NOT NULL,
+        uuid TEXT NOT NULL,
+        server TEXT NOT NULL,
+        updated_at REAL NOT NULL,
+        published_at REAL NOT NULL,
+        PRIMARY KEY (kind, entity_id)
+    ) WITHOUT ROWID;
+    CREATE TABLE team_entity_outbox (
+        kind TEXT NOT NULL,
+        entity_id INTEGER NOT NULL,
+        queued_at REAL NOT NULL,
+        tries INTEGER NOT NULL DEFAULT 0,
+        last_error TEXT NOT NULL DEFAULT '',
+        PRIMARY KEY (kind, entity_id)
+    ) WITHOUT ROWID;
+    CREATE TRIGGER team_entity_suite_changed AFTER UPDATE OF status, updated_at ON suites
+    WHEN NEW.status != 'running' AND (OLD.status = 'running' OR NEW.updated_at != OLD.updated_at)
+        AND (SELECT value FROM settings WHERE key = 'team.auto') = 'on'
+    BEGIN
+        INSERT OR IGNORE INTO team_entity_outbox (kind, entity_id, queued_at)
+            VALUES ('suite', NEW.id, (julianday('now') - 2440587.5) * 86400.0);
+    END;
+    CREATE TRIGGER team_entity_campaign_changed AFTER UPDATE OF status, updated_at ON campaigns
+    WHEN NEW.status != 'running' AND (OLD.status = 'running' OR NEW.updated_at != OLD.updated_at)
+        AND (SELECT value FROM settings WHERE key = 'team.auto') = 'on'
+    BEGIN
+        INSERT OR IGNORE INTO team_entity_outbox (kind, entity_id, queued_at)
+            VALUES ('campaign', NEW.id, (julianday('now') - 2440587.5) * 86400.0);
+    END;
+    CREATE TRIGGER team_entity_suite_deleted AFTER DELETE ON suites
+    BEGIN
+        DELETE FROM team_entities WHERE kind = 'suite' AND entity_id = OLD.id;
+        DELETE FROM team_entity_outbox WHERE kind = 'suite' AND entity_id = OLD.id;
+    END;
+    CREATE TRIGGER team_entity_campaign_deleted AFTER DELETE ON campaigns
+    BEGIN
+        DELETE FROM team_entities WHERE kind = 'campaign' AND entity_id = OLD.id;
+        DELETE FROM team_entity_outbox WHERE kind = 'campaign' AND entity_id = OLD.id;
+    END;
+    """,
 ]
 
 SCHEMA_VERSION = len(MIGRATIONS)

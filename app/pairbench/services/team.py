@@ -14,6 +14,7 @@ from pathlib import Path
 from pairbench.library import Library, LibraryError
 from pairbench.library import team_local as local
 from pairbench.library.run_filter import RunFilter
+from pairbench.library.team_entity_local import Kind, forget_entities
 from pairbench.library.team_store import (
     TeamError,
     TeamPermissionError,
@@ -22,6 +23,8 @@ from pairbench.library.team_store import (
     TeamUnreachableError,
 )
 from pairbench.remote.secrets import keyring_status, store_secret, stored_secret
+from pairbench.services.team_entities import EntityPush, EntityTally, prepare, publish_entities
+from pairbench.services.team_entities import waiting as entities_waiting
 from pairbench.services.team_outbox import publishing_due
 
 SCHEMES = ("postgresql", "postgres")
@@ -49,17 +52,22 @@ class TeamStatus:
     schema: int | None = None
     team_runs: int | None = None
     last_error: str = ""
+    suites_waiting: int = 0
+    campaigns_waiting: int = 0
 
 
 @dataclass(frozen=True, slots=True)
 class PushResult:
     """What a push did: runs stored now, runs the server had already (stored once), runs
-    still waiting, and why it stopped early (empty when it did not)."""
+    still waiting, and why it stopped early (empty when it did not); the same of suites and
+    campaigns."""
 
     pushed: list[int] = field(default_factory=list)
     skipped: list[int] = field(default_factory=list)
     pending: int = 0
     error: str = ""
+    suites: EntityTally = field(default_factory=EntityTally)
+    campaigns: EntityTally = field(default_factory=EntityTally)
 
 
 def split_url(url: str) -> tuple[str, str | None]:
@@ -145,6 +153,7 @@ def keep_connection(lib: Library, clean: str, *, name: str = "", auto: bool = Tr
     """The library half of ``connect``: keep the (checked) address and the settings."""
     if local.get_setting(lib, local.URL) != clean:
         local.forget_published(lib)
+        forget_entities(lib)
     local.set_setting(lib, local.URL, clean)
     local.set_setting(lib, local.NAME, name.strip() or default_name())
     local.set_setting(lib, local.AUTO, "on" if auto else "off")
@@ -169,6 +178,7 @@ def local_status(lib: Library) -> TeamStatus:
     """The settings and the outbox, from the library alone (no network)."""
     url = configured_url(lib)
     queued = local.outbox(lib)
+    entities = entities_waiting(lib)
     return TeamStatus(
         url=url,
         name=local.get_setting(lib, local.NAME) or default_name(),
@@ -176,6 +186,8 @@ def local_status(lib: Library) -> TeamStatus:
         pending=len(queued),
         published=local.published_count(lib),
         last_error=next((q.last_error for q in reversed(queued) if q.last_error), ""),
+        suites_waiting=entities["suite"],
+        campaigns_waiting=entities["campaign"],
     )
 
 
@@ -204,15 +216,19 @@ def push(
     *,
     every: bool = False,
     timeout_s: float = CONNECT_TIMEOUT_S,
+    entities: Sequence[tuple[Kind, int]] = (),
 ) -> PushResult:
-    """Publish the outbox (after queueing ``run_ids``, or every finished run not yet
-    published with ``every``). Runs go one at a time, each in one transaction on the server:
-    a run cut off is not there and stays queued; a run the server has is not stored again."""
+    """Publish the outbox (after queueing ``run_ids`` and ``entities`` (suites, campaigns),
+    or every finished run, suite and campaign not yet published with ``every``). Runs go
+    one at a time, each in one transaction on the server: a run cut off is not there and
+    stays queued; a run the server has is not stored again. Then the suites and campaigns
+    waiting whose runs are published (``team_entities``)."""
     url = configured_url(lib)
     skipped = [i for i in dict.fromkeys(run_ids) if local.is_published(lib, i)]
     local.queue_runs(lib, [i for i in run_ids if i not in skipped])
     if every:
         local.queue_unpublished(lib)
+    done = prepare(lib, entities, every=every)
     ran_by = local.get_setting(lib, local.NAME) or default_name()
     origin = socket.gethostname()
     pushed: list[int] = []
@@ -235,9 +251,28 @@ def push(
                     continue
                 local.mark_published(lib, run_id, uuid, url)
                 (pushed if stored else skipped).append(run_id)
+            else:
+                done = publish_entities(
+                    lib, store, url, ran_by=ran_by, origin=origin, prepared=done
+                )
+                error = error or done.error
     except TeamError as exc:
         error = str(exc)
-    return PushResult(pushed, skipped, len(local.outbox(lib)), error)
+    return _pushed(lib, pushed, skipped, error, done)
+
+
+def _pushed(
+    lib: Library, pushed: list[int], skipped: list[int], error: str, done: EntityPush
+) -> PushResult:
+    waiting = entities_waiting(lib)
+    return PushResult(
+        pushed,
+        skipped,
+        len(local.outbox(lib)),
+        error,
+        replace(done.suites, pending=waiting["suite"]),
+        replace(done.campaigns, pending=waiting["campaign"]),
+    )
 
 
 def publish_waiting(lib: Library, *, timeout_s: float = AUTO_TIMEOUT_S) -> PushResult | None:

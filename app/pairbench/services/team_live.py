@@ -69,6 +69,7 @@ class LivePublisher:
         import time
 
         from pairbench.services.team import TeamError, open_store, push
+        from pairbench.services.team_outbox import publishing_due
 
         sent: dict[int, float] = {}  # run → the updated_at of its last live copy
         origin = socket.gethostname()
@@ -78,7 +79,7 @@ class LivePublisher:
                 try:
                     with open_store(self.target.url) as store:
                         while not self._stop.wait(self.interval_s):
-                            if time.monotonic() >= outbox_at and local.outbox(lib):
+                            if time.monotonic() >= outbox_at and publishing_due(lib):
                                 push(lib)  # its own connection; what fails stays queued
                                 outbox_at = time.monotonic() + self.outbox_every_s
                             for run_id, updated in local.running_here(lib):
