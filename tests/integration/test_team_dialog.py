@@ -1,7 +1,7 @@
 """File ▸ Team library… against a real PostgreSQL server: a bad address is said and nothing
 kept; the server's address is kept without any secret, the status shows the role's rights;
-"Publish now" publishes the library's finished runs; the Library tab then offers the Team
-source."""
+"Publish now" publishes the library's finished runs and its storage suite, and says so; the
+Library tab then offers the Team source."""
 
 from __future__ import annotations
 
@@ -11,6 +11,7 @@ from pathlib import Path
 
 import pytest
 from pytestqt.qtbot import QtBot
+from team_entity_kit import make_suite
 
 from pairbench.domain import RunSpec, RunStatus
 from pairbench.library import Library
@@ -41,6 +42,8 @@ def test_the_dialog_connects_shows_the_status_and_publishes(
         for n in range(2):
             run_id = create_run(lib, RunSpec("local", "ping", {}, label=f"mine {n}"))
             finish_run(lib, run_id, RunStatus.COMPLETED, summary={"rtt_avg_ms": 0.1}, complete=True)
+        _suite, suite_runs = make_suite(lib, label="suite runs")
+    runs = 2 + len(suite_runs)
     bridge = EngineBridge(path)
     try:
         view = LibraryView(bridge)
@@ -68,10 +71,16 @@ def test_the_dialog_connects_shows_the_status_and_publishes(
         assert dialog.publish_button.isEnabled()
         dialog.publish_button.click()
         qtbot.waitUntil(
-            lambda: "Published from here: 2" in dialog.state_label.text(), timeout=WAIT_MS
+            lambda: f"Published from here: {runs}" in dialog.state_label.text(), timeout=WAIT_MS
+        )
+        assert (
+            f"Publish now: {runs} run(s), 1 storage suite(s), 0 campaign(s) published; "
+            "0 already on the server" in dialog.state_label.text()
         )
         with TeamStore.connect(url, password=pgpassword) as store:
-            assert sorted(t.run.label for t in store.list_runs()) == ["mine 0", "mine 1"]
+            labels = sorted(t.run.label for t in store.list_runs())
+            [(suites,)] = store._conn.execute("SELECT count(*) FROM suites").fetchall()
+        assert labels == sorted(["mine 0", "mine 1"] + [""] * len(suite_runs)) and suites == 1
         # The Library tab now offers the Team source.
         assert view.filters.source_combo.isHidden()  # read before the server was kept
         view.team.check()

@@ -37,8 +37,19 @@ from pairbench.ui.hosts.form_rows import ERROR_STYLE, NOTE_STYLE
 from pairbench.ui.library.jobs import call_for, error_text
 
 
-def status_html(st: TeamStatus) -> str:
-    """How the team library stands, for the dialog (escaped)."""
+def push_text(result: PushResult) -> str:
+    """What "Publish now" did, in one line."""
+    suites, campaigns = result.suites, result.campaigns
+    there = len(result.skipped) + len(suites.skipped) + len(campaigns.skipped)
+    return (
+        f"Publish now: {len(result.pushed)} run(s), {len(suites.pushed)} storage suite(s), "
+        f"{len(campaigns.pushed)} campaign(s) published; {there} already on the server"
+    )
+
+
+def status_html(st: TeamStatus, last_push: str = "") -> str:
+    """How the team library stands, for the dialog (escaped), with what the last "Publish
+    now" did."""
     e = html.escape
     lines = [
         f"<b>{e(st.url)}</b> — publishing as {e(st.name)}, automatic: {'on' if st.auto else 'off'}"
@@ -52,6 +63,13 @@ def status_html(st: TeamStatus) -> str:
     else:
         lines.append(f"Server not reachable: {e(st.error)}")
     lines.append(f"Published from here: {st.published}; waiting in the outbox: {st.pending}")
+    if st.suites_waiting or st.campaigns_waiting:
+        lines.append(
+            f"Also waiting: {st.suites_waiting} storage suite(s), "
+            f"{st.campaigns_waiting} campaign(s) (published once their runs are)"
+        )
+    if last_push:
+        lines.append(e(last_push))
     if st.last_error:
         lines.append(f"Last error: {e(st.last_error)}")
     return "<br>".join(lines)
@@ -68,6 +86,7 @@ class TeamDialog(QDialog):
         self.bridge = bridge
         self.library = library
         self.status: TeamStatus | None = None
+        self.last_push = ""  # what the last "Publish now" did (shown with the status)
         self.url_edit = QLineEdit()
         self.url_edit.setPlaceholderText("postgresql://alice@db.example.com/pairbench")
         self.name_edit = QLineEdit()
@@ -130,7 +149,7 @@ class TeamDialog(QDialog):
         self.name_edit.setText(st.name)
         self.auto_check.setChecked(st.auto)
         self.publish_button.setEnabled(st.reachable and st.can_publish)
-        self._say(status_html(st), error=not st.reachable)
+        self._say(status_html(st, self.last_push), error=not st.reachable)
 
     def _say(self, text: str, *, error: bool = False) -> None:
         self.state_label.setText(text)
@@ -165,7 +184,8 @@ class TeamDialog(QDialog):
         call_for(self, self.bridge, job, done, self._failed)
 
     def publish_now(self) -> None:
-        """Publish the outbox (and every finished run not yet published) in a worker thread."""
+        """Publish the outbox (and every finished run, suite and campaign not yet published) in
+        a worker thread."""
         self.publish_button.setEnabled(False)
         self._say("Publishing…")
         path = self.library
@@ -174,6 +194,7 @@ class TeamDialog(QDialog):
             return await asyncio.to_thread(push_file, path, every=True)
 
         def done(result: PushResult) -> None:
+            self.last_push = push_text(result)
             if result.error:
                 self._say(html.escape(f"Stopped: {result.error}"), error=True)
             self.refresh()
