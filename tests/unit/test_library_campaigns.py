@@ -119,7 +119,8 @@ def test_a_discard_names_its_own_run_even_after_an_earlier_run_was_deleted(
 ) -> None:
     from dataclasses import replace
 
-    from pairbench.services.campaigns import cells_json, show_campaign
+    from pairbench.services.campaign_json import cells_json
+    from pairbench.services.campaigns import show_campaign
 
     plan = replace(PLAN, outliers="mad:3")
     cid = create_campaign(library, "z", plan_to_json(plan), [c.to_json() for c in CELLS], 1)

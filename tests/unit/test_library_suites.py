@@ -23,7 +23,8 @@ from pairbench.library.suites import (
     set_suite_verdicts,
     suite_jobs,
 )
-from pairbench.services.storage import SuiteRequest, check_request, show_suite, suite_json
+from pairbench.services.storage import SuiteRequest, check_request, show_suite
+from pairbench.services.storage_json import suite_json
 
 PARAMS = SuiteParams(StorageTest.THROUGHPUT, "/dev/loop7", size=2**26, precondition_passes=1)
 

@@ -10,8 +10,9 @@ from pairbench.cli.environment import Environment
 from pairbench.cli.exit_status import ExitStatus
 from pairbench.domain.units import format_value
 from pairbench.export.escaping import terminal_text
+from pairbench.services.campaign_json import campaign_json
 from pairbench.services.campaign_plans import builtin_plans
-from pairbench.services.campaigns import campaign_json, list_all, show_campaign
+from pairbench.services.campaigns import list_all, show_campaign
 from pairbench.services.library import LibraryError
 
 

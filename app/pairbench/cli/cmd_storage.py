@@ -30,13 +30,12 @@ from pairbench.services.library import LibraryError
 from pairbench.services.storage import (
     SuiteOutcome,
     SuiteRequest,
-    outcome_json,
     resume_suite,
     show_suite,
     start_suite,
     storage_suites,
-    suite_json,
 )
+from pairbench.services.storage_json import outcome_json, suite_json, suite_row
 
 HELP = "the SNIA PTS storage suite with fio: run, resume, list, show"
 
@@ -296,24 +295,7 @@ def handle_list(args: argparse.Namespace, env: Environment) -> ExitStatus:
         env.err(terminal_text(f"pairbench: {exc}"))
         return ExitStatus.ERROR
     if args.json:
-        env.out(
-            json.dumps(
-                [
-                    {
-                        "id": s.id,
-                        "host": s.host,
-                        "test": s.params.get("test"),
-                        "target": s.params.get("target"),
-                        "status": s.status,
-                        "label": s.label,
-                        "created_at": s.created_at,
-                        "ended_at": s.ended_at,
-                        "error": s.error,
-                    }
-                    for s in suites
-                ]
-            )
-        )
+        env.out(json.dumps([suite_row(s) for s in suites]))
         return ExitStatus.OK
     if not suites:
         env.out("no storage suites yet: try `pairbench storage run --host local ...`")

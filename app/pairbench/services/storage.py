@@ -5,10 +5,8 @@ columns."""
 from __future__ import annotations
 
 import asyncio
-import math
 from collections.abc import Callable, Mapping
 from dataclasses import dataclass, field
-from typing import Any
 
 from pairbench.analysis.storage_suite import (
     SuiteProgress,
@@ -16,7 +14,6 @@ from pairbench.analysis.storage_suite import (
     csv_columns,
     suite_progress,
     suite_tables,
-    verdict_json,
 )
 from pairbench.domain import LOCAL_PAIR, HostPair
 from pairbench.domain.failures import RunError
@@ -320,74 +317,3 @@ def show_suite(lib: Library, suite_id: int) -> SuiteShown:
     done = completed_jobs(jobs)
     progress = suite_progress(params, done)
     return SuiteShown(suite, params, jobs, done, progress, suite_tables(params, progress, done))
-
-
-def outcome_json(outcome: SuiteOutcome, params: SuiteParams) -> dict[str, Any]:
-    """``storage run|resume --json``: id, status, test, rounds and the steady state."""
-    stages = outcome.progress.stages
-    reached = bool(stages) and all(s.verdict.reached_at is not None for s in stages)
-    last = stages[-1] if stages else None
-    window = last.verdict.window if last is not None else None
-    return {
-        "id": outcome.suite_id,
-        "status": outcome.status.value,
-        "test": params.test.value,
-        "rounds": sum(len(s.values) for s in stages),
-        "steady_state": {
-            "reached": reached,
-            "round": last.verdict.reached_at if last is not None else None,
-            "window": list(window.values) if window is not None else None,
-        },
-        "stages": [verdict_json(s) for s in stages],
-        "error": outcome.error,
-    }
-
-
-def suite_json(shown: SuiteShown) -> dict[str, Any]:
-    """``storage show --json``: the suite, its jobs (round, mix, block size, figures) and
-    its tables."""
-    suite, params = shown.suite, shown.params
-    stages = stages_of(params.test)
-    jobs = []
-    for job in shown.jobs:
-        key = JobKey(job.stage, job.round, job.job)
-        if key.precondition:
-            stage_name, bs, mix = "precondition", "128k", 0
-        else:
-            stage = stages[job.stage]
-            stage_name, bs, mix = stage.name, stage.jobs[job.job].bs, stage.jobs[job.job].read_pct
-        jobs.append(
-            {
-                "stage": stage_name,
-                "round": job.round,
-                "block_size": bs,
-                "read_pct": mix,
-                "mix": f"{mix}/{100 - mix}",
-                "run_id": job.run_id,
-                "status": job.status,
-                "figures": job.figures,
-            }
-        )
-    return {
-        "id": suite.id,
-        "kind": suite.kind,
-        "host": suite.host,
-        "status": suite.status,
-        "label": suite.label,
-        "created_at": suite.created_at,
-        "ended_at": suite.ended_at,
-        "error": suite.error,
-        "params": params.to_json(),
-        "facts": suite.facts,
-        "stages": [verdict_json(s) for s in shown.progress.stages],
-        "jobs": jobs,
-        "tables": {
-            t.name: [
-                {"block_size": c.bs, "read_pct": c.read_pct, "value": c.value, "unit": t.unit}
-                for c in t.cells
-                if math.isfinite(c.value)
-            ]
-            for t in shown.tables
-        },
-        "columns": shown.columns,
-    }

@@ -19,6 +19,8 @@ from pairbench.library.team_entity_list import (
     team_campaign,
     team_suite,
 )
+from pairbench.services.campaign_json import campaign_fields
+from pairbench.services.storage_json import suite_row
 from pairbench.services.team import configured_url, open_store
 
 
@@ -28,19 +30,7 @@ def _published(p: Published) -> dict[str, object]:
 
 def suite_row_json(t: TeamSuite) -> dict[str, object]:
     """A team suite as ``storage list --json`` gives a local one, plus uuid, ran_by, origin."""
-    s = t.suite
-    return {
-        "id": s.id,
-        "host": s.host,
-        "test": s.params.get("test"),
-        "target": s.params.get("target"),
-        "status": s.status,
-        "label": s.label,
-        "created_at": s.created_at,
-        "ended_at": s.ended_at,
-        "error": s.error,
-        **_published(t.published),
-    }
+    return {**suite_row(t.suite), **_published(t.published)}
 
 
 def campaign_row_json(t: TeamCampaign) -> dict[str, object]:
@@ -50,26 +40,16 @@ def campaign_row_json(t: TeamCampaign) -> dict[str, object]:
     plan = plan_from_json(c.plan)
     passes = len(slot_times(plan.schedule, c.created_at))
     live = len(c.cells) - t.skipped_cells
-    return {
-        "id": c.id,
-        "name": c.name,
-        "label": c.label,
-        "status": c.status,
-        "paused": c.paused,
-        "created_at": c.created_at,
-        "ended_at": c.ended_at,
-        "error": c.error,
-        "seed": c.seed,
-        "order": plan.order.value,
-        "repeats": plan.repeats.describe(),
-        "schedule": plan.schedule.describe(),
-        "passes": passes,
-        "passes_ended": t.passes_ended,
-        "runs": t.completed_runs,
-        "runs_planned": max(t.completed_runs, planned_runs(plan, live, passes)[0]),
-        "cells_total": len(c.cells),
-        **_published(t.published),
-    }
+    fields = campaign_fields(
+        c,
+        plan,
+        passes=passes,
+        passes_ended=t.passes_ended,
+        runs=t.completed_runs,
+        runs_planned=max(t.completed_runs, planned_runs(plan, live, passes)[0]),
+        cells_total=len(c.cells),
+    )
+    return {**fields, **_published(t.published)}
 
 
 def team_suites(lib: Library) -> list[TeamSuite]:
