@@ -13,6 +13,7 @@ from typing import Literal
 
 from pairbench.library.connection import Library, LibraryError, write_transaction
 from pairbench.library.ownership import recover_orphaned_rows
+from pairbench.library.team_local import refuse_unqueueable
 
 Kind = Literal["suite", "campaign"]
 KINDS: tuple[Kind, ...] = ("suite", "campaign")  # suites first: a campaign refers to its suites
@@ -99,14 +100,7 @@ def queue_entities(lib: Library, kind: Kind, ids: Iterable[int]) -> list[int]:
     queued now. ``LibraryError`` naming those that do not exist or still run."""
     wanted = list(dict.fromkeys(ids))
     found = {i: status_of(lib, kind, i) for i in wanted}
-    missing = [i for i, s in found.items() if s is None]
-    if missing:
-        raise LibraryError(f"no {kind} with id {', '.join(map(str, missing))}")
-    running = [i for i, s in found.items() if s is not None and s[0] == "running"]
-    if running:
-        raise LibraryError(
-            f"{kind} {', '.join(map(str, running))} is still running: it is published once it ends"
-        )
+    refuse_unqueueable(kind, {i: None if s is None else s[0] for i, s in found.items()})
     queued = []
     now = time.time()
     with write_transaction(lib.conn):

@@ -7,7 +7,7 @@ from __future__ import annotations
 import json
 import time
 import uuid
-from collections.abc import Iterable
+from collections.abc import Iterable, Mapping
 from dataclasses import dataclass
 
 from pairbench.library.connection import Library, LibraryError, write_transaction
@@ -56,6 +56,19 @@ def run_uuid(lib: Library, run_id: int) -> str:
     return run_uuid(lib, run_id)
 
 
+def refuse_unqueueable(what: str, statuses: Mapping[int, str | None]) -> None:
+    """``LibraryError`` naming the ``what``s (runs, suites, campaigns; status by id, None: no
+    such one) that do not exist or still run: they cannot be queued for publishing."""
+    missing = [i for i, s in statuses.items() if s is None]
+    if missing:
+        raise LibraryError(f"no {what} with id {', '.join(map(str, missing))}")
+    running = [i for i, s in statuses.items() if s == "running"]
+    if running:
+        raise LibraryError(
+            f"{what} {', '.join(map(str, running))} is still running: it is published once it ends"
+        )
+
+
 def queue_runs(lib: Library, run_ids: Iterable[int]) -> list[int]:
     """Put finished runs in the outbox (runs already published or queued are left as they
     are); the ids queued now. ``LibraryError`` naming runs that do not exist or still run."""
@@ -65,14 +78,7 @@ def queue_runs(lib: Library, run_ids: Iterable[int]) -> list[int]:
         (json.dumps(ids),),
     ).fetchall()
     found = {int(i): str(s) for i, s in rows}
-    missing = [i for i in ids if i not in found]
-    if missing:
-        raise LibraryError(f"no run with id {', '.join(map(str, missing))}")
-    running = [i for i in ids if found[i] == "running"]
-    if running:
-        raise LibraryError(
-            f"run {', '.join(map(str, running))} is still running: it is published once it ends"
-        )
+    refuse_unqueueable("run", {i: found.get(i) for i in ids})
     queued = []
     now = time.time()
     with write_transaction(lib.conn):
