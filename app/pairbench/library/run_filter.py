@@ -79,6 +79,7 @@ class Dialect:
     ids: str  # "id is one of" a single parameter
     tag_value: str  # a tag key = value in any case: {p} twice (key, folded value)
     tag_key: str  # a tag key is present: {p}
+    tag_like: str  # a tag's key or value matches: {p} twice (as ``like``)
     no_limit: object  # LIMIT's value for "all"
     fold: Callable[[str], str]  # a tag value as ``tag_value`` compares it
 
@@ -93,6 +94,8 @@ SQLITE = Dialect(
     tag_value="EXISTS (SELECT 1 FROM json_each(runs.tags) AS t "
     "WHERE t.key = ? AND pb_casefold(t.value) = ?)",
     tag_key="EXISTS (SELECT 1 FROM json_each(runs.tags) AS t WHERE t.key = ?)",
+    tag_like="EXISTS (SELECT 1 FROM json_each(runs.tags) AS t "
+    "WHERE t.key LIKE ? ESCAPE '\\' OR t.value LIKE ? ESCAPE '\\')",
     no_limit=-1,
     fold=str.casefold,  # pb_casefold: Python's casefold registered in SQLite
 )
@@ -121,9 +124,15 @@ def criteria_sql(flt: RunFilter, d: Dialect) -> tuple[str, list[object]]:
             where.append(f"{column} {d.p}" if " " in column else f"{column} = {d.p}")
             args.append(value)
     if flt.text:
-        columns = ("label", "notes", "tags", "pair")
-        where.append("(" + " OR ".join(d.like.format(col=c, p=d.p) for c in columns) + ")")
-        args.extend([f"%{flt.text.translate(_LIKE_ESCAPE)}%"] * len(columns))
+        # A tag's key or value holds the text (its stored JSON escapes quotes, backslashes and
+        # non-ASCII letters): the JSON text holding the text as JSON writes it is the quick
+        # test, each key and value the exact one.
+        pattern = f"%{flt.text.translate(_LIKE_ESCAPE)}%"
+        in_json = f"%{json.dumps(flt.text)[1:-1].translate(_LIKE_ESCAPE)}%"
+        likes = [d.like.format(col=c, p=d.p) for c in ("label", "notes", "pair")]
+        in_tags = f"({d.like.format(col='tags', p=d.p)} AND {d.tag_like})"
+        where.append("(" + " OR ".join((*likes, in_tags)) + ")")
+        args.extend((pattern, pattern, pattern, in_json, pattern, pattern))
     if flt.ids:
         singles = [r.low for r in flt.ids if r.low == r.high]
         parts: list[str] = []

@@ -217,9 +217,9 @@ class TeamStore:
         flt = flt or RunFilter()
         if limit is not None:
             flt = dataclasses.replace(flt, limit=max(0, limit))
-        where, args = where_clause(flt)
-        sql = f"SELECT {_TEAM_COLUMNS} FROM runs{where}{order_page(flt, args)}"
         with self._errors("list runs"):  # binary rows: numbers decode without parsing text
+            where, args = where_clause(flt, self._conn)
+            sql = f"SELECT {_TEAM_COLUMNS} FROM runs{where}{order_page(flt, args)}"
             rows = self._conn.cursor(binary=True).execute(sql.encode(), args).fetchall()
         runs = runs_from_rows(rows)
         return [TeamRun(run, *r[-4:]) for run, r in zip(runs, rows, strict=True)]
@@ -238,8 +238,8 @@ class TeamStore:
 
     def count_runs(self, flt: RunFilter | None = None) -> int:
         """How many of the team's runs match ``flt`` (its order, limit and offset aside)."""
-        where, args = where_clause(flt or RunFilter())
         with self._errors("count runs"):
+            where, args = where_clause(flt or RunFilter(), self._conn)
             row = self._conn.execute(f"SELECT count(*) FROM runs{where}".encode(), args).fetchone()
         return 0 if row is None else int(row[0])
 

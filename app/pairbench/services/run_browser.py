@@ -3,7 +3,7 @@ filter choices, and one run in full."""
 
 from __future__ import annotations
 
-from collections.abc import Mapping, Sequence
+from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -11,8 +11,8 @@ from pairbench.domain import Run, RunStatus
 from pairbench.library import Library
 from pairbench.library.analyses import get_analyses
 from pairbench.library.hosts import list_pairs
-from pairbench.library.run_choices import run_pairs, run_tools
-from pairbench.library.runs import RunFilter, SortKey, count_runs, get_run, list_runs
+from pairbench.library.run_store import LocalRunStore, RunStore
+from pairbench.library.runs import RunFilter, SortKey, get_run, list_runs
 from pairbench.library.series import SeriesArrays as SeriesArrays
 from pairbench.library.series import load_raw_output
 from pairbench.library.series import load_series as load_series
@@ -83,16 +83,20 @@ def query_filter(
     )
 
 
-def _choices(lib: Library) -> tuple[list[str], list[str]]:
-    """(pairs, tools) a browser's filters offer: stored pairs and tools, and any a run names."""
-    pairs = sorted({p.name for p in list_pairs(lib)} | set(run_pairs(lib)))
-    tools = sorted(set(TOOLS) | set(run_tools(lib)))
-    return pairs, tools
+def _choices(store: RunStore, known_pairs: Iterable[str] = ()) -> tuple[list[str], list[str]]:
+    """(pairs, tools) a browser's filters offer: the pairs and tools the store's runs name,
+    with ``known_pairs`` (the library's own pairs) and every tool Pairbench runs."""
+    pairs, tools = store.run_choices()
+    return sorted(set(known_pairs) | set(pairs)), sorted(set(TOOLS) | set(tools))
+
+
+def _local_choices(lib: Library) -> tuple[list[str], list[str]]:
+    return _choices(LocalRunStore(lib), (p.name for p in list_pairs(lib)))
 
 
 def find_runs(lib: Library, query: RunQuery) -> RunListing:
     """Every run matching ``query``, newest first, with the filter choices."""
-    pairs, tools = _choices(lib)
+    pairs, tools = _local_choices(lib)
     return RunListing(list_runs(lib, query_filter(query)), pairs, tools)
 
 
@@ -120,10 +124,37 @@ def browse_runs(
 ) -> RunPage:
     """One page of the runs matching ``query`` in the given order (filtered, sorted and
     paged in SQL), the number matching, and (with ``choices``) the filter choices."""
+    known = [p.name for p in list_pairs(lib)] if choices else []
+    return browse_store(
+        LocalRunStore(lib),
+        query,
+        sort=sort,
+        descending=descending,
+        offset=offset,
+        limit=limit,
+        choices=choices,
+        known_pairs=known,
+    )
+
+
+def browse_store(
+    store: RunStore,
+    query: RunQuery,
+    *,
+    sort: SortKey = "started",
+    descending: bool = True,
+    offset: int = 0,
+    limit: int = PAGE_SIZE,
+    choices: bool = True,
+    known_pairs: Iterable[str] = (),
+) -> RunPage:
+    """``browse_runs`` on any store: one page of its runs matching ``query``, how many match
+    (counted only when the page may not hold them all), and (with ``choices``) the pairs
+    and tools its runs name with ``known_pairs`` and every tool Pairbench runs."""
     flt = query_filter(query, sort=sort, descending=descending, offset=offset, limit=limit)
-    runs = list_runs(lib, flt)
-    total = count_runs(lib, flt) if (offset or len(runs) >= limit) else len(runs)
-    pairs, tools = _choices(lib) if choices else ([], [])
+    runs = store.list_runs(flt)
+    total = store.count_runs(flt) if (offset or len(runs) >= limit) else len(runs)
+    pairs, tools = _choices(store, known_pairs) if choices else ([], [])
     return RunPage(runs, total, offset, pairs, tools)
 
 

@@ -18,16 +18,16 @@ from pairbench.domain import Run
 from pairbench.library import Library
 from pairbench.library import team_local as local
 from pairbench.library.run_filter import SortKey
+from pairbench.library.run_store import TeamRunStore
 from pairbench.services.run_browser import (
     PAGE_SIZE,
     RunDetail,
     RunPage,
     RunQuery,
     SeriesArrays,
-    query_filter,
+    browse_store,
     raw_text,
 )
-from pairbench.tools.registry import TOOLS
 
 BROWSE_TIMEOUT_S = 5.0  # a server out of reach is said within seconds
 CACHE_BYTES = 256 * 1024 * 1024  # team runs' series kept in memory (the oldest go first)
@@ -74,21 +74,21 @@ def browse_team(
     server cannot be read."""
     from pairbench.services.team import open_store
 
-    flt = query_filter(query, sort=sort, descending=descending, offset=offset, limit=limit)
-    with open_store(url, timeout_s=timeout_s) as store:
-        store.ensure_schema(create=False)
-        found = store.list_runs(flt=flt)
-        total = store.count_runs(flt) if (offset or len(found) >= limit) else len(found)
-        pairs, tools = store.run_choices() if choices else ([], [])
+    with open_store(url, timeout_s=timeout_s) as connected:
+        connected.ensure_schema(create=False)
+        store = TeamRunStore(connected)
+        page = browse_store(
+            store,
+            query,
+            sort=sort,
+            descending=descending,
+            offset=offset,
+            limit=limit,
+            choices=choices,
+        )
+        found = [store.published(run) for run in page.runs]  # as listed: no round trip
     team = {t.run.id: Published(t.uuid, t.ran_by, t.origin, t.published_at) for t in found}
-    return TeamPage(
-        [t.run for t in found],
-        total,
-        offset,
-        pairs,
-        sorted(set(TOOLS) | set(tools)) if choices else [],
-        team=team,
-    )
+    return TeamPage(page.runs, page.total, page.offset, page.pairs, page.tools, team=team)
 
 
 def _size(series: list[SeriesArrays]) -> int:
