@@ -47,7 +47,16 @@ class RunsList(QObject):
     def __init__(self, bridge: EngineBridge, parent: QWidget) -> None:
         super().__init__(parent)
         self.bridge = bridge
-        self._generation = 0
+        self._generation = 0  # of the newest load asked for
+        # The first-page load last asked for (source, query, order) and the newest shown: a
+        # first page of the same view is shown even when a newer load is on its way, so
+        # refreshes faster than a load (a slow team server) never leave the list stale.
+        self._view: tuple[bool, RunQuery, str, bool] | None = None
+        self._applied = 0
+        # A first page on its way (its view and generation): the same asked again meanwhile
+        # is read once more after it (``_again``), not once per refresh.
+        self._loading: tuple[tuple[bool, RunQuery, str, bool], int] | None = None
+        self._again = False
         self._query: RunQuery | None = None  # what the table shows
         self.team = False  # the team library's runs (read-only) instead of this computer's
         self._shown: tuple[RunQuery, str, bool] | None = None
@@ -90,6 +99,8 @@ class RunsList(QObject):
             return
         self.team = team
         self._generation += 1  # a page of the other source on its way is not shown
+        self._view = None
+        self._again = False
         self._shown = None
         self._sized = False
         self.model.set_team(team)
@@ -103,9 +114,16 @@ class RunsList(QObject):
 
     def _load(self, *, offset: int, limit: int, sync: bool) -> None:
         assert self._query is not None
+        query, key, descending = self._query, self.model.sort_key, self.model.descending
+        view = (self.team, query, key, descending)
+        if not offset and self._loading is not None and self._loading[0] == view:
+            self._again = True  # read again once the page on its way is shown
+            return
         self._generation += 1
         generation = self._generation
-        query, key, descending = self._query, self.model.sort_key, self.model.descending
+        if not offset:
+            self._view = view
+            self._loading = (view, generation)
 
         async def local(lib: Library) -> RunPage:
             return browse_runs(
@@ -130,8 +148,11 @@ class RunsList(QObject):
             )
 
         def done(page: RunPage) -> None:
-            if generation != self._generation:
-                return  # a newer load is on its way
+            if generation != self._generation and (
+                offset or view != self._view or generation < self._applied
+            ):
+                return  # a newer load is on its way, of another view or page
+            self._applied = generation
             if isinstance(page, TeamPage):
                 self.model.add_origins(page.team)
             if offset:
@@ -158,7 +179,23 @@ class RunsList(QObject):
             else:
                 self.failed.emit(f"Cannot list runs: {error_text(error)}")
 
-        call_for(self.table, self.bridge, job, done, failed)
+        def settled() -> None:
+            if self._loading is None or self._loading[1] != generation:
+                return
+            self._loading = None
+            if self._again and self._query is not None:
+                self._again = False
+                self.show_query(self._query)
+
+        def shown(page: RunPage) -> None:
+            done(page)
+            settled()
+
+        def not_shown(error: BaseException) -> None:
+            failed(error)
+            settled()
+
+        call_for(self.table, self.bridge, job, shown, not_shown)
 
     def _load_more(self, offset: int) -> None:
         if self._query is not None:
