@@ -111,8 +111,8 @@ def test_bob_watches_alices_running_iperf3_run_live_in_the_window(
         running = lambda: [c.samples for c in copies if c.running]  # noqa: E731
         qtbot.waitUntil(lambda: len(set(running())) >= 3, timeout=WAIT_MS)
         assert proc.poll() is None, "alice's run ended before three live copies were drawn"
-        counts = running()
-        assert counts == sorted(counts) and 0 < counts[0] < counts[-1]
+        counts = running()  # the first copy may come before iperf3's first interval
+        assert counts == sorted(counts) and 0 <= counts[0] < counts[-1]
         shown = view.detail.detail
         assert shown is not None and shown.run.status is RunStatus.RUNNING
         curves, _factor = _throughput_curves(view)
