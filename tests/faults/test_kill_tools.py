@@ -19,7 +19,8 @@ from faultkit import (
 )
 
 TRIALS = 20
-GONE_WITHIN_S = 2.0
+GONE_WITHIN_S = 2.0  # no process of the run left on either host (issue 12)
+FILES_WITHIN_S = 10.0  # and then no file of it (the watchdog removes them once it is done)
 RATE_MBIT = 200
 # Each tool with settings that keep it measuring well past the kill.
 TOOLS: list[tuple[str, tuple[str, ...]]] = [
@@ -50,14 +51,20 @@ def _kill_trial(lab: Any, tool: str, settings: tuple[str, ...]) -> float:
         for stream in (proc.stdout, proc.stderr):
             if stream is not None:
                 stream.close()
-    while tagged_processes() or tagged_workdirs():
+    while tagged_processes():
         elapsed = time.monotonic() - killed_at
         assert elapsed < GONE_WITHIN_S, (
-            f"{tool}: {elapsed:.1f} s after SIGKILL still running: {tagged_processes()}, "
-            f"files: {tagged_workdirs()}"
+            f"{tool}: {elapsed:.1f} s after SIGKILL still running: {tagged_processes()}"
         )
         time.sleep(0.02)
-    return time.monotonic() - killed_at
+    gone = time.monotonic() - killed_at
+    while tagged_workdirs():
+        elapsed = time.monotonic() - killed_at
+        assert elapsed < FILES_WITHIN_S, (
+            f"{tool}: {elapsed:.1f} s after SIGKILL files left: {tagged_workdirs()}"
+        )
+        time.sleep(0.02)
+    return gone
 
 
 def test_sigkill_mid_run_leaves_no_tool_and_no_file_and_the_next_run_is_clean(
@@ -65,9 +72,9 @@ def test_sigkill_mid_run_leaves_no_tool_and_no_file_and_the_next_run_is_clean(
 ) -> None:
     """20 SIGKILLs mid-run, every tool in turn (iperf3, nuttcp, iperf 2, ping, fio, uperf);
     after each, within 2 s no process of the run is left on either host (the lab's hosts share
-    this machine's process table) and no work directory (fio's test files, uperf's profile)
-    remains. After every iperf3 kill the next run starts at once and measures the shaped rate
-    within 3 %."""
+    this machine's process table), and then no work directory (fio's test files, uperf's
+    profile) remains. After every iperf3 kill the next run starts at once and measures the
+    shaped rate within 3 %."""
     shaped("--rate", f"{RATE_MBIT}mbit")
     gone: list[float] = []
     rates: list[float] = []
@@ -79,8 +86,9 @@ def test_sigkill_mid_run_leaves_no_tool_and_no_file_and_the_next_run_is_clean(
             assert status == 0, err
             rates.append(final["summary"]["throughput_bps"] / 1e6)
     print(
-        f"SIGKILL mid-run: {len(gone)}/{TRIALS} trials with no tool and no file left within "
-        f"{GONE_WITHIN_S:g} s (median {statistics.median(gone):.2f} s, max {max(gone):.2f} s); "
+        f"SIGKILL mid-run: {len(gone)}/{TRIALS} trials with no tool left within "
+        f"{GONE_WITHIN_S:g} s (median {statistics.median(gone):.2f} s, max {max(gone):.2f} s) "
+        f"and no file left after; "
         f"next runs after a kill: {', '.join(f'{r:.1f}' for r in rates)} Mbit/s"
     )
     assert len(gone) == TRIALS
