@@ -6,6 +6,7 @@ from __future__ import annotations
 import argparse
 import json
 
+from pairbench.cli.entity_lines import campaign_line
 from pairbench.cli.environment import Environment
 from pairbench.cli.exit_status import ExitStatus
 from pairbench.domain.units import format_value
@@ -24,17 +25,12 @@ def handle_list(args: argparse.Namespace, env: Environment) -> ExitStatus:
     except LibraryError as exc:
         env.err(terminal_text(f"pairbench: {exc}"))
         return ExitStatus.ERROR
+    rows = [campaign_json(s, with_cells=False) for s in shown]
     if args.json:
-        env.out(json.dumps([campaign_json(s, with_cells=False) for s in shown]))
+        env.out(json.dumps(rows))
         return ExitStatus.OK
-    for s in shown:
-        c = s.campaign
-        env.out(
-            terminal_text(
-                f"{c.id:>5}  {c.status:<11} {s.runs_done:>4}/{s.runs_planned:<4} "
-                f"runs  {len(s.rows)} cells  {c.name}"
-            )
-        )
+    for row in rows:
+        env.out(campaign_line(row))
     return ExitStatus.OK
 
 

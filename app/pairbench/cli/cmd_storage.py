@@ -9,6 +9,7 @@ from dataclasses import replace
 from typing import Any
 
 from pairbench.cli.cmd_run import cancel_on_signals
+from pairbench.cli.entity_lines import suite_line
 from pairbench.cli.environment import Environment
 from pairbench.cli.exit_status import ExitStatus
 from pairbench.cli.prompts import TerminalPrompt
@@ -294,14 +295,14 @@ def handle_list(args: argparse.Namespace, env: Environment) -> ExitStatus:
     except LibraryError as exc:
         env.err(terminal_text(f"pairbench: {exc}"))
         return ExitStatus.ERROR
+    rows = [suite_row(s) for s in suites]
     if args.json:
-        env.out(json.dumps([suite_row(s) for s in suites]))
+        env.out(json.dumps(rows))
         return ExitStatus.OK
-    if not suites:
+    if not rows:
         env.out("no storage suites yet: try `pairbench storage run --host local ...`")
-    for s in suites:
-        line = f"{s.id:>5}  {s.params.get('test', '?'):<10} {s.status:<11} {s.host}:"
-        env.out(terminal_text(f"{line}{s.params.get('target', '?')}  {s.label}".rstrip()))
+    for row in rows:
+        env.out(suite_line(row))
     return ExitStatus.OK
 
 

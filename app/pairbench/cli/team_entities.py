@@ -7,9 +7,9 @@ import argparse
 import json
 from collections.abc import Callable
 
+from pairbench.cli.entity_lines import campaign_line, suite_line
 from pairbench.cli.environment import Environment
 from pairbench.cli.exit_status import ExitStatus
-from pairbench.export.escaping import terminal_text
 from pairbench.services.library import LibraryError
 
 # TeamError and TeamSetupError are a LibraryError and a ValueError (the latter: no team).
@@ -65,8 +65,7 @@ def handle_team_suites(args: argparse.Namespace, env: Environment) -> ExitStatus
     if not rows:
         env.out("no storage suites in the team library yet")
     for r in rows:
-        line = f"{r['id']:>5}  {r['test'] or '?'!s:<10} {r['status']!s:<11} {r['host']}:"
-        env.out(terminal_text(f"{line}{r['target'] or '?'}  {r['ran_by']}  {r['label']}".rstrip()))
+        env.out(suite_line(r, str(r["ran_by"])))
     return ExitStatus.OK
 
 
@@ -83,12 +82,7 @@ def handle_team_campaigns(args: argparse.Namespace, env: Environment) -> ExitSta
         env.out(json.dumps(rows))
         return ExitStatus.OK
     for r in rows:
-        env.out(
-            terminal_text(
-                f"{r['id']:>5}  {r['status']!s:<11} {r['runs']:>4}/{r['runs_planned']!s:<4} "
-                f"runs  {r['cells_total']} cells  {r['name']}  ({r['ran_by']})"
-            )
-        )
+        env.out(campaign_line(r, str(r["ran_by"])))
     return ExitStatus.OK
 
 
