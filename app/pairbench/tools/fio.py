@@ -28,6 +28,12 @@ from pairbench.tools.fio_devices import refuse_if_in_use as refuse_if_in_use
 from pairbench.tools.fio_devices import refuse_if_mounted as refuse_if_mounted
 from pairbench.tools.fio_histogram import fio_run_analyses
 from pairbench.tools.fio_jobfile import JobNameParam, JobTextParam
+from pairbench.tools.fio_paths import (
+    file_check_argv,
+    path_state_argv,
+    refuse_unsafe_directory,
+    refuse_unsafe_file,
+)
 from pairbench.tools.params import Param, is_true, resolve_params
 
 NAME = "fio"
@@ -182,7 +188,8 @@ PARAMS: dict[str, Param] = {
             "confirm_destroy",
             "text",
             "",
-            "the device path again, to confirm that a write workload destroys its data",
+            "the device (or an existing file's) path again, to confirm that the run destroys "
+            "its data",
         ),
         JobNameParam(
             "jobfile",
@@ -214,9 +221,10 @@ def writes(rw: str) -> bool:
 def resolve(params: Mapping[str, str]) -> dict[str, str]:
     """Checked parameters with defaults filled in (``resolve(resolve(p)) == resolve(p)``).
 
-    ``directory`` and ``device`` exclude each other; a write workload on a device needs
-    ``confirm_destroy`` equal to the device path; ``rwmixread`` goes with mixed workloads only
-    (it resolves to ``""`` for the others).
+    ``directory``, ``file`` and ``device`` exclude each other; a write workload on a device
+    needs ``confirm_destroy`` equal to the device path (an existing ``file`` needs it equal to
+    the file's path: checked on the host, ``target_check``); ``rwmixread`` goes with mixed
+    workloads only (it resolves to ``""`` for the others).
     """
     resolved = resolve_params(PARAMS, params)
     if resolved["jobfile"] or resolved["jobfile_text"]:
@@ -247,8 +255,12 @@ def resolve(params: Mapping[str, str]) -> dict[str, str]:
                 f"systems, partition table, everything). If that is what you want, add "
                 f"--set confirm_destroy={device}"
             )
-    elif resolved["confirm_destroy"]:
-        raise ParamError("confirm_destroy applies only together with device")
+    elif file and resolved["confirm_destroy"] not in ("", file):
+        raise ParamError(
+            f"confirm_destroy must be the file's path ({file}), got {resolved['confirm_destroy']!r}"
+        )
+    elif not file and resolved["confirm_destroy"]:
+        raise ParamError("confirm_destroy applies only together with device or file")
     return resolved
 
 
@@ -362,6 +374,32 @@ def device_check(params: Mapping[str, str]) -> HostCheck | None:
     )
 
 
+def target_check(params: Mapping[str, str]) -> HostCheck | None:
+    """The check on the host before fio starts, by target: a device in use (``device_check``);
+    a kept test file that is a link, in an unsafe folder, or exists unconfirmed
+    (``fio_paths.refuse_unsafe_file``); a ``directory`` that is missing, read-only, or
+    others may change (``fio_paths.refuse_unsafe_directory``: the run's work directory is
+    made in it)."""
+    if params.get("device"):
+        return device_check(params)
+    file, directory = params.get("file", ""), params.get("directory", "")
+    if file:
+        writes_it, size = writes(params.get("rw", "")), _size_bytes("size", params["size"])
+        confirm = params.get("confirm_destroy", "")
+        return HostCheck(
+            argv=file_check_argv(file),
+            verdict=lambda text: refuse_unsafe_file(
+                text, file, writes=writes_it, size=size, confirm=confirm
+            ),
+        )
+    if directory:
+        return HostCheck(
+            argv=path_state_argv(directory),
+            verdict=lambda text: refuse_unsafe_directory(text, directory),
+        )
+    return None
+
+
 TOOL = Tool(
     name=NAME,
     debian_package=DEBIAN_PACKAGE,
@@ -377,7 +415,7 @@ TOOL = Tool(
     needs_workdir=True,
     file_parser_factory=file_parser,
     server_only=True,
-    host_check=device_check,
+    host_check=target_check,
     workdir_parent=lambda params: params.get("directory", ""),
     run_analyses=fio_run_analyses,
 )
