@@ -6,18 +6,17 @@ written."""
 from __future__ import annotations
 
 import json
-import os
 import shutil
 import signal
 import subprocess
 import time
-import uuid
 from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
 
 import pytest
 
+from blockkit import loop_device as make_loop_device
 from local_run_helpers import start_cli
 from testkit import require
 
@@ -50,37 +49,15 @@ SUITE = [
 ]
 
 
-def _loop_device(size_mib: int, sector: int = 512) -> Iterator[str]:
-    require(shutil.which("losetup") is not None, "losetup is not installed")
-    require(os.path.exists("/dev/loop-control"), "this machine has no loop devices")
-    folder = Path("/dev/shm") if os.access("/dev/shm", os.W_OK) else Path("/var/tmp")
-    backing = folder / f"pairbench-test-{uuid.uuid4().hex[:8]}.img"
-    with backing.open("wb") as handle:
-        handle.truncate(size_mib * 2**20)
-    made = subprocess.run(
-        ["losetup", "--sector-size", str(sector), "--find", "--show", str(backing)],
-        capture_output=True,
-        text=True,
-        timeout=30,
-    )
-    try:
-        assert made.returncode == 0, made.stderr
-        yield made.stdout.strip()
-    finally:
-        if made.returncode == 0:
-            subprocess.run(["losetup", "-d", made.stdout.strip()], timeout=30, check=False)
-        backing.unlink()
-
-
 @pytest.fixture
 def loop_device() -> Iterator[str]:
-    yield from _loop_device(64)
+    yield from make_loop_device(64)
 
 
 @pytest.fixture(scope="module")
 def steady_suite(lab: Any) -> Iterator[tuple[dict[str, Any], dict[str, Any], str]]:
     """One throughput suite run to the end on a loop device: (run --json, show --json, dev)."""
-    for device in _loop_device(64):
+    for device in make_loop_device(64):
         result = lab.cli(
             "storage",
             "run",
@@ -257,7 +234,7 @@ def test_targets_that_must_not_be_written_are_refused_and_untouched(
 def test_a_device_that_refuses_the_tests_smallest_block_size_is_refused(lab: Any) -> None:
     """4096-byte logical sectors: the iops test's 512-byte direct I/O cannot run on it."""
     before = lab.cli("storage", "list", "--json").stdout
-    for device in _loop_device(16, sector=4096):
+    for device in make_loop_device(16, sector=4096):
         result = lab.cli(
             "storage", "run", *SUITE[:2], "--test", "iops", "--target", device,
             "--confirm", device, timeout=120,

@@ -5,14 +5,13 @@ is missing, read-only or unsafe is refused; what is safe passes."""
 
 from __future__ import annotations
 
-import contextlib
 import os
 import subprocess
-from collections.abc import Iterator
 from pathlib import Path
 
 import pytest
 
+from blockkit import read_only_bind
 from pairbench.tools import fio
 from pairbench.tools.base import ParamError
 from pairbench.tools.fio_paths import parse_path_states, path_state_argv
@@ -35,19 +34,6 @@ def _folder(tmp_path: Path, mode: int, name: str = "folder") -> Path:
     folder.mkdir()
     folder.chmod(mode)
     return folder
-
-
-@contextlib.contextmanager
-def _read_only(source: Path, mount_point: Path) -> Iterator[Path]:
-    """``source`` bind-mounted read-only at ``mount_point`` (root only)."""
-    require(os.geteuid() == 0, "a read-only bind mount needs root")
-    mount_point.mkdir()
-    subprocess.run(["mount", "--bind", str(source), str(mount_point)], check=True, timeout=30)
-    try:
-        subprocess.run(["mount", "-o", "remount,bind,ro", str(mount_point)], check=True, timeout=30)
-        yield mount_point
-    finally:
-        subprocess.run(["umount", str(mount_point)], check=False, timeout=30)
 
 
 def test_the_script_reports_kinds_modes_and_mounts(tmp_path: Path) -> None:
@@ -167,7 +153,7 @@ def test_missing_read_only_and_non_directories_are_refused(tmp_path: Path) -> No
     link = tmp_path / "to-good"
     link.symlink_to(good)
     _check(directory=str(link))  # a folder the user named through a link: its folder counts
-    with _read_only(good, tmp_path / "ro") as ro:
+    with read_only_bind(good, tmp_path / "ro") as ro:
         with pytest.raises(ParamError, match="read-only file system"):
             _check(directory=str(ro))
         with pytest.raises(ParamError, match="read-only file system"):
