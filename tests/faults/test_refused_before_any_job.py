@@ -6,23 +6,22 @@ it was."""
 
 from __future__ import annotations
 
+import io
 import json
-import os
-import signal
 import subprocess
-import sys
 from pathlib import Path
 from typing import Any
 
 import pytest
 
 from blockkit import read_only_bind
-from faultkit import wait_for_interval
+from busy_host import local_run_holding
+from pairbench.cli.environment import Environment
+from pairbench.cli.main import run_cli
 from pairbench.domain.storage import StorageTest, SuiteParams
 from pairbench.library import Library
 from pairbench.library.suites import create_suite, finish_suite, get_suite
 
-PAIRBENCH = [sys.executable, "-m", "pairbench"]
 SUITE = [
     "storage", "run", "--host", "local", "--test", "throughput", "--size", "2MiB",
     "--round-seconds", "1", "--max-rounds", "5", "--precondition-passes", "1",
@@ -30,13 +29,10 @@ SUITE = [
 
 
 def _cli(library: Path, *args: str) -> subprocess.CompletedProcess[str]:
-    return subprocess.run(
-        [*PAIRBENCH, "--library", str(library), *args],
-        capture_output=True,
-        text=True,
-        timeout=120,
-        check=False,
-    )
+    """``pairbench --library LIBRARY ARGS`` run in this process (as a user would type it)."""
+    out, err = io.StringIO(), io.StringIO()
+    status = run_cli(["--library", str(library), *args], Environment(stdout=out, stderr=err))
+    return subprocess.CompletedProcess(args, status, out.getvalue(), err.getvalue())
 
 
 def _json(library: Path, *args: str) -> Any:
@@ -85,24 +81,11 @@ def test_a_busy_host_refuses_a_suite_and_a_resume_and_stores_nothing(tmp_path: P
     library = tmp_path / "library.sqlite"
     stopped = _stopped_suite(library, target)
     before = _json(library, "storage", "list", "--json")
-    # Another run holds this computer (its own library: only the host lock is shared).
-    ping = ["--tool", "ping", "--set", "count=100", "--set", "interval=0.2"]
-    holder = subprocess.Popen(
-        [*PAIRBENCH, "--library", str(tmp_path / "other.sqlite"), "run", "--pair", "local", *ping],
-        stdout=subprocess.PIPE,
-        stderr=subprocess.PIPE,
-        text=True,
-        env={**os.environ, "PYTHONUNBUFFERED": "1"},
-    )
-    try:
-        wait_for_interval(holder)
+    with local_run_holding(tmp_path):
         said = _one_clear_line(_cli(library, *SUITE, "--target", str(target)))
         assert "busy" in said and "ping on pair local" in said, said
         said = _one_clear_line(_cli(library, "storage", "resume", str(stopped)))
         assert "busy" in said, said
-    finally:
-        holder.send_signal(signal.SIGINT)
-        holder.communicate(timeout=30)
     assert _json(library, "storage", "list", "--json") == before  # no new suite, none changed
     with Library.open(library) as lib:
         assert get_suite(lib, stopped).status == "cancelled"

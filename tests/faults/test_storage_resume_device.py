@@ -5,6 +5,7 @@ found, and the file system and file stay intact; ``--force`` goes on."""
 
 from __future__ import annotations
 
+import io
 import json
 import os
 import re
@@ -18,6 +19,8 @@ import pytest
 
 from blockkit import loop_device, mounted
 from faultkit import tagged_processes
+from pairbench.cli.environment import Environment
+from pairbench.cli.main import run_cli
 from testkit import require_program
 
 PAIRBENCH = [sys.executable, "-m", "pairbench"]
@@ -70,15 +73,17 @@ def _kill(proc: subprocess.Popen[str], device: str) -> None:
     assert not fio_left()
 
 
+def _cli(library: Path, *args: str) -> tuple[int, str, str]:
+    """``pairbench --library LIBRARY ARGS`` run in this process (as a user would type it)."""
+    out, err = io.StringIO(), io.StringIO()
+    status = run_cli(["--library", str(library), *args], Environment(stdout=out, stderr=err))
+    return status, out.getvalue(), err.getvalue()
+
+
 def _status(library: Path, suite_id: int) -> str:
-    done = subprocess.run(
-        [*PAIRBENCH, "--library", str(library), "storage", "show", str(suite_id), "--json"],
-        capture_output=True,
-        text=True,
-        timeout=60,
-        check=True,
-    )
-    return str(json.loads(done.stdout)["status"])
+    status, out, err = _cli(library, "storage", "show", str(suite_id), "--json")
+    assert status == 0, err
+    return str(json.loads(out)["status"])
 
 
 def _blkid_type(device: str) -> str:
@@ -111,14 +116,9 @@ def test_a_resume_refuses_a_file_system_made_after_the_interruption(tmp_path: Pa
         assert made.returncode == 0, made.stderr
         with mounted(device, tmp_path / "mnt") as mount_point:
             (mount_point / "kept.txt").write_bytes(KEPT)
-        refused = subprocess.run(
-            [*PAIRBENCH, "--library", str(library), "storage", "resume", str(suite_id)],
-            capture_output=True,
-            text=True,
-            timeout=120,
-        )
-        assert refused.returncode == 1, (refused.stdout, refused.stderr)
-        said = refused.stderr.strip()
+        status, out, err = _cli(library, "storage", "resume", str(suite_id))
+        assert status == 1, (out, err)
+        said = err.strip()
         assert len(said.splitlines()) == 1 and "Traceback" not in said
         assert f"{device} holds a ext4 file system" in said
         assert f"pairbench storage resume {suite_id} --force" in said
