@@ -22,18 +22,14 @@ from pairbench.tools.base import (
 )
 from pairbench.tools.fio_auto import FioAutoParser
 from pairbench.tools.fio_devices import IN_USE_SCRIPT as IN_USE_SCRIPT
+from pairbench.tools.fio_devices import device_host_check
 from pairbench.tools.fio_devices import in_use_check_argv as in_use_check_argv
 from pairbench.tools.fio_devices import mounted_device_check_argv as mounted_device_check_argv
 from pairbench.tools.fio_devices import refuse_if_in_use as refuse_if_in_use
 from pairbench.tools.fio_devices import refuse_if_mounted as refuse_if_mounted
 from pairbench.tools.fio_histogram import fio_run_analyses
 from pairbench.tools.fio_jobfile import JobNameParam, JobTextParam
-from pairbench.tools.fio_paths import (
-    file_check_argv,
-    path_state_argv,
-    refuse_unsafe_directory,
-    refuse_unsafe_file,
-)
+from pairbench.tools.fio_paths import directory_check, file_check
 from pairbench.tools.params import Param, is_true, resolve_params
 
 NAME = "fio"
@@ -363,41 +359,21 @@ def file_parser() -> Parser:
 
 
 def device_check(params: Mapping[str, str]) -> HostCheck | None:
-    """Before a run on a raw device: refuse it when it (or anything on it) is mounted in any
-    mount namespace, is swap, or holds another device (``IN_USE_SCRIPT``)."""
-    device = params.get("device", "")
-    if not device:
-        return None
-    return HostCheck(
-        argv=in_use_check_argv(device),
-        verdict=lambda text: refuse_if_in_use(text, device),
-    )
+    """Before a run on a raw device: refuse it when it (or anything on it) is in use."""
+    return device_host_check(params["device"]) if params.get("device") else None
 
 
 def target_check(params: Mapping[str, str]) -> HostCheck | None:
-    """The check on the host before fio starts, by target: a device in use (``device_check``);
-    a kept test file that is a link, in an unsafe folder, or exists unconfirmed
-    (``fio_paths.refuse_unsafe_file``); a ``directory`` that is missing, read-only, or
-    others may change (``fio_paths.refuse_unsafe_directory``: the run's work directory is
-    made in it)."""
-    if params.get("device"):
-        return device_check(params)
-    file, directory = params.get("file", ""), params.get("directory", "")
-    if file:
-        writes_it, size = writes(params.get("rw", "")), _size_bytes("size", params["size"])
-        confirm = params.get("confirm_destroy", "")
-        return HostCheck(
-            argv=file_check_argv(file),
-            verdict=lambda text: refuse_unsafe_file(
-                text, file, writes=writes_it, size=size, confirm=confirm
-            ),
-        )
-    if directory:
-        return HostCheck(
-            argv=path_state_argv(directory),
-            verdict=lambda text: refuse_unsafe_directory(text, directory),
-        )
-    return None
+    """The check on the host before fio starts, by target: a device in use; a kept test
+    file that is a link, in an unsafe folder, or exists unconfirmed; a ``directory`` (where
+    the run's work directory is made) missing, read-only or others may change."""
+    if params.get("file"):
+        rw, confirm = params.get("rw", ""), params.get("confirm_destroy", "")
+        size = _size_bytes("size", params["size"])
+        return file_check(params["file"], writes=writes(rw), size=size, confirm=confirm)
+    if params.get("directory"):
+        return directory_check(params["directory"])
+    return device_check(params)
 
 
 TOOL = Tool(

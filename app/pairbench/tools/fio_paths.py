@@ -8,7 +8,7 @@ import posixpath
 from dataclasses import dataclass
 from typing import Final
 
-from pairbench.tools.base import ParamError
+from pairbench.tools.base import HostCheck, ParamError
 
 # For each argument: its kind without following a link (link, directory, file, other,
 # missing), its owner, mode and size (lstat), the same of what a link points to, and for a
@@ -192,4 +192,17 @@ def refuse_unsafe_file(text: str, path: str, *, writes: bool, size: int, confirm
     raise ParamError(
         f"{path} already exists and {how}: its data would be DESTROYED. If that is what you "
         f"want, add --set confirm_destroy={path}"
+    )
+
+
+def directory_check(directory: str) -> HostCheck:
+    """The host check before fio makes its work directory in ``directory``."""
+    return HostCheck(path_state_argv(directory), lambda t: refuse_unsafe_directory(t, directory))
+
+
+def file_check(path: str, *, writes: bool, size: int, confirm: str) -> HostCheck:
+    """The host check before fio opens the kept test file ``path`` (``refuse_unsafe_file``)."""
+    return HostCheck(
+        file_check_argv(path),
+        lambda t: refuse_unsafe_file(t, path, writes=writes, size=size, confirm=confirm),
     )
