@@ -573,7 +573,9 @@ class SSHTransport:
         try:
             async with (
                 conn.start_sftp_client() as sftp,
-                sftp.open(path, NEW_FILE_FLAGS, asyncssh.SFTPAttrs(permissions=0o600)) as handle,
+                sftp.open(
+                    path, NEW_FILE_FLAGS, asyncssh.SFTPAttrs(permissions=0o600), encoding=None
+                ) as handle,
             ):
                 await handle.write(content)
         except (asyncssh.Error, OSError) as exc:
