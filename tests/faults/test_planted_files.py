@@ -161,3 +161,23 @@ def test_fio_on_an_existing_file_needs_it_confirmed_and_never_follows_a_link(
     assert written.returncode == 0, written.stderr
     assert json.loads(written.stdout.splitlines()[-1])["status"] == "completed"
     assert _digest(existing) != before
+
+
+@pytest.mark.timeout(120)
+def test_fio_with_a_directory_writes_only_in_a_work_directory_of_its_own(tmp_path: Path) -> None:
+    """fio's ``directory=`` gets a new ``mktemp -d`` work directory inside it (0700), so a
+    link planted at fio's own file name there is never followed; the work directory goes
+    after the run."""
+    require_program("fio")
+    shared = tmp_path / "shared"
+    shared.mkdir()
+    shared.chmod(0o1777)
+    victim = _victim(tmp_path)
+    planted = shared / "pairbench.0.0"  # fio's name for job "pairbench", its first file
+    planted.symlink_to(victim)
+    library = tmp_path / "library.sqlite"
+    done = _fio(library, "rw=write", f"directory={shared}", "size=1M")
+    assert done.returncode == 0, done.stderr
+    assert json.loads(done.stdout.splitlines()[-1])["status"] == "completed"
+    assert victim.read_bytes() == VICTIM
+    assert [p.name for p in shared.iterdir()] == [planted.name] and planted.is_symlink()

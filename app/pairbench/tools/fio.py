@@ -161,8 +161,8 @@ PARAMS: dict[str, Param] = {
             "file",
             "path",
             "",
-            "a test file kept after the run (a storage suite's, created when missing) instead "
-            "of files in a private directory",
+            "a test file kept after the run (created when missing; an existing one needs "
+            "confirm_destroy, a link is refused) instead of files in a private directory",
         ),
         Param("time_based", "bool", "true", "run for runtime even when size is done"),
         Param(
