@@ -107,7 +107,12 @@ async def reopen_test_dir(transport: Transport, target: str, recorded: str) -> t
     if recorded and await check_test_dir(transport, target, recorded):
         return recorded, ""
     made = await make_test_dir(transport, target)
-    gone = f"{recorded} was gone" if recorded else "no directory of the suite was recorded"
+    gone = (
+        f"{recorded} was gone"
+        if recorded
+        else "no directory was recorded (a suite of an earlier version: its test file in the "
+        "target, if any, is left as it was)"
+    )
     return made, f"at a resume {gone}: {made} was made, its test file new"
 
 
