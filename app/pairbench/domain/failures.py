@@ -167,6 +167,15 @@ class PairBusyError(RunError):
         self.holder = dict(holder)
 
 
+class TargetHoldsDataError(RunError):
+    """A storage suite's device holds data it would destroy (``held``: a file system, a
+    partition table, ...) and was not forced; a front end may offer to force it."""
+
+    def __init__(self, message: str, host: str, target: str, held: Sequence[str]) -> None:
+        super().__init__(message)
+        self.host, self.target, self.held = host, target, list(held)
+
+
 class StalledOutError(Exception):
     """The tool stayed quiet past the run's expected end: the run is ended as stalled."""
 

@@ -150,6 +150,7 @@ async def execute_run(
     observer: RunObserver | None = None,
     cancel: asyncio.Event | None = None,
     stop: StopCondition | None = None,
+    held: HostLocks | None = None,
 ) -> Run:
     """Run a prepared spec and store it; return the stored run with its final status.
 
@@ -158,15 +159,27 @@ async def execute_run(
     it returns a reason, both processes are ended and the run is stored as ``completed`` with
     the reason as its note (the tool's own summary is then usually incomplete: iperf3 prints
     no receiver figures when interrupted, so its summary comes from the intervals).
+    ``held``: the hosts' locks, taken by the caller (``hold_pair``) and kept after the run.
     """
     observer = observer or NullObserver()
     cancel = cancel or asyncio.Event()
-    tool = prepared.tool
+    if held is not None:  # the caller holds the hosts (a storage suite, for all its jobs)
+        return await _execute_locked(lib, prepared, held, observer, cancel, stop)
+    locks = hold_pair(prepared.pair, prepared.tool.name)
+    try:
+        return await _execute_locked(lib, prepared, locks, observer, cancel, stop)
+    finally:
+        locks.release()
+
+
+def hold_pair(pair: HostPair, tool: str) -> HostLocks:
+    """The pair's hosts locked for a run of ``tool`` (release them when done); a host in use
+    by another Pairbench run is ``PairBusyError`` (nothing started, nothing stored)."""
     locks = HostLocks(
-        [prepared.pair.client, prepared.pair.server],
+        [pair.client, pair.server],
         {
-            "pair": prepared.pair.name,
-            "tool": tool.name,
+            "pair": pair.name,
+            "tool": tool,
             "pid": os.getpid(),
             "program": _program(),
             "started_at": time.time(),
@@ -175,13 +188,10 @@ async def execute_run(
     try:
         locks.acquire()
     except HostBusyError as exc:
-        raise PairBusyError(f"pair {prepared.pair.name}: {exc}", exc.host, exc.holder) from exc
+        raise PairBusyError(f"pair {pair.name}: {exc}", exc.host, exc.holder) from exc
     except OSError as exc:
-        raise RunError(f"cannot lock the hosts of pair {prepared.pair.name}: {exc}") from exc
-    try:
-        return await _execute_locked(lib, prepared, locks, observer, cancel, stop)
-    finally:
-        locks.release()
+        raise RunError(f"cannot lock the hosts of pair {pair.name}: {exc}") from exc
+    return locks
 
 
 async def _execute_locked(
