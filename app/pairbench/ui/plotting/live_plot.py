@@ -18,9 +18,10 @@ import numpy as np
 import pyqtgraph as pg
 from PySide6.QtCore import QPointF, Qt, Signal
 from PySide6.QtGui import QColor, QFont
-from PySide6.QtWidgets import QGraphicsItem, QHBoxLayout, QLabel, QSizePolicy, QVBoxLayout, QWidget
+from PySide6.QtWidgets import QGraphicsItem, QHBoxLayout, QLabel, QVBoxLayout, QWidget
 
 from pairbench.domain.units import Scale, scale_for
+from pairbench.ui.elided_label import ElidedLabel
 from pairbench.ui.plotting.buffers import GrowableSeries
 from pairbench.ui.plotting.curves import (
     PALETTE,
@@ -41,6 +42,8 @@ from pairbench.ui.plotting.time_axis import TimeAxis, clock_text
 __all__ = ["PALETTE", "REVERSE_SUM_COLOR", "SUM_COLOR", "Curve", "LivePlot"]
 
 MAX_READOUT_CURVES = 6
+MIN_PLOT_HEIGHT = 120  # px: below this a plot reads as a strip
+READOUT_STEP_S = 0.1  # the pointer's time to a tenth of a second ("1.2 s"; "1:05" from 60 s)
 AUTO_DOWNSAMPLE_FACTOR = 1.0
 
 
@@ -85,12 +88,15 @@ class LivePlot(QWidget):
         font = QFont(self.title_label.font())
         font.setBold(True)
         self.title_label.setFont(font)
-        self.readout = QLabel("")
-        self.readout.setTextFormat(Qt.TextFormat.PlainText)
+        # The values under the pointer, beside the title: cut on the right when the plot is
+        # narrow, so the time and the first values always show (the whole line in its tooltip).
+        self.readout = ElidedLabel()
+        self.readout.setObjectName("readout")
         self.readout.setStyleSheet("color: #555;")
-        self.readout.setSizePolicy(QSizePolicy.Policy.Ignored, QSizePolicy.Policy.Preferred)
-        self.readout.setAlignment(Qt.AlignmentFlag.AlignRight | Qt.AlignmentFlag.AlignVCenter)
-        self.note = QLabel("")  # says how a partial last interval is drawn
+        self.readout.setVisible(False)
+        # How a partial last interval is drawn; in the readout's place while no pointer is
+        # over the plots, cut to the room there is (never widening the plot).
+        self.note = ElidedLabel(tip=PARTIAL_TIP)
         self.note.setObjectName("partial_note")
         self.note.setStyleSheet("color: #777; font-size: 8pt;")
         self.note.setVisible(False)
@@ -101,7 +107,7 @@ class LivePlot(QWidget):
             viewBox=pg.ViewBox(enableMenu=False), axisItems={"bottom": TimeAxis("bottom")}
         )
         self.widget.setBackground("w")
-        self.widget.setMinimumHeight(140)
+        self.widget.setMinimumHeight(MIN_PLOT_HEIGHT)
         self.plot_item: pg.PlotItem = self.widget.getPlotItem()
         self.view_box: pg.ViewBox = self.plot_item.getViewBox()
         self.plot_item.setDownsampling(auto=True, mode="peak")
@@ -144,7 +150,7 @@ class LivePlot(QWidget):
         header.setContentsMargins(4, 0, 4, 0)
         header.setSpacing(8)
         header.addWidget(self.title_label)
-        header.addWidget(self.note)
+        header.addWidget(self.note, 1)
         header.addWidget(self.readout, 1)
         layout = QVBoxLayout(self)
         layout.setContentsMargins(0, 0, 0, 0)
@@ -282,15 +288,21 @@ class LivePlot(QWidget):
     def _update_note(self) -> None:
         partial = [c for c in self.curves.values() if c.partial_s is not None and c.visible]
         if not partial:
-            self.note.setVisible(False)
-            return
-        curve = partial[0]
-        assert curve.partial_s is not None
-        usual = usual_spacing(curve.series.t[: curve.drawn_n])
-        of = f" of {usual:.3g} s" if usual is not None else ""
-        self.note.setText(f"○ last interval {curve.partial_s:.2g} s{of}: partial, not joined")
-        self.note.setToolTip(PARTIAL_TIP)
-        self.note.setVisible(True)
+            self.note.set_full_text("")
+        else:
+            curve = partial[0]
+            assert curve.partial_s is not None
+            usual = usual_spacing(curve.series.t[: curve.drawn_n])
+            of = f" of {usual:.3g} s" if usual is not None else ""
+            text = f"○ last interval {curve.partial_s:.2g} s{of}: partial, not joined"
+            self.note.set_full_text(text)
+        self._show_header()
+
+    def _show_header(self) -> None:
+        """The readout while the pointer is over the plots, else the partial note (if any)."""
+        reading = bool(self.readout.full_text())
+        self.readout.setVisible(reading)
+        self.note.setVisible(bool(self.note.full_text()) and not reading)
 
     def _apply_scale(self, scale: Scale) -> None:
         self.scale = scale
@@ -366,16 +378,18 @@ class LivePlot(QWidget):
         else:
             self.h_line.setPos(y)
             self.h_line.setVisible(True)
-        self.readout.setText(self.readout_text(x, y))
+        self.readout.set_full_text(self.readout_text(x, y))
+        self._show_header()
 
     def hide_cursor(self) -> None:
         self.v_line.setVisible(False)
         self.h_line.setVisible(False)
-        self.readout.setText("")
+        self.readout.set_full_text("")
+        self._show_header()
 
     def readout_text(self, x: float, y: float | None = None) -> str:
         """The values of the visible curves nearest to time ``x`` ("sum first")."""
-        parts = [clock_text(max(0.0, x), 1.0)]
+        parts = [clock_text(max(0.0, x), READOUT_STEP_S)]
         if y is not None:
             parts.append(f"cursor {self.scale.format(y)}")
         shown = 0
