@@ -23,7 +23,6 @@ from PySide6.QtWidgets import (
     QAbstractScrollArea,
     QApplication,
     QLabel,
-    QMainWindow,
     QPlainTextEdit,
     QTextEdit,
     QWidget,
@@ -99,7 +98,7 @@ def _name(widget: QWidget) -> str:
 
 
 def layout_problems(
-    window: QMainWindow,
+    window: QWidget,
     *,
     size: tuple[int, int] = SCREEN,
     sideways_ok: Sequence[type[QWidget]] = (QPlainTextEdit, QTextEdit),

@@ -25,10 +25,13 @@ from PySide6.QtCore import QSettings
 from PySide6.QtWidgets import QApplication
 from run_kit import isolated_settings, tab_of
 
+from compare_runs import two_shapes
 from pairbench.domain.storage import StorageTest, SuiteParams
 from pairbench.library import Library
 from pairbench.library.suites import create_suite, finish_suite
+from pairbench.services.compare import compare_inputs
 from pairbench.ui.bridge import EngineBridge
+from pairbench.ui.compare.view import CompareView
 from pairbench.ui.main_window import MainWindow
 from testkit import REPO
 
@@ -137,3 +140,19 @@ def test_resume_of_a_stopped_suite_is_on_screen(window: MainWindow, tmp_path: Pa
     assert on_screen(panel.suites.resume_button, window)
     assert panel.suites.resume_button.isEnabled()
     assert on_screen(panel.start_button, window)
+
+
+def test_compare_view_fits(qapp: QApplication, tmp_path: Path) -> None:
+    """The compare view of six runs on two shapes, as its own window at 1280×720."""
+    with Library.open(tmp_path / "compare.sqlite") as lib:
+        a, b = two_shapes(lib, seconds=10)
+        view = CompareView(compare_inputs(lib, a + b))
+    try:
+        view.resize(*SCREEN)
+        view.show()
+        settle(qapp)
+        shot(view, SHOTS, "compare.png")
+        assert layout_problems(view) == []
+    finally:
+        view.close()
+        view.deleteLater()

@@ -20,7 +20,8 @@ from PySide6.QtCore import QPointF, Qt, Signal
 from PySide6.QtGui import QColor, QFont
 from PySide6.QtWidgets import QGraphicsItem, QHBoxLayout, QLabel, QVBoxLayout, QWidget
 
-from pairbench.domain.units import Scale, scale_for
+from pairbench.domain.metrics import metric_resolution
+from pairbench.domain.units import Scale, format_value, scale_for
 from pairbench.ui.elided_label import ElidedLabel
 from pairbench.ui.plotting.buffers import GrowableSeries
 from pairbench.ui.plotting.curves import (
@@ -391,7 +392,8 @@ class LivePlot(QWidget):
         """The values of the visible curves nearest to time ``x`` ("sum first")."""
         parts = [clock_text(max(0.0, x), READOUT_STEP_S)]
         if y is not None:
-            parts.append(f"cursor {self.scale.format(y)}")
+            finest = metric_resolution(self.spec.primary)
+            parts.append(f"cursor {self.scale.format(y, finest=finest)}")
         shown = 0
         ordered = sorted(self.curves.values(), key=lambda c: not is_aggregate(c.stream))
         for curve in ordered:
@@ -404,7 +406,7 @@ class LivePlot(QWidget):
                 parts.append("…")
                 break
             scale = self.right_scale if curve.secondary else self.scale
-            parts.append(f"{curve.name} {scale.format(found[1])}")
+            parts.append(f"{curve.name} {format_value(curve.key[1], found[1], scale=scale)}")
             shown += 1
         return "  │  ".join(parts)
 

@@ -5,6 +5,7 @@ from __future__ import annotations
 from collections import deque
 from collections.abc import Mapping
 
+import shiboken6
 from PySide6.QtCore import Qt, QTimer, Signal
 from PySide6.QtGui import QFont, QFontDatabase
 from PySide6.QtWidgets import (
@@ -21,7 +22,10 @@ from PySide6.QtWidgets import (
 from pairbench.domain import Line, LineSource, Record, Run, RunStatus
 from pairbench.domain.metrics import metric_label, metric_order
 from pairbench.domain.units import format_value
+from pairbench.services.library import Library
+from pairbench.services.run_again import asked_text, recorded_command_lines
 from pairbench.ui.bridge import EngineBridge
+from pairbench.ui.elided_label import ElidedLabel
 from pairbench.ui.plotting.run_plots import RunPlots
 from pairbench.ui.run.baseline_pin import BaselinePin
 from pairbench.ui.run.burst_panel import BurstMonitor
@@ -49,10 +53,6 @@ def summary_rows(summary: Mapping[str, float], tool: str = "") -> list[tuple[str
         (metric_label(name, tool), format_value(name, summary[name]))
         for name in metric_order(summary)
     ]
-
-
-def params_text(params: Mapping[str, str]) -> str:
-    return "  ".join(f"{k}={v}" for k, v in params.items() if v != "")
 
 
 def _line_text(line: Line) -> str:
@@ -161,10 +161,15 @@ class RunTab(QWidget):
         font.setBold(True)
         font.setPointSizeF(font.pointSizeF() * 1.15)
         self.title_label.setFont(font)
-        self.params_label = QLabel(params_text(controller.spec.params))
-        self.params_label.setWordWrap(True)
-        self.params_label.setStyleSheet("color: #555;")
-        self.params_label.setTextInteractionFlags(Qt.TextInteractionFlag.TextSelectableByMouse)
+        # What ran: the tool and the parameters asked for, then (once the run stored them)
+        # the exact command line; every host's in the tooltip.
+        self.bridge = bridge
+        self.command_label = ElidedLabel(asked_text(controller.spec))
+        self.command_label.setObjectName("run_command")
+        self.command_label.setStyleSheet("color: #555;")
+        self.command_label.setTextInteractionFlags(Qt.TextInteractionFlag.TextSelectableByMouse)
+        self.commands: list[tuple[str, str, str]] = []  # (role, host, line) as recorded
+        self._commands_asked = False
         self.progress = RunProgress()
         self.message = QLabel()
         self.message.setWordWrap(True)
@@ -193,7 +198,7 @@ class RunTab(QWidget):
 
         layout = QVBoxLayout(self)
         layout.addWidget(self.title_label)
-        layout.addWidget(self.params_label)
+        layout.addWidget(self.command_label)
         layout.addWidget(self.progress)
         layout.addWidget(self.message)
         self.baseline_pin = BaselinePin(self.plots, bridge, controller) if bridge else None
@@ -204,6 +209,7 @@ class RunTab(QWidget):
 
         controller.records.connect(self._on_records)
         controller.line.connect(self.raw.add)
+        controller.line.connect(self._ask_commands)  # stored before the tool's first line
         controller.finished.connect(self._on_finished)
         controller.failed.connect(self._on_failed)
         controller.changed.connect(self._update_title)
@@ -235,13 +241,41 @@ class RunTab(QWidget):
         self.title_label.setText(
             f"Run {controller.title} — {controller.pair.description or controller.pair.name}"
         )
-        self.params_label.setText(params_text(controller.spec.params))
+        if not self.commands:
+            self.command_label.set_full_text(asked_text(controller.spec))
         self.titleChanged.emit(self.tab_title)
+
+    def _ask_commands(self, _line: object = None) -> None:
+        """Read the command lines the run stored (once), and show the main one."""
+        run_id = self.controller.run_id
+        if self._commands_asked or self.bridge is None or run_id is None:
+            return
+        self._commands_asked = True
+
+        async def job(lib: Library) -> list[tuple[str, str, str]]:
+            return recorded_command_lines(lib, run_id)
+
+        def done(lines: list[tuple[str, str, str]]) -> None:
+            if shiboken6.isValid(self):
+                self.show_commands(lines)
+
+        self.bridge.call(job, done, lambda _error: None)  # the asked-for text stays
+
+    def show_commands(self, lines: list[tuple[str, str, str]]) -> None:
+        """Head the tab with the command that ran (the client's, or fio's on its host)."""
+        if not lines:
+            self._commands_asked = False  # not stored yet: ask again at the end
+            return
+        self.commands = list(lines)
+        line = lines[-1][2]
+        self.command_label.set_full_text(f"$ {line}")
+        self.command_label.set_tip("\n".join(f"{r} on {h}: {t}" for r, h, t in lines))
 
     def _on_records(self, records: list[Record]) -> None:
         self.plots.add_records(records)
 
     def _on_finished(self, run: Run) -> None:
+        self._ask_commands()
         self.plots.finish()
         self.raw.flush()
         self._fill_summary(run)
