@@ -21,8 +21,9 @@ from layout_kit import (
     settle,
     shot,
 )
-from PySide6.QtCore import QSettings
+from PySide6.QtCore import QSettings, Qt
 from PySide6.QtWidgets import QApplication
+from pytestqt.qtbot import QtBot
 from run_kit import isolated_settings, tab_of
 
 from compare_runs import two_shapes
@@ -106,18 +107,26 @@ def test_run_tabs_fit_live_and_finished(
     del signals
 
 
-def test_hidden_run_panel_comes_back_on_every_tab(window: MainWindow) -> None:
-    action = window.menu_actions["run_panel"]
-    assert action.isEnabled()
-    for title, widget in window.fixed_tabs.items():
-        window.tabs.setCurrentWidget(widget)
-        action.trigger()
+def test_hidden_run_panel_comes_back_on_every_tab(window: MainWindow, qtbot: QtBot) -> None:
+    """View ▸ Run panel (Ctrl+Shift+R, pressed here) hides and shows the dock on every tab,
+    a run's tab included; the tab then has the whole width and still fits."""
+    window.resize(*SCREEN)
+    replay_run(window, "ping", "c5_i02.out", {"count": "5"})
+    assert window.menu_actions["run_panel"].isEnabled()
+    window.activateWindow()
+    ctrl_shift = Qt.KeyboardModifier.ControlModifier | Qt.KeyboardModifier.ShiftModifier
+    for index in range(window.tabs.count()):
+        window.tabs.setCurrentIndex(index)
+        title = window.tabs.tabText(index)
+        qtbot.keyClick(window, Qt.Key.Key_R, ctrl_shift)
         settle()
         assert window.run_dock.isHidden(), title
         assert layout_problems(window) == [], title
-        action.trigger()
+        qtbot.keyClick(window, Qt.Key.Key_R, ctrl_shift)
         settle()
         assert window.run_dock.isVisible(), title
+    for tab in list(window.run_tabs.tabs):
+        window.run_tabs.close_tab(tab, ask=False)
 
 
 def test_resume_of_a_stopped_suite_is_on_screen(window: MainWindow, tmp_path: Path) -> None:

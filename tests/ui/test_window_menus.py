@@ -30,6 +30,13 @@ SHORTCUTS = {
     "search": "Ctrl+F",
     "export": "Ctrl+E",
     "guide": "F1",
+    "team": "Ctrl+Shift+T",
+    "queue": "Shift+F5",
+    "pin": "Ctrl+B",
+    "follow": "Ctrl+L",
+    "show_all": "Ctrl+0",
+    "run_panel": "Ctrl+Shift+R",
+    "about": "Ctrl+F1",
 }
 
 
@@ -47,9 +54,20 @@ def test_menus_have_names_mnemonics_and_the_shortcuts(
             assert actions[name].shortcut() == QKeySequence(keys), name
         titles = [a.text() for a in window.menuBar().actions()]
         assert titles == ["&File", "&Run", "&View", "&Help"]
-        # Accessibility: every action has a visible name with a mnemonic (a keyboard path).
+        # Accessibility: every action has a visible name with a mnemonic (a keyboard path),
+        # and every action of every menu a shortcut, none taken twice.
         for name, action in actions.items():
             assert action.text().strip() and "&" in action.text(), name
+        keys: list[str] = []
+        for menu_action in window.menuBar().actions():
+            menu = menu_action.menu()
+            assert menu is not None
+            for action in menu.actions():
+                if not action.isSeparator():
+                    assert not action.shortcut().isEmpty(), action.text()
+                    keys.append(action.shortcut().toString())
+        assert len(keys) == len(set(keys)), keys
+        assert actions["run_panel"].isEnabled()  # the dock can be hidden (and shown)
         # ...and so does every button of every tab: a text or an accessible name.
         for button in window.findChildren(QAbstractButton):
             if button.isVisibleTo(window) and button.parent() is not None:

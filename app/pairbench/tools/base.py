@@ -166,6 +166,10 @@ class Tool:
     # Analyses (kind → JSON object) a finished run's parser gives beyond its summary, stored
     # with the run (fio: the json+ latency histogram).
     run_analyses: Callable[[Parser], Mapping[str, Mapping[str, Any]]] | None = None
+    # A parameter that changes the kind of run → the parameters whose meaning it changes
+    # (iperf3's udp: a bitrate or length set for UDP datagrams means something else over
+    # TCP). The run form clears those when it changes, and a preset sets it.
+    tied: Mapping[str, tuple[str, ...]] = field(default_factory=dict)
 
     def ports(self, params: Mapping[str, str]) -> int:
         """How many consecutive ports from the server port a run with ``params`` uses."""

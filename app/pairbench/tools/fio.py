@@ -394,4 +394,5 @@ TOOL = Tool(
     host_check=target_check,
     workdir_parent=lambda params: params.get("directory", ""),
     run_analyses=fio_run_analyses,
+    tied={"rw": ("rwmixread",)},
 )

@@ -173,4 +173,5 @@ TOOL = Tool(
     commands=commands,
     parser=parser,
     file_parser_factory=Iperf3AutoParser,
+    tied={"udp": ("bitrate", "length", "no_delay", "congestion", "mss")},
 )

@@ -136,7 +136,31 @@ class WindowActions(QObject):
         if answer == QMessageBox.StandardButton.Yes:
             tab.controller.cancel()
 
+    def current_run_tab(self) -> RunTab | None:
+        """The run tab in front, or None (the status bar says so)."""
+        tab = self.window.tabs.currentWidget()
+        if isinstance(tab, RunTab):
+            return tab
+        self.window.statusBar().showMessage("Show a run's tab first", 5000)
+        return None
+
+    def pin_baseline(self) -> None:
+        """Run ▸ Pin a baseline…: the current run tab's dialog."""
+        tab = self.current_run_tab()
+        if tab is not None and tab.baseline_pin is not None:
+            tab.baseline_pin.choose()
+
     # -- View ------------------------------------------------------------------------------
+
+    def follow_run(self) -> None:
+        tab = self.current_run_tab()
+        if tab is not None:
+            tab.plots.set_follow(True)
+
+    def show_whole_run(self) -> None:
+        tab = self.current_run_tab()
+        if tab is not None:
+            tab.plots.show_all()
 
     def show_tab(self, widget: object) -> None:
         index = self.window.tabs.indexOf(widget)  # type: ignore[arg-type]

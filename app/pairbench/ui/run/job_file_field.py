@@ -42,6 +42,9 @@ class JobTextField(QWidget):
         self.edit.setPlaceholderText("[global]\nioengine=libaio\n…\n[job1]\nrw=randread")
         self.edit.setMaximumHeight(120)
         self.edit.setAccessibleName("fio job file text")
+        # Tab leaves the text (to the next field), as in every other field of the form; fio
+        # reads spaces where a tab would be.
+        self.edit.setTabChangesFocus(True)
         self.edit.textChanged.connect(self._edited)
         self.open_button = QPushButton("Job file…")
         self.open_button.setToolTip("Read a fio job file from this computer")
