@@ -10,8 +10,9 @@ from pathlib import Path
 
 import pytest
 from layout_kit import SCREEN, capture_text, hover_every_plot, replay_run, settle, shot
-from PySide6.QtCore import QSettings
+from PySide6.QtCore import QEvent, QSettings
 from PySide6.QtGui import QImage, QPainter
+from PySide6.QtWidgets import QApplication
 from pytestqt.qtbot import QtBot
 from run_kit import click_start, isolated_settings, last_controller, open_window, set_field, tab_of
 
@@ -111,3 +112,25 @@ def test_udp_plots_keep_time_labels_and_the_tools_precision(
     ]
     assert cells[cells.index("Jitter") + 1] == f"{printed.group(1)} ms"
     shot(window, SHOTS, "after-finished-udp.png")
+
+
+def test_fio_partial_note_gives_way_to_the_readout_and_comes_back(
+    qtbot: QtBot, window: MainWindow
+) -> None:
+    """fio's last interval is partial: its note stands beside each title (cut to fit, never
+    widening the plot), the readout takes its place under the pointer, the note returns
+    when the pointer leaves."""
+    params = {"rw": "randrw", "numjobs": "2"}
+    controller, _signals = replay_run(
+        window, "fio", "normal_json_si1_randrw70_j2_group.out", params
+    )
+    tab = tab_of(window, controller)
+    plot = tab.plots.plots["read-lat"]
+    assert plot.note.isVisible() and "partial" in plot.note.full_text()
+    assert plot.note.width() <= plot.header.width()
+    hover_every_plot(tab)
+    assert plot.readout.isVisible() and not plot.note.isVisible()
+    QApplication.sendEvent(plot, QEvent(QEvent.Type.Leave))
+    assert not plot.readout.isVisible() and plot.note.isVisible()
+    assert tab.plots.follow_bar.width() <= tab.plots.width()
+    shot(window, SHOTS, "after-finished-fio-replayed.png")

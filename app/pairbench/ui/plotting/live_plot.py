@@ -16,17 +16,15 @@ from __future__ import annotations
 
 import numpy as np
 import pyqtgraph as pg
-from PySide6.QtCore import QPointF, Qt, Signal
-from PySide6.QtGui import QColor, QFont
-from PySide6.QtWidgets import QGraphicsItem, QHBoxLayout, QLabel, QVBoxLayout, QWidget
+from PySide6.QtCore import QEvent, QPointF, Qt, Signal
+from PySide6.QtGui import QColor
+from PySide6.QtWidgets import QGraphicsItem, QVBoxLayout, QWidget
 
 from pairbench.domain.metrics import metric_resolution
 from pairbench.domain.units import Scale, format_value, scale_for
-from pairbench.ui.elided_label import ElidedLabel
 from pairbench.ui.plotting.buffers import GrowableSeries
 from pairbench.ui.plotting.curves import (
     PALETTE,
-    PARTIAL_TIP,
     REVERSE_SUM_COLOR,
     SUM_COLOR,
     Curve,
@@ -37,6 +35,7 @@ from pairbench.ui.plotting.curves import (
 from pairbench.ui.plotting.intervals import is_aggregate, usual_spacing
 from pairbench.ui.plotting.layout import INSTANT_METRICS, PlotSpec, curve_name
 from pairbench.ui.plotting.legend import place_legend
+from pairbench.ui.plotting.plot_header import PlotHeader
 from pairbench.ui.plotting.right_axis import RightAxis
 from pairbench.ui.plotting.time_axis import TimeAxis, clock_text
 
@@ -85,22 +84,10 @@ class LivePlot(QWidget):
         self._horizon: float | None = None
         self._stream_colors = stream_colors if stream_colors is not None else {}
 
-        self.title_label = QLabel(spec.title)
-        font = QFont(self.title_label.font())
-        font.setBold(True)
-        self.title_label.setFont(font)
-        # The values under the pointer, beside the title: cut on the right when the plot is
-        # narrow, so the time and the first values always show (the whole line in its tooltip).
-        self.readout = ElidedLabel()
-        self.readout.setObjectName("readout")
-        self.readout.setStyleSheet("color: #555;")
-        self.readout.setVisible(False)
-        # How a partial last interval is drawn; in the readout's place while no pointer is
-        # over the plots, cut to the room there is (never widening the plot).
-        self.note = ElidedLabel(tip=PARTIAL_TIP)
-        self.note.setObjectName("partial_note")
-        self.note.setStyleSheet("color: #777; font-size: 8pt;")
-        self.note.setVisible(False)
+        self.header = PlotHeader(spec.title)
+        self.title_label = self.header.title_label
+        self.readout = self.header.readout
+        self.note = self.header.note
 
         # No context menus (the run's toolbar has Follow and Show all): building pyqtgraph's
         # view-box menu was a quarter of a plot's construction time.
@@ -147,16 +134,10 @@ class LivePlot(QWidget):
         )
         self.view_box.sigRangeChangedManually.connect(lambda *_: self.userRangeChanged.emit())
 
-        header = QHBoxLayout()
-        header.setContentsMargins(4, 0, 4, 0)
-        header.setSpacing(8)
-        header.addWidget(self.title_label)
-        header.addWidget(self.note, 1)
-        header.addWidget(self.readout, 1)
         layout = QVBoxLayout(self)
         layout.setContentsMargins(0, 0, 0, 0)
         layout.setSpacing(0)
-        layout.addLayout(header)
+        layout.addWidget(self.header)
         layout.addWidget(self.widget, 1)
 
     @property
@@ -289,21 +270,13 @@ class LivePlot(QWidget):
     def _update_note(self) -> None:
         partial = [c for c in self.curves.values() if c.partial_s is not None and c.visible]
         if not partial:
-            self.note.set_full_text("")
-        else:
-            curve = partial[0]
-            assert curve.partial_s is not None
-            usual = usual_spacing(curve.series.t[: curve.drawn_n])
-            of = f" of {usual:.3g} s" if usual is not None else ""
-            text = f"○ last interval {curve.partial_s:.2g} s{of}: partial, not joined"
-            self.note.set_full_text(text)
-        self._show_header()
-
-    def _show_header(self) -> None:
-        """The readout while the pointer is over the plots, else the partial note (if any)."""
-        reading = bool(self.readout.full_text())
-        self.readout.setVisible(reading)
-        self.note.setVisible(bool(self.note.full_text()) and not reading)
+            self.header.set_note("")
+            return
+        curve = partial[0]
+        assert curve.partial_s is not None
+        usual = usual_spacing(curve.series.t[: curve.drawn_n])
+        of = f" of {usual:.3g} s" if usual is not None else ""
+        self.header.set_note(f"○ last interval {curve.partial_s:.2g} s{of}: partial, not joined")
 
     def _apply_scale(self, scale: Scale) -> None:
         self.scale = scale
@@ -370,6 +343,12 @@ class LivePlot(QWidget):
         self.show_cursor(point.x(), point.y())
         self.cursorMoved.emit(point.x())
 
+    def leaveEvent(self, event: QEvent) -> None:
+        """The pointer left the plot: the crosshair goes, the partial note comes back."""
+        super().leaveEvent(event)
+        self.hide_cursor()
+        self.cursorMoved.emit(None)
+
     def show_cursor(self, x: float, y: float | None = None) -> None:
         """Draw the crosshair at (x, y) (y None: the vertical line only) and list the values."""
         self.v_line.setPos(x)
@@ -379,14 +358,12 @@ class LivePlot(QWidget):
         else:
             self.h_line.setPos(y)
             self.h_line.setVisible(True)
-        self.readout.set_full_text(self.readout_text(x, y))
-        self._show_header()
+        self.header.set_reading(self.readout_text(x, y))
 
     def hide_cursor(self) -> None:
         self.v_line.setVisible(False)
         self.h_line.setVisible(False)
-        self.readout.set_full_text("")
-        self._show_header()
+        self.header.set_reading("")
 
     def readout_text(self, x: float, y: float | None = None) -> str:
         """The values of the visible curves nearest to time ``x`` ("sum first")."""
