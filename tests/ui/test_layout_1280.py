@@ -165,3 +165,20 @@ def test_compare_view_fits(qapp: QApplication, tmp_path: Path) -> None:
     finally:
         view.close()
         view.deleteLater()
+
+
+def test_a_first_start_fits_the_screen(qapp: QApplication, tmp_path: Path) -> None:
+    """No saved layout: the window starts within the screen's free area (1400×900 at most),
+    never wider than the screen (it was 1400×900 on a 1280×720 screen)."""
+    path = tmp_path / "library.sqlite"
+    library = Library.open(path)
+    bridge = EngineBridge(path)
+    try:
+        main = MainWindow(bridge, library, isolated_settings(tmp_path))
+        screen = main.screen().availableGeometry().size()
+        assert main.width() <= min(1400, screen.width())
+        assert main.height() <= min(900, screen.height())
+        main.close_without_asking()
+    finally:
+        bridge.shutdown()
+        library.close()
