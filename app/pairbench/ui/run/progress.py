@@ -29,7 +29,7 @@ class RunProgress(QWidget):
         layout = QHBoxLayout(self)
         layout.setContentsMargins(0, 0, 0, 0)
         layout.addWidget(self.bar, 1)
-        layout.addWidget(self.label, 2)
+        layout.addWidget(self.label, 3)
         layout.addWidget(self.cancel_button)
         self._timer = QTimer(self)
         self._timer.setInterval(TICK_MS)
