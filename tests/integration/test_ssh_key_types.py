@@ -54,7 +54,7 @@ def _free_port() -> int:
 
 def _connect(host: Host, pinned: list[str] | None = None) -> Exception:
     """Connect with these pins (no known_hosts); the exception it fails with."""
-    policy = HostKeyPolicy(pinned=pinned or [], user_known_hosts=None)
+    policy = HostKeyPolicy(pinned=pinned or [], known_hosts=())
     transport = SSHTransport(host, policy, connect_timeout_s=5)
 
     async def attempt() -> Exception:
@@ -231,7 +231,7 @@ def test_an_asyncssh_server_with_nothing_in_common(case: str) -> None:
         server = await asyncssh.listen("127.0.0.1", 0, server_host_keys=[host_key], **options)
         port = server.sockets[0].getsockname()[1]
         host = Host(name="odd", address="127.0.0.1", port=port, user="nobody")
-        transport = SSHTransport(host, HostKeyPolicy(user_known_hosts=None), connect_timeout_s=5)
+        transport = SSHTransport(host, HostKeyPolicy(known_hosts=()), connect_timeout_s=5)
         try:
             await transport.connect()
         except Exception as exc:

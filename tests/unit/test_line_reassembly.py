@@ -268,7 +268,7 @@ async def _run_ssh(chunks: Chunks, pause: float) -> tuple[list[Line], int]:
     )
     port = server.sockets[0].getsockname()[1]
     host = Host("emitter", "127.0.0.1", port, user="root", auth=AuthMethod.AGENT)
-    transport = SSHTransport(host, HostKeyPolicy(pinned=[key_line(key)], user_known_hosts=None))
+    transport = SSHTransport(host, HostKeyPolicy(pinned=[key_line(key)], known_hosts=()))
     try:
         key_id = f"spec-{len(SPECS)}-{random.random()}"
         SPECS[key_id] = spec_json(chunks, pause)

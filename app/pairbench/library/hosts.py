@@ -2,13 +2,15 @@
 
 from __future__ import annotations
 
+import json
 import sqlite3
 
 from pairbench.domain import AuthMethod, Host, HostPair
+from pairbench.domain.ssh_options_json import ssh_options_from_json, ssh_options_json
 from pairbench.library.codec import dumps, loads_str_map
 from pairbench.library.connection import Library, LibraryError
 
-_HOST_COLUMNS = "id, name, address, port, user, auth, key_path, jump, tags"
+_HOST_COLUMNS = "id, name, address, port, user, auth, key_path, jump, tags, ssh"
 
 
 def list_hosts(lib: Library) -> list[Host]:
@@ -29,8 +31,8 @@ def add_host(lib: Library, host: Host) -> None:
     """Store a new host; a name already taken raises ``LibraryError``."""
     try:
         lib.conn.execute(
-            "INSERT INTO hosts (name, address, port, user, auth, key_path, jump, tags) "
-            "VALUES (?, ?, ?, ?, ?, ?, ?, ?)",
+            "INSERT INTO hosts (name, address, port, user, auth, key_path, jump, tags, ssh) "
+            "VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?)",
             (
                 host.name,
                 host.address,
@@ -40,6 +42,7 @@ def add_host(lib: Library, host: Host) -> None:
                 host.key_path,
                 host.jump,
                 dumps(host.tags),
+                dumps(ssh_options_json(host.ssh)),
             ),
         )
     except sqlite3.IntegrityError as exc:
@@ -96,7 +99,7 @@ def _host_id(lib: Library, name: str) -> int:
 
 
 def _row_to_host(row: tuple[object, ...]) -> Host:
-    _id, name, address, port, user, auth, key_path, jump, tags = row
+    _id, name, address, port, user, auth, key_path, jump, tags, ssh = row
     return Host(
         name=str(name),
         address=str(address),
@@ -106,6 +109,7 @@ def _row_to_host(row: tuple[object, ...]) -> Host:
         key_path=None if key_path is None else str(key_path),
         jump=None if jump is None else str(jump),
         tags=loads_str_map(str(tags)),
+        ssh=ssh_options_from_json(json.loads(str(ssh or "{}"))),
     )
 
 
@@ -145,7 +149,7 @@ def replace_host(lib: Library, host: Host) -> None:
     _host_id(lib, host.name)
     lib.conn.execute(
         "UPDATE hosts SET address = ?, port = ?, user = ?, auth = ?, key_path = ?, jump = ?, "
-        "tags = ? WHERE name = ?",
+        "tags = ?, ssh = ? WHERE name = ?",
         (
             host.address,
             host.port,
@@ -154,6 +158,7 @@ def replace_host(lib: Library, host: Host) -> None:
             host.key_path,
             host.jump,
             dumps(host.tags),
+            dumps(ssh_options_json(host.ssh)),
             host.name,
         ),
     )

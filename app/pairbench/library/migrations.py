@@ -346,6 +346,13 @@ MIGRATIONS: list[str] = [
         DELETE FROM team_entity_outbox WHERE kind = 'campaign' AND entity_id = OLD.id;
     END;
     """,
+    # 13 (numbered 13 for the merge; the 11th step on the branch that added it): what an
+    # OpenSSH config says about a host (identity files, known_hosts files, HostKeyAlias,
+    # ProxyCommand, ProxyJump hops...), as the JSON of domain/ssh_options_json.py; '{}' for a
+    # host added by hand.
+    """
+    ALTER TABLE hosts ADD COLUMN ssh TEXT NOT NULL DEFAULT '{}';
+    """,
 ]
 
 SCHEMA_VERSION = len(MIGRATIONS)

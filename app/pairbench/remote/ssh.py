@@ -32,7 +32,9 @@ from pairbench.remote.base import (
 from pairbench.remote.host_keys import HostKeyPolicy, changed_key_remedy, key_line
 from pairbench.remote.launcher import HEARTBEAT, HEARTBEAT_PERIOD_S, parse_pid_line, watchdog_argv
 from pairbench.remote.local import cut_line_piece
-from pairbench.remote.secrets import NoPrompt, SecretPrompt, stored_password
+from pairbench.remote.proxy_command import ProxyProcess, proxy_command_line
+from pairbench.remote.secrets import NoPrompt, SecretPrompt
+from pairbench.remote.ssh_auth import auth_options
 
 CONNECT_TIMEOUT_S = 10.0
 KEEPALIVE_INTERVAL_S = 2.0
@@ -350,6 +352,7 @@ class SSHTransport:
         self._timeout = connect_timeout_s
         self._conn: asyncssh.SSHClientConnection | None = None
         self._client: _Client | None = None
+        self._proxy: ProxyProcess | None = None
         self._lock = asyncio.Lock()
 
     @property
@@ -385,16 +388,20 @@ class SSHTransport:
         self.policy.has_trusted = bool(trusted or ca_keys)
         options: dict[str, object] = {
             "port": host.port,
-            "username": host.user or "root",
+            "username": login_user(host),
             "known_hosts": (trusted, ca_keys, revoked),
             "connect_timeout": self._timeout,
             "keepalive_interval": KEEPALIVE_INTERVAL_S,
             "keepalive_count_max": KEEPALIVE_COUNT_MAX,
             "config": [],
         }
-        options.update(await self._auth_options())
+        options.update(auth_options(host, self._secrets))
         if self._jump is not None:
             options["tunnel"] = await self._jump.connect()
+        elif host.ssh.proxy_command is not None:
+            await self._close_proxy()
+            self._proxy = ProxyProcess(host.name)
+            options["sock"] = await self._proxy.start(proxy_command_line(host, login_user(host)))
         client = _Client(self.policy)
         try:
             conn, _ = await asyncssh.create_connection(
@@ -402,37 +409,58 @@ class SSHTransport:
                 host.address,
                 **options,  # type: ignore[arg-type]
             )
-        except asyncssh.HostKeyNotVerifiable as exc:
-            raise self._host_key_error(trusted) from exc
-        except asyncssh.PermissionDenied as exc:
-            raise AuthFailedError(
-                f"host {host.name}: authentication failed for user {host.user or 'root'} "
-                f"({_auth_words(host)}); check the key, agent or password"
-            ) from exc
-        except ConnectionRefusedError as exc:
-            raise TransportError(
-                f"host {host.name}: connection refused at {host.address}:{host.port}; "
-                "is sshd running and the port right?"
-            ) from exc
-        except socket.gaierror as exc:
-            raise TransportError(
-                f"host {host.name}: unknown host name {host.address!r}; check the address"
-            ) from exc
-        except TimeoutError as exc:
-            raise TransportError(
-                f"host {host.name}: no answer from {host.address}:{host.port} within "
-                f"{self._timeout:.0f} s; check the address, firewall and that the host is up"
-            ) from exc
-        except OSError as exc:
-            raise self._negotiation_error(client) or TransportError(
-                f"host {host.name}: cannot reach {host.address}:{host.port}: {exc.strerror or exc}"
-            ) from exc
-        except asyncssh.Error as exc:
-            raise self._negotiation_error(client) or TransportError(
-                f"host {host.name}: SSH error: {exc.reason}"
-            ) from exc
+        except BaseException as exc:
+            why = self._proxy.why() if self._proxy is not None else ""
+            await self._close_proxy()
+            if isinstance(exc, Exception):
+                raise self._connect_error(exc, client, why, trusted) from exc
+            raise
         self._client = client
         return conn
+
+    def _connect_error(
+        self, exc: Exception, client: _Client, why: str, trusted: list[asyncssh.SSHKey]
+    ) -> Exception:
+        """The typed failure for an exception of ``create_connection``."""
+        host = self.host
+        where = f"{host.address}:{host.port}"
+        if isinstance(exc, asyncssh.HostKeyNotVerifiable):
+            return self._host_key_error(trusted)
+        if isinstance(exc, asyncssh.PermissionDenied):
+            return AuthFailedError(
+                f"host {host.name}: authentication failed for user {login_user(host)} "
+                f"({_auth_words(host)}); check the key, agent or password"
+            )
+        if why:
+            return TransportError(f"host {host.name}: cannot reach {where}: {why}")
+        if isinstance(exc, ConnectionRefusedError):
+            return TransportError(
+                f"host {host.name}: connection refused at {where}; "
+                "is sshd running and the port right?"
+            )
+        if isinstance(exc, socket.gaierror):
+            return TransportError(
+                f"host {host.name}: unknown host name {host.address!r}; check the address"
+            )
+        if isinstance(exc, TimeoutError):
+            return TransportError(
+                f"host {host.name}: no answer from {where} within {self._timeout:.0f} s; "
+                "check the address, firewall and that the host is up"
+            )
+        if isinstance(exc, OSError):
+            return self._negotiation_error(client) or TransportError(
+                f"host {host.name}: cannot reach {where}: {exc.strerror or exc}"
+            )
+        if isinstance(exc, asyncssh.Error):
+            return self._negotiation_error(client) or TransportError(
+                f"host {host.name}: SSH error: {exc.reason}"
+            )
+        return exc
+
+    async def _close_proxy(self) -> None:
+        if self._proxy is not None:
+            await self._proxy.close()
+            self._proxy = None
 
     def _negotiation_error(self, client: _Client) -> NoCommonAlgorithmError | None:
         """A failed key exchange explained, with a hint when pinned keys narrowed our list."""
@@ -464,49 +492,6 @@ class SSHTransport:
                 remedy=changed_key_remedy(self.host.tags),
             )
         return HostKeyUnknownError(self.host.name, fingerprint, key_line(presented))
-
-    async def _auth_options(self) -> dict[str, object]:
-        host = self.host
-        if host.auth is AuthMethod.AGENT:
-            return {}
-        if host.auth is AuthMethod.KEY:
-            if not host.key_path:
-                raise AuthFailedError(f"host {host.name}: no key file set")
-            return {"client_keys": [self._load_key(host.key_path)], "agent_path": None}
-        if host.auth is AuthMethod.PASSWORD:
-            password = stored_password(host)
-            if password is None:
-                password = self._secrets.password(host, "no stored password")
-            if password is None:
-                raise AuthFailedError(f"host {host.name}: a password is needed and none was given")
-            return {"password": password, "client_keys": None, "agent_path": None}
-        raise TransportError(f"host {host.name}: not an SSH host")
-
-    def _load_key(self, path: str) -> asyncssh.SSHKey:
-        try:
-            return asyncssh.read_private_key(path)
-        except FileNotFoundError as exc:
-            raise AuthFailedError(f"host {self.host.name}: key file {path} not found") from exc
-        except OSError as exc:
-            raise AuthFailedError(
-                f"host {self.host.name}: cannot read key file {path}: {exc.strerror or exc}"
-            ) from exc
-        except asyncssh.KeyImportError as exc:
-            if "passphrase" not in str(exc).lower():
-                raise AuthFailedError(
-                    f"host {self.host.name}: cannot read key {path}: {exc}"
-                ) from exc
-        passphrase = self._secrets.passphrase(path)
-        if passphrase is None:
-            raise AuthFailedError(
-                f"host {self.host.name}: key {path} needs its passphrase and none was given"
-            )
-        try:
-            return asyncssh.read_private_key(path, passphrase)
-        except (asyncssh.KeyImportError, ValueError) as exc:
-            raise AuthFailedError(
-                f"host {self.host.name}: wrong passphrase for key {path}"
-            ) from exc
 
     async def start(
         self,
@@ -582,11 +567,22 @@ class SSHTransport:
             with contextlib.suppress(Exception):
                 await self._conn.wait_closed()
             self._conn = None
+        await self._close_proxy()
+
+
+def login_user(host: Host) -> str:
+    """The user a host logs in as (root when none is set; an imported host always has one)."""
+    return host.user or "root"
 
 
 def _auth_words(host: Host) -> str:
     if host.auth is AuthMethod.KEY:
         return f"key {host.key_path}"
+    if host.auth is AuthMethod.AGENT and host.ssh.identity_files:
+        files = ", ".join(host.ssh.identity_files[:3])
+        more = ", ..." if len(host.ssh.identity_files) > 3 else ""
+        agent = "" if host.ssh.identities_only else "ssh-agent keys, "
+        return f"{agent}key files {files}{more}"
     return {AuthMethod.AGENT: "ssh-agent keys", AuthMethod.PASSWORD: "password"}.get(
         host.auth, host.auth.value
     )

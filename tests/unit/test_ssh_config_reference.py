@@ -1,0 +1,351 @@
+"""Differential test: every alias of the corpus in ``tests/data/ssh_config`` resolved by
+Pairbench and by OpenSSH itself (``ssh -G``, ``ssh -v``), compared field by field.
+
+For each alias (and each ``# probes:`` name) of each corpus file:
+
+* ``ssh -G -F FILE ALIAS``: user, host name, port, every identity file in order, certificate
+  files, IdentitiesOnly, StrictHostKeyChecking, UserKnownHostsFile, HostKeyAlias,
+  IdentityAgent, ProxyJump and ProxyCommand must equal Pairbench's resolution;
+* ``ssh -v -o ProxyCommand=false -F FILE ALIAS``: the identity and certificate files ssh
+  expands and loads before connecting (tokens, ``~``, ``${VAR}``) must equal the paths
+  Pairbench stores;
+* the ProxyJump chain: ssh's own implicit ProxyCommand (``ssh -l U -p P -J HOPS HOST -W ..``,
+  logged by ``ssh -v``) gives each hop's command line, resolved again by ``ssh -G``, down to
+  the first hop; each hop must equal Pairbench's hop, in order.
+
+An alias Pairbench refuses must be one where ssh's own run shows why: the ``Match exec``
+command executed, the DNS lookup attempted, or ssh failing. A file ssh refuses, Pairbench
+refuses too. See ``tests/data/ssh_config/README.md`` and ``tests/ssh_reference.py``.
+"""
+
+from __future__ import annotations
+
+import shlex
+import shutil
+from dataclasses import dataclass, field
+from pathlib import Path
+
+import pytest
+
+from pairbench.remote.ssh_config import (
+    ClientEnv,
+    Resolved,
+    SSHConfigEntry,
+    SSHConfigError,
+    open_config,
+)
+from ssh_reference import USER, Answer, Sandbox, require_sandbox
+from testkit import REPO
+
+CORPUS = REPO / "tests" / "data" / "ssh_config"
+CASES = sorted(p.name for p in CORPUS.glob("*.conf"))
+# The environment ssh and Pairbench resolve with (README.md of the corpus).
+CORPUS_ENV = {
+    "PB_KEYDIR": "/srv/pb-keys",
+    "PB_TEAM": "Blue",
+    "SSH_AUTH_SOCK": "/run/pb-test/agent.sock",
+}
+IMPLICIT = "debug1: Setting implicit ProxyCommand from ProxyJump: "
+MAX_HOPS = 6
+KEYS = (
+    "user",
+    "hostname",
+    "port",
+    "identityfile",
+    "certificatefile",
+    "identitiesonly",
+    "stricthostkeychecking",
+    "userknownhostsfile",
+    "hostkeyalias",
+    "identityagent",
+    "proxyjump",
+    "proxycommand",
+)
+# Why Pairbench refuses an alias, and what ssh's own output shows when that is true.
+EVIDENCE = {
+    "Match exec": ("Executing command: ",),
+    "DNS": ('attempting "', "name is fully qualified", "Could not resolve hostname"),
+}
+
+
+@dataclass
+class Hop:
+    """ssh's resolution of one hop: ``-G``, and ``-v`` for the files it loads."""
+
+    g: Answer
+    v: Answer
+
+
+@dataclass
+class Case:
+    """One corpus file: Pairbench's entries and ssh's answers, per name."""
+
+    name: str
+    names: list[str] = field(default_factory=list)
+    ours: dict[str, SSHConfigEntry] = field(default_factory=dict)
+    error: str | None = None  # Pairbench refused the whole file
+    g: dict[str, Answer] = field(default_factory=dict)
+    v: dict[str, Answer] = field(default_factory=dict)
+    chains: dict[str, list[Hop]] = field(default_factory=dict)
+
+
+def _header(path: Path) -> tuple[list[str], bool]:
+    """``# probes: NAME...`` (names to resolve besides the aliases) and ``# mode: default``
+    (read as ~/.ssh/config, with NAME.system as /etc/ssh/ssh_config) from the file's top."""
+    probes: list[str] = []
+    default_mode = False
+    for line in path.read_text().splitlines():
+        if not line.startswith("#"):
+            break
+        key, _, value = line[1:].strip().partition(":")
+        if key == "probes":
+            probes += value.split()
+        elif key == "mode":
+            default_mode = value.strip() == "default"
+    return probes, default_mode
+
+
+def _host_names(path: Path) -> list[str]:
+    """The concrete names on the file's own ``Host`` lines, read plainly (so a file Pairbench
+    refuses still has names to ask ssh about)."""
+    names = []
+    for line in path.read_text().splitlines():
+        words = line.replace("=", " ").split()
+        if len(words) > 1 and words[0].lower() == "host":
+            names += [w.strip('"') for w in words[1:] if not set(w) & set("*?!#")]
+    return names
+
+
+def _sandbox(root: Path) -> Sandbox:
+    sandbox = Sandbox.make(root, CORPUS_ENV)
+    target = sandbox.home / ".ssh"
+    shutil.copytree(CORPUS, target, dirs_exist_ok=True)
+    for path in [target, *target.rglob("*")]:
+        path.chmod(0o755 if path.is_dir() else 0o644)
+    return sandbox
+
+
+def _env(sandbox: Sandbox) -> ClientEnv:
+    return ClientEnv(str(sandbox.home), USER, 0, sandbox.hostname, dict(sandbox.environ))
+
+
+def _g(options: list[str], host: str) -> list[str]:
+    return ["ssh", "-G", "-vvv", *options, "--", host]
+
+
+def _v(options: list[str], host: str) -> list[str]:
+    no_proxy = ["-o", "ProxyCommand=false", "-o", "BatchMode=yes"]
+    return ["ssh", "-v", *no_proxy, *options, "--", host, "true"]
+
+
+def _connect(options: list[str], host: str) -> list[str]:
+    return ["ssh", "-v", "-o", "BatchMode=yes", *options, "--", host, "true"]
+
+
+def _next_hop(answer: Answer) -> tuple[list[str], list[str], str] | None:
+    """ssh's implicit ProxyCommand for a ProxyJump, as (options for ``-G``, options for the
+    ``-v`` run, hop host); None when ssh reaches the host directly."""
+    line = next((x for x in answer.stderr.splitlines() if x.startswith(IMPLICIT)), None)
+    if line is None:
+        return None
+    argv = shlex.split(line[len(IMPLICIT) :])[1:]
+    g_options: list[str] = []
+    v_options: list[str] = []
+    while argv and argv[0].startswith("-"):
+        flag = argv.pop(0)
+        if flag in ("-l", "-p", "-F"):
+            value = argv.pop(0)
+            g_options += [flag, value]
+            v_options += [flag, value]
+        elif flag == "-J":
+            g_options += [flag, argv.pop(0)]
+        elif flag == "-W":
+            argv.pop(0)
+    return g_options, v_options, argv[0]
+
+
+def _resolve_case(name: str, root: Path) -> Case:
+    path = CORPUS / name
+    probes, default_mode = _header(path)
+    sandbox = _sandbox(root)
+    config_path: Path | None = sandbox.home / ".ssh" / name
+    system = CORPUS / (path.stem + ".system")
+    if default_mode:
+        shutil.copy(path, sandbox.home / ".ssh" / "config")
+        config_path = None
+        sandbox.system_config = system if system.exists() else Path("/dev/null")
+    options = [] if config_path is None else ["-F", str(config_path)]
+    system_config = None if sandbox.system_config is None else str(sandbox.system_config)
+    config = open_config(config_path, _env(sandbox), system_config=system_config)
+    case = Case(name)
+    try:
+        aliases = config.aliases()
+    except SSHConfigError as exc:
+        case.error = str(exc)
+        aliases = []
+    extra = [n for n in (*_host_names(path), *probes) if n not in aliases]
+    case.names = [*aliases, *dict.fromkeys(extra)]
+    if case.error is None:
+        case.ours = {n: config.resolve(n) for n in case.names}
+    answers = iter(sandbox.run([c for n in case.names for c in (_g(options, n), _v(options, n))]))
+    for n in case.names:
+        case.g[n], case.v[n] = next(answers), next(answers)
+        case.chains[n] = []
+    jumping = [n for n in case.names if case.g[n].fields().get("proxyjump")]
+    connects = iter(sandbox.run([_connect(options, n) for n in jumping]))
+    pending = {}
+    for n in jumping:
+        hop = _next_hop(next(connects))
+        if hop is not None:
+            pending[n] = hop
+    for _ in range(MAX_HOPS):
+        if not pending:
+            break
+        order = list(pending)
+        commands = [
+            c
+            for n in order
+            for c in (
+                _g(pending[n][0], pending[n][2]),
+                _v(pending[n][1], pending[n][2]),
+                _connect(pending[n][0], pending[n][2]),
+            )
+        ]
+        answers = iter(sandbox.run(commands))
+        following = {}
+        for n in order:
+            g, v, connect = next(answers), next(answers), next(answers)
+            case.chains[n].insert(0, Hop(g, v))
+            hop = _next_hop(connect)
+            if hop is not None:
+                following[n] = hop
+        pending = following
+    return case
+
+
+def _view(r: Resolved) -> dict[str, list[str]]:
+    """Pairbench's resolution in ``ssh -G``'s words."""
+    return {
+        "user": [r.user],
+        "hostname": [r.hostname],
+        "port": [str(r.port)],
+        "identityfile": list(r.identity_files),
+        "certificatefile": list(r.certificate_files),
+        "identitiesonly": ["yes" if r.identities_only else "no"],
+        "stricthostkeychecking": [r.strict_host_key_checking],
+        "userknownhostsfile": [" ".join(r.user_known_hosts) or "none"],
+        "hostkeyalias": [r.host_key_alias] if r.host_key_alias is not None else [],
+        "identityagent": [r.identity_agent] if r.identity_agent is not None else [],
+        "proxyjump": [r.jump.shown()] if r.jump is not None else [],
+        "proxycommand": [r.proxy_command] if r.proxy_command is not None else [],
+    }
+
+
+def _ssh_view(answer: Answer) -> dict[str, list[str]]:
+    fields = answer.fields()
+    return {key: fields.get(key, []) for key in KEYS}
+
+
+def _compare(what: str, ours: Resolved, g: Answer, v: Answer) -> list[str]:
+    """The differences between Pairbench's resolution and ssh's, one line each."""
+    if g.returncode != 0:
+        return [f"{what}: ssh -G failed ({g.stderr.strip().splitlines()[-1:]}), Pairbench did not"]
+    problems = []
+    theirs, mine = _ssh_view(g), _view(ours)
+    for key in KEYS:
+        if theirs[key] != mine[key]:
+            problems.append(f"{what}: {key}: ssh {theirs[key]} / Pairbench {mine[key]}")
+    if v.identity_files() != list(ours.identity_paths):
+        problems.append(
+            f"{what}: identity files loaded: ssh {v.identity_files()} / "
+            f"Pairbench {list(ours.identity_paths)}"
+        )
+    if v.certificate_files() != list(ours.certificate_paths):
+        problems.append(
+            f"{what}: certificate files: ssh {v.certificate_files()} / "
+            f"Pairbench {list(ours.certificate_paths)}"
+        )
+    return problems
+
+
+def _check_refusal(name: str, reason: str, case: Case) -> list[str]:
+    """A refusal must be backed by ssh's own run."""
+    g, v = case.g[name], case.v[name]
+    chain_text = "".join(h.g.stderr + h.v.stderr for h in case.chains[name])
+    seen = g.stderr + v.stderr + chain_text
+    if "ProxyUseFdpass" in reason:
+        fdpass = [g.fields().get("proxyusefdpass")] + [
+            h.g.fields().get("proxyusefdpass") for h in case.chains[name][:1]
+        ]
+        return [] if ["yes"] in fdpass else [f"{name}: refused ({reason}) but ssh has no fdpass"]
+    for cause, marks in EVIDENCE.items():
+        if cause in reason:
+            if any(mark in seen for mark in marks):
+                return []
+            return [f"{name}: refused ({reason}) but ssh shows no {cause}"]
+    if "ssh fails" in reason:
+        failed = g.returncode != 0 or (v.returncode == 255 and "expansion" in v.stderr + v.stdout)
+        failed = failed or "unknown key" in v.stderr or "jumphost loop" in g.stderr + v.stderr
+        failed = failed or any(h.g.returncode != 0 for h in case.chains[name])
+        return [] if failed else [f"{name}: refused ({reason}) but ssh did not fail"]
+    return [f"{name}: refused for a reason ssh cannot confirm: {reason}"]
+
+
+def check(case: Case) -> tuple[int, list[str]]:
+    """(names that agree, the problems)."""
+    if case.error is not None:
+        accepted = [n for n in case.names if case.g[n].returncode == 0]
+        if accepted or not case.names:
+            return 0, [f"Pairbench refused the file ({case.error}); ssh accepts {accepted}"]
+        return len(case.names), []
+    agreed = 0
+    problems: list[str] = []
+    for name in case.names:
+        entry = case.ours[name]
+        found: list[str]
+        if entry.refused is not None:
+            found = _check_refusal(name, entry.refused, case)
+        else:
+            assert entry.resolved is not None
+            found = _compare(name, entry.resolved, case.g[name], case.v[name])
+            chain = case.chains[name]
+            if len(chain) != len(entry.hops):
+                found.append(
+                    f"{name}: ssh goes through {len(chain)} hops, Pairbench {len(entry.hops)}"
+                )
+            else:
+                for i, (hop, ours) in enumerate(zip(chain, entry.hops, strict=True)):
+                    found += _compare(f"{name} hop {i + 1}", ours, hop.g, hop.v)
+        agreed += not found
+        problems += found
+    return agreed, problems
+
+
+@pytest.fixture(scope="module")
+def resolved(tmp_path_factory: pytest.TempPathFactory) -> dict[str, Case]:
+    require_sandbox()
+    return {name: _resolve_case(name, tmp_path_factory.mktemp(name)) for name in CASES}
+
+
+@pytest.mark.parametrize("name", CASES)
+def test_each_alias_resolves_as_ssh_does(name: str, resolved: dict[str, Case]) -> None:
+    agreed, problems = check(resolved[name])
+    assert not problems, "\n".join(problems)
+    assert agreed == len(resolved[name].names)
+
+
+def test_the_corpus_covers_every_construct(resolved: dict[str, Case]) -> None:
+    texts = "\n".join(p.read_text().lower() for p in CORPUS.rglob("*") if p.is_file())
+    for construct in (
+        "match host", "match originalhost", "match user", "match localuser", "match exec",
+        "match all", "match final", "match canonical", "match !", "include", "identityfile",
+        "identitiesonly", "certificatefile", "stricthostkeychecking", "userknownhostsfile",
+        "hostkeyalias", "proxyjump", "proxycommand", "ssh://", "canonicalizehostname",
+        "${", "%h", "%d", "%r", "%n", "%c", "%l", "%u", "%i", "%p", "%k",
+    ):  # fmt: skip
+        assert construct in texts, construct
+    assert len(CASES) >= 30
+    total = sum(len(case.names) for case in resolved.values())
+    agreed = sum(check(case)[0] for case in resolved.values())
+    print(f"ssh_config corpus: {agreed}/{total} names resolve as ssh -G does")
+    assert agreed == total >= 100
