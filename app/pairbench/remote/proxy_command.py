@@ -97,8 +97,15 @@ class ProxyProcess:
                 self._stderr += chunk
                 del self._stderr[:-_STDERR_KEPT]
 
-    def why(self) -> str:
-        """The command's last line of stderr and its exit status, for an error message."""
+    async def why(self, wait_s: float = 1.0) -> str:
+        """The command's last line of stderr and its exit status, for an error message (after
+        waiting up to ``wait_s`` for it to end: it usually ends as the connection fails)."""
+        if self._process is not None:
+            with contextlib.suppress(TimeoutError):
+                await asyncio.wait_for(self._process.wait(), wait_s)
+        if self._reader is not None:
+            with contextlib.suppress(TimeoutError, asyncio.CancelledError):
+                await asyncio.wait_for(asyncio.shield(self._reader), 0.2)
         lines = bytes(self._stderr).decode("utf-8", "replace").strip().splitlines()
         said = f": {lines[-1][:200]}" if lines else ""
         code = self._process.returncode if self._process is not None else None

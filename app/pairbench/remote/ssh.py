@@ -410,7 +410,8 @@ class SSHTransport:
                 **options,  # type: ignore[arg-type]
             )
         except BaseException as exc:
-            why = self._proxy.why() if self._proxy is not None else ""
+            login = isinstance(exc, asyncssh.HostKeyNotVerifiable | asyncssh.PermissionDenied)
+            why = await self._proxy.why() if self._proxy is not None and not login else ""
             await self._close_proxy()
             if isinstance(exc, Exception):
                 raise self._connect_error(exc, client, why, trusted) from exc
