@@ -208,6 +208,37 @@ def _check_v5(lib: Library, ids: dict[str, int]) -> None:
     ]
 
 
+# The version whose migration added hosts.ssh (numbered 13 in the merged ladder).
+SSH_OPTIONS_VERSION = 11
+
+
+def _seed_ssh_options(conn: sqlite3.Connection) -> dict[str, int]:
+    """A host imported from an ssh_config (hosts.ssh, new in SSH_OPTIONS_VERSION)."""
+    ssh = (
+        '{"identity_files":["/home/u/.ssh/id_a","/home/u/.ssh/id_b"],"identities_only":true,'
+        '"known_hosts":[],"host_key_alias":"far.alias","accept_new_host_keys":true,'
+        '"jumps":[{"name":"gate","address":"198.51.100.1","port":2222,"user":"ops",'
+        '"ssh":{"proxy_command":"nc -x socks:1080 %h %p"}}]}'
+    )
+    conn.execute(
+        "INSERT INTO hosts (name, address, port, user, auth, key_path, jump, tags, ssh) "
+        "VALUES ('far', '10.9.0.1', 22, 'deploy', 'agent', NULL, NULL, '{}', ?)",
+        (ssh,),
+    )
+    return {}
+
+
+def _check_ssh_options(lib: Library, ids: dict[str, int]) -> None:
+    far = get_host(lib, "far")
+    assert far.ssh.identity_files == ("/home/u/.ssh/id_a", "/home/u/.ssh/id_b")
+    assert far.ssh.identities_only and far.ssh.accept_new_host_keys
+    assert far.ssh.known_hosts == () and far.ssh.host_key_alias == "far.alias"
+    (gate,) = far.ssh.jumps
+    assert (gate.name, gate.address, gate.port, gate.user) == ("gate", "198.51.100.1", 2222, "ops")
+    assert gate.ssh.proxy_command == "nc -x socks:1080 %h %p"
+    assert get_host(lib, "db1").ssh.empty  # a host of an older version: nothing from a config
+
+
 Seed = Callable[[sqlite3.Connection], dict[str, int]]
 Check = Callable[[Library, dict[str, int]], None]
 
@@ -218,6 +249,7 @@ SEED_STEPS: dict[int, tuple[Seed, Check]] = {
     2: (_seed_v2, _check_v2),
     3: (_seed_v3, _check_v3),
     5: (_seed_v5, _check_v5),
+    SSH_OPTIONS_VERSION: (_seed_ssh_options, _check_ssh_options),
 }
 
 

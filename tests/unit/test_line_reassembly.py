@@ -2,8 +2,8 @@
 exactly the lines the same bytes give when split at once.
 
 Two readers are tested: ``LocalProcess._pump`` (``remote/local.py``: ``readuntil`` on an asyncio
-pipe under the bash watchdog) and ``SSHProcess.lines`` (``remote/ssh.py``: asyncssh's reader,
-through a real in-process SSH server on 127.0.0.1 whose host key is pinned).
+pipe under the bash watchdog) and ``SSHProcess.lines`` (``remote/ssh_process.py``: asyncssh's
+reader, through a real in-process SSH server on 127.0.0.1 whose host key is pinned).
 
 The rule both implement (``reference_lines``): split at ``\\n``; decode each line as UTF-8 with
 ``errors="replace"`` (so a multibyte character cut by a chunk boundary is never replaced, only a

@@ -9,14 +9,17 @@ one-line ``SSHConfigError``, never a traceback or a hang.
 from __future__ import annotations
 
 import os
+import re
 from pathlib import Path
 
 import pytest
 
 from pairbench.remote.ssh_config import ClientEnv, SSHConfigError, open_config
 from pairbench.remote.ssh_config.jump import JumpSpec, parse_jump
+from pairbench.remote.ssh_config.keywords import KEYWORDS, Use
 from pairbench.remote.ssh_config.lexer import LineError, argv_split, directive, strdelim
 from pairbench.remote.ssh_config.tokens import ExpandError, expand, tilde_expand
+from testkit import REPO
 
 
 def _env(home: Path) -> ClientEnv:
@@ -184,3 +187,27 @@ def test_tokens_and_tilde() -> None:
     assert tilde_expand("~root/x", "/home/u") == f"{os.path.expanduser('~root')}/x"
     with pytest.raises(ExpandError):
         tilde_expand("~no-such-user-pb/x", "/home/u")
+
+
+def test_the_readme_lists_every_keyword_as_the_code_treats_it() -> None:
+    text = (REPO / "README.md").read_text()
+    section = text.split("### Importing hosts from ~/.ssh/config", 1)[1].split("\n### ", 1)[0]
+    rows = [line for line in section.splitlines() if line.startswith("| `")]
+    named: dict[str, str] = {}
+    for row in rows:
+        names, _, words = row[2:].partition(" | ")
+        for name in re.findall(r"`([A-Za-z0-9]+)`", names):
+            assert name not in named, f"{name} is in two rows"
+            named[name] = words
+    assert set(named) == {k.name for k in KEYWORDS.values()}
+    for keyword in KEYWORDS.values():
+        words = named[keyword.name]
+        bold = {
+            Use.NOT_HONOURED: "**not honoured**",
+            Use.NOT_NEEDED: "**not needed**",
+            Use.OBSOLETE: "**obsolete**",
+        }.get(keyword.use)
+        if bold is not None:
+            assert bold in words, keyword.name
+        else:
+            assert "**" not in words, keyword.name

@@ -11,7 +11,10 @@ For each alias (and each ``# probes:`` name) of each corpus file:
   Pairbench stores;
 * the ProxyJump chain: ssh's own implicit ProxyCommand (``ssh -l U -p P -J HOPS HOST -W ..``,
   logged by ``ssh -v``) gives each hop's command line, resolved again by ``ssh -G``, down to
-  the first hop; each hop must equal Pairbench's hop, in order.
+  the first hop; each hop must equal Pairbench's hop, in order;
+* the host the import stores (``services/ssh_hosts``) and its hops: address, port, user,
+  identity and certificate files, known_hosts files, HostKeyAlias, ProxyCommand and whether
+  a first key is accepted must be what ssh uses.
 
 An alias Pairbench refuses must be one where ssh's own run shows why: the ``Match exec``
 command executed, the DNS lookup attempted, or ssh failing. A file ssh refuses, Pairbench
@@ -27,6 +30,7 @@ from pathlib import Path
 
 import pytest
 
+from pairbench.domain import Host
 from pairbench.remote.ssh_config import (
     ClientEnv,
     Resolved,
@@ -34,6 +38,7 @@ from pairbench.remote.ssh_config import (
     SSHConfigError,
     open_config,
 )
+from pairbench.services.ssh_hosts import host_from_entry
 from ssh_reference import USER, Answer, Sandbox, require_sandbox
 from testkit import REPO
 
@@ -268,6 +273,53 @@ def _compare(what: str, ours: Resolved, g: Answer, v: Answer) -> list[str]:
     return problems
 
 
+def _compare_host(what: str, host: Host, g: Answer, v: Answer) -> list[str]:
+    """The host Pairbench stores against what ssh uses to connect."""
+    fields = g.fields()
+    known = fields["userknownhostsfile"][0].split()
+    strict = fields["stricthostkeychecking"][0]
+    stored = {
+        "hostname": host.address,
+        "port": str(host.port),
+        "user": host.user,
+        "identity files": list(host.ssh.identity_files),
+        "certificate files": list(host.ssh.certificate_files),
+        "known_hosts": list(host.ssh.known_hosts or ()),
+        "hostkeyalias": host.ssh.host_key_alias,
+        "proxycommand": host.ssh.proxy_command,
+        "first key accepted": host.ssh.accept_new_host_keys,
+    }
+    used = {
+        "hostname": fields["hostname"][0],
+        "port": fields["port"][0],
+        "user": fields["user"][0],
+        "identity files": v.identity_files(),
+        "certificate files": v.certificate_files(),
+        "known_hosts": [] if known == ["none"] else known,
+        "hostkeyalias": (fields.get("hostkeyalias") or [None])[0],
+        "proxycommand": (fields.get("proxycommand") or [None])[0],
+        "first key accepted": strict in ("accept-new", "false"),
+    }
+    return [
+        f"{what}: stored {key} {stored[key]!r}, ssh uses {used[key]!r}"
+        for key in stored
+        if stored[key] != used[key]
+    ]
+
+
+def _check_stored(name: str, entry: SSHConfigEntry, case: Case) -> list[str]:
+    """The imported host (``services/ssh_hosts``) and its hops hold what ssh uses; an alias
+    refused by Pairbench's own rules (a name or address it does not store) says so."""
+    try:
+        host = host_from_entry(entry).host
+    except ValueError as exc:
+        return [] if str(exc).startswith("invalid ") else [f"{name}: not stored: {exc}"]
+    problems = _compare_host(name, host, case.g[name], case.v[name])
+    for i, (hop, stored) in enumerate(zip(case.chains[name], host.ssh.jumps, strict=False)):
+        problems += _compare_host(f"{name} hop {i + 1}", stored, hop.g, hop.v)
+    return problems
+
+
 def _check_refusal(name: str, reason: str, case: Case) -> list[str]:
     """A refusal must be backed by ssh's own run."""
     g, v = case.g[name], case.v[name]
@@ -316,6 +368,7 @@ def check(case: Case) -> tuple[int, list[str]]:
             else:
                 for i, (hop, ours) in enumerate(zip(chain, entry.hops, strict=True)):
                     found += _compare(f"{name} hop {i + 1}", ours, hop.g, hop.v)
+            found += _check_stored(name, entry, case)
         agreed += not found
         problems += found
     return agreed, problems
@@ -347,5 +400,13 @@ def test_the_corpus_covers_every_construct(resolved: dict[str, Case]) -> None:
     assert len(CASES) >= 30
     total = sum(len(case.names) for case in resolved.values())
     agreed = sum(check(case)[0] for case in resolved.values())
+    refused = [
+        f"{name}: {entry.refused}"
+        for case in resolved.values()
+        for name, entry in case.ours.items()
+        if entry.refused is not None
+    ]
     print(f"ssh_config corpus: {agreed}/{total} names resolve as ssh -G does")
+    print(f"  in {len(CASES)} files; {len(refused)} names refused, each as ssh's run confirms:")
+    print("\n".join(f"    {line}" for line in refused))
     assert agreed == total >= 100

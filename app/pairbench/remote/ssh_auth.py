@@ -120,3 +120,27 @@ def load_key(host: Host, path: str, secrets: SecretPrompt) -> asyncssh.SSHKey:
         return asyncssh.read_private_key(path, passphrase)
     except (asyncssh.KeyImportError, ValueError) as exc:
         raise AuthFailedError(f"host {host.name}: wrong passphrase for key {path}") from exc
+
+
+def private_key_problem(data: bytes) -> str | None:
+    """Why ``data`` is not a private key Pairbench can log in with; None when it is one.
+
+    An encrypted key is one (its passphrase is asked when connecting).
+    """
+    text = data.lstrip()
+    if text.startswith((b"ssh-", b"ecdsa-", b"sk-", b"---- BEGIN SSH2 PUBLIC KEY")):
+        return "it is a public key; give the private key (usually the same name without .pub)"
+    if text.startswith(b"-----BEGIN CERTIFICATE"):
+        return "it is a certificate, not a private key"
+    try:
+        asyncssh.import_private_key(data)
+    except asyncssh.KeyImportError as exc:
+        reason = str(exc)
+        if "passphrase" in reason.lower():
+            return None
+        if reason == "Invalid private key":
+            return "it is not a private key in OpenSSH or PEM format"
+        return f"it is not a private key Pairbench can read ({reason})"
+    except (ValueError, TypeError) as exc:
+        return f"it is not a private key Pairbench can read ({exc})"
+    return None

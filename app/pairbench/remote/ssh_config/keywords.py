@@ -53,7 +53,7 @@ KEYWORDS: dict[str, Keyword] = _table(
     ("CanonicalizeFallbackLocal", R, ""),
     ("CanonicalizePermittedCNAMEs", R, "needed DNS refuses the alias"),
     ("IgnoreUnknown", R, "as ssh: unknown keywords matching it are skipped"),
-    ("ProxyUseFdpass", H, "yes refuses the alias"),
+    ("ProxyUseFdpass", R, "yes refuses the alias"),
     ("PreferredAuthentications", H, ""),
     ("PubkeyAuthentication", H, ""),
     ("PasswordAuthentication", H, "Pairbench logs in with keys, or a password you choose"),
