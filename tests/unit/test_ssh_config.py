@@ -211,3 +211,28 @@ def test_the_readme_lists_every_keyword_as_the_code_treats_it() -> None:
             assert bold in words, keyword.name
         else:
             assert "**" not in words, keyword.name
+
+
+@pytest.mark.timeout(20)
+def test_a_fifo_device_or_huge_file_is_refused_without_blocking(tmp_path: Path) -> None:
+    fifo = tmp_path / "fifo"
+    os.mkfifo(fifo)
+    with pytest.raises(SSHConfigError, match=r"fifo is a named pipe \(FIFO\), not a regular"):
+        open_config(fifo, _env(tmp_path)).aliases()
+    config = _config(tmp_path, f"Host a\nInclude {fifo}\n")
+    with pytest.raises(SSHConfigError, match="named pipe"):
+        open_config(config, _env(tmp_path)).aliases()
+    config.write_text("Include /dev/zero\n")
+    with pytest.raises(SSHConfigError, match="character device"):
+        open_config(config, _env(tmp_path)).aliases()
+    huge = _config(tmp_path, "#" * (1 << 20) + "\nHost a\n", "huge")
+    with pytest.raises(SSHConfigError, match="larger than 1 MiB"):
+        open_config(huge, _env(tmp_path)).aliases()
+    assert open_config(os.devnull, _env(tmp_path)).aliases() == []  # ssh -F /dev/null
+
+
+def test_reading_many_files_is_bounded(tmp_path: Path) -> None:
+    one = _config(tmp_path, "Port 2\n", "one")
+    config = _config(tmp_path, "".join(f"Host h{i}\n  Include {one}\n" for i in range(300)))
+    with pytest.raises(SSHConfigError, match="more than 256 files"):
+        open_config(config, _env(tmp_path)).aliases()

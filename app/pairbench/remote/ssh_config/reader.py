@@ -24,6 +24,8 @@ from pairbench.remote.ssh_config.tokens import ExpandError, tilde_expand
 
 MAX_DEPTH = 16  # READCONF_MAX_DEPTH
 SYSTEM_DIR = "/etc/ssh"
+MAX_FILE_BYTES = 1 << 20  # each file read (a config is a few KiB)
+MAX_FILE_READS = 256  # files read in one pass, a file read again counting again
 
 
 class SSHConfigError(Exception):
@@ -54,14 +56,17 @@ class Pass:
     wants_final: bool = False
     on_host: Callable[[list[str], Directive], None] | None = None  # sees every Host line
     listing: bool = False  # only listing aliases: Match exec is taken as false
+    files_read: int = 0
 
 
 @dataclass(frozen=True, slots=True)
 class _File:
-    """A file's lines (or why it could not be read) and whether ssh refuses its owner/mode."""
+    """A file's lines (or why it could not be read), whether ssh refuses its owner/mode, and
+    why Pairbench does not read it (a FIFO or device, which would block; too large)."""
 
     lines: list[str] | OSError
     bad_owner: bool = False
+    refused: str | None = None
 
 
 @dataclass
@@ -98,7 +103,12 @@ class Reader:
     ) -> bool:
         if depth > MAX_DEPTH:
             raise SSHConfigError("Too many recursive configuration includes")
+        p.files_read += 1
+        if p.files_read > MAX_FILE_READS:
+            raise SSHConfigError(f"{path}: the config reads more than {MAX_FILE_READS} files")
         loaded = self._file(path)
+        if loaded.refused is not None:
+            raise SSHConfigError(loaded.refused)
         if isinstance(loaded.lines, OSError):
             if depth == 0 or isinstance(loaded.lines, FileNotFoundError):
                 return False
@@ -198,19 +208,51 @@ def _glob(pattern: str, home: str) -> list[str]:
 
 def _load(path: str) -> _File:
     """A file's lines as ssh's ``getline`` gives them (split at newlines only; a NUL ends a
-    line), or the error opening it."""
+    line), or the error opening it. Only a regular file is opened, and without blocking (a
+    FIFO or device put there would hang ssh); a directory reads as empty, as in ssh."""
+    if path == os.devnull:
+        return _File([])  # ``ssh -F /dev/null``: no config
     try:
-        with open(path, "rb") as handle:
-            info = os.fstat(handle.fileno())
-            data = handle.read()
-    except IsADirectoryError:
-        return _File([])  # ssh opens a directory and reads no line from it
+        before = os.stat(path)
+        if stat.S_ISDIR(before.st_mode):
+            return _File([])
+        if not stat.S_ISREG(before.st_mode):
+            return _File([], refused=_not_regular(path, before.st_mode))
+        fd = os.open(path, os.O_RDONLY | os.O_NONBLOCK | os.O_NOCTTY | os.O_CLOEXEC)
     except OSError as exc:
         return _File(exc)
+    with os.fdopen(fd, "rb") as handle:
+        info = os.fstat(fd)
+        if not stat.S_ISREG(info.st_mode):
+            return _File([], refused=_not_regular(path, info.st_mode))
+        try:
+            data = handle.read(MAX_FILE_BYTES + 1)
+        except OSError as exc:
+            return _File(exc)
+    if len(data) > MAX_FILE_BYTES:
+        refusal = f"the SSH config {path} is larger than {MAX_FILE_BYTES >> 20} MiB"
+        return _File([], refused=refusal)
     lines = [line.split("\0", 1)[0] for line in data.decode("utf-8", "surrogateescape").split("\n")]
     if lines and not lines[-1]:
         lines.pop()
     return _File(lines, _bad_owner(info))
+
+
+def _not_regular(path: str, mode: int) -> str:
+    kind = next(
+        (
+            text
+            for test, text in (
+                (stat.S_ISFIFO, "a named pipe (FIFO)"),
+                (stat.S_ISCHR, "a character device"),
+                (stat.S_ISBLK, "a block device"),
+                (stat.S_ISSOCK, "a socket"),
+            )
+            if test(mode)
+        ),
+        "not a regular file",
+    )
+    return f"the SSH config {path} is {kind}, not a regular file"
 
 
 def _bad_owner(info: os.stat_result) -> bool:
