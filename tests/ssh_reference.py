@@ -8,8 +8,8 @@ test directory as its home (and, if asked, a test file is mounted over
 network namespace (only a loopback that is down): whatever ssh tries to look up in DNS fails
 at once and nothing leaves the machine. Needs root and ``unshare`` (util-linux).
 
-All the ssh commands of a test run in one namespace (``Sandbox.run``), each bounded by a
-timeout.
+The ssh commands of a batch run in one namespace (``Sandbox.run``), four at a time, each
+bounded by a timeout.
 """
 
 from __future__ import annotations
@@ -31,15 +31,17 @@ USER = "pbtester"
 # [returncode, stdout, stderr].
 _RUNNER = """
 import json, subprocess, sys
-results = []
-for argv, env in json.load(open(sys.argv[1])):
+from concurrent.futures import ThreadPoolExecutor
+def run(job):
+    argv, env = job
     try:
         done = subprocess.run(argv, env=env, capture_output=True, text=True, timeout=15,
                               stdin=subprocess.DEVNULL)
-        results.append([done.returncode, done.stdout, done.stderr])
+        return [done.returncode, done.stdout, done.stderr]
     except subprocess.TimeoutExpired:
-        results.append([-1, "", "timed out"])
-json.dump(results, sys.stdout)
+        return [-1, "", "timed out"]
+with ThreadPoolExecutor(4) as pool:
+    json.dump(list(pool.map(run, json.load(open(sys.argv[1])))), sys.stdout)
 """
 
 

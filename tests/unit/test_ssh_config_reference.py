@@ -169,17 +169,28 @@ def _next_hop(answer: Answer) -> tuple[list[str], list[str], str] | None:
     return g_options, v_options, argv[0]
 
 
-def _resolve_case(name: str, root: Path) -> Case:
+@dataclass
+class _Setup:
+    """One case ready to ask ssh about: its sandbox and the options naming its file."""
+
+    case: Case
+    sandbox: Sandbox
+    options: list[str]
+
+
+def _setup(name: str, shared: Sandbox, root: Path) -> _Setup:
+    """Pairbench's side of one case; ``-F`` cases share one sandbox, a default-mode case (no
+    ``-F``: ~/.ssh/config and the system file) has its own."""
     path = CORPUS / name
     probes, default_mode = _header(path)
-    sandbox = _sandbox(root)
-    config_path: Path | None = sandbox.home / ".ssh" / name
-    system = CORPUS / (path.stem + ".system")
+    sandbox = shared
+    config_path: Path | None = shared.home / ".ssh" / name
     if default_mode:
+        sandbox = _sandbox(root / path.stem)
         shutil.copy(path, sandbox.home / ".ssh" / "config")
-        config_path = None
+        system = CORPUS / (path.stem + ".system")
         sandbox.system_config = system if system.exists() else Path("/dev/null")
-    options = [] if config_path is None else ["-F", str(config_path)]
+        config_path = None
     system_config = None if sandbox.system_config is None else str(sandbox.system_config)
     config = open_config(config_path, _env(sandbox), system_config=system_config)
     case = Case(name)
@@ -192,40 +203,64 @@ def _resolve_case(name: str, root: Path) -> Case:
     case.names = [*aliases, *dict.fromkeys(extra)]
     if case.error is None:
         case.ours = {n: config.resolve(n) for n in case.names}
-    answers = iter(sandbox.run([c for n in case.names for c in (_g(options, n), _v(options, n))]))
-    for n in case.names:
-        case.g[n], case.v[n] = next(answers), next(answers)
-        case.chains[n] = []
-    jumping = [n for n in case.names if case.g[n].fields().get("proxyjump")]
-    connects = iter(sandbox.run([_connect(options, n) for n in jumping]))
-    pending = {}
-    for n in jumping:
-        hop = _next_hop(next(connects))
-        if hop is not None:
-            pending[n] = hop
+    options = [] if config_path is None else ["-F", str(config_path)]
+    return _Setup(case, sandbox, options)
+
+
+def _batch(requests: list[tuple[Sandbox, list[str]]]) -> list[Answer]:
+    """Run every command, one namespace per sandbox; the answers in the order asked."""
+    answers: list[Answer | None] = [None] * len(requests)
+    sandboxes = {id(sandbox): sandbox for sandbox, _ in requests}
+    for key, sandbox in sandboxes.items():
+        positions = [i for i, (s, _) in enumerate(requests) if id(s) == key]
+        for i, answer in zip(
+            positions, sandbox.run([requests[i][1] for i in positions]), strict=True
+        ):
+            answers[i] = answer
+    assert all(a is not None for a in answers)
+    return [a for a in answers if a is not None]
+
+
+def _resolve_all(root: Path) -> dict[str, Case]:
+    """Every case, ssh asked in as few namespaces as there are sandboxes and hop depths."""
+    shared = _sandbox(root / "shared")
+    setups = [_setup(name, shared, root) for name in CASES]
+    asked = [(st, n) for st in setups for n in st.case.names]
+    answers = iter(
+        _batch([(st.sandbox, c) for st, n in asked for c in (_g(st.options, n), _v(st.options, n))])
+    )
+    for st, n in asked:
+        st.case.g[n], st.case.v[n] = next(answers), next(answers)
+        st.case.chains[n] = []
+    jumping = [(st, n) for st, n in asked if st.case.g[n].fields().get("proxyjump")]
+    connects = _batch([(st.sandbox, _connect(st.options, n)) for st, n in jumping])
+    pending = {
+        (st.case.name, n): (st, hop)
+        for (st, n), answer in zip(jumping, connects, strict=True)
+        if (hop := _next_hop(answer)) is not None
+    }
     for _ in range(MAX_HOPS):
         if not pending:
             break
         order = list(pending)
-        commands = [
-            c
-            for n in order
-            for c in (
-                _g(pending[n][0], pending[n][2]),
-                _v(pending[n][1], pending[n][2]),
-                _connect(pending[n][0], pending[n][2]),
-            )
-        ]
-        answers = iter(sandbox.run(commands))
+        requests = []
+        for key in order:
+            st, (g_options, v_options, host) = pending[key]
+            requests += [
+                (st.sandbox, _g(g_options, host)),
+                (st.sandbox, _v(v_options, host)),
+                (st.sandbox, _connect(g_options, host)),
+            ]
+        answers = iter(_batch(requests))
         following = {}
-        for n in order:
+        for key in order:
+            st = pending[key][0]
             g, v, connect = next(answers), next(answers), next(answers)
-            case.chains[n].insert(0, Hop(g, v))
-            hop = _next_hop(connect)
-            if hop is not None:
-                following[n] = hop
+            st.case.chains[key[1]].insert(0, Hop(g, v))
+            if (hop := _next_hop(connect)) is not None:
+                following[key] = (st, hop)
         pending = following
-    return case
+    return {st.case.name: st.case for st in setups}
 
 
 def _view(r: Resolved) -> dict[str, list[str]]:
@@ -377,7 +412,7 @@ def check(case: Case) -> tuple[int, list[str]]:
 @pytest.fixture(scope="module")
 def resolved(tmp_path_factory: pytest.TempPathFactory) -> dict[str, Case]:
     require_sandbox()
-    return {name: _resolve_case(name, tmp_path_factory.mktemp(name)) for name in CASES}
+    return _resolve_all(tmp_path_factory.mktemp("ssh_config"))
 
 
 @pytest.mark.parametrize("name", CASES)
