@@ -32,7 +32,7 @@ from pairbench.remote.kexinit import negotiation_failure
 from pairbench.remote.launcher import watchdog_argv
 from pairbench.remote.proxy_command import ProxyProcess, proxy_command_line
 from pairbench.remote.secrets import NoPrompt, SecretPrompt
-from pairbench.remote.ssh_auth import auth_options
+from pairbench.remote.ssh_auth import login_options
 from pairbench.remote.ssh_process import SSHProcess
 
 CONNECT_TIMEOUT_S = 10.0
@@ -140,7 +140,18 @@ class SSHTransport:
             "keepalive_count_max": KEEPALIVE_COUNT_MAX,
             "config": [],
         }
-        options.update(auth_options(host, self._secrets))
+        login = await login_options(host, self._secrets)
+        try:
+            options.update(login.options)
+            return await self._connect(options, trusted)
+        finally:
+            login.close()
+
+    async def _connect(
+        self, options: dict[str, object], trusted: list[asyncssh.SSHKey]
+    ) -> asyncssh.SSHClientConnection:
+        """Connect directly, through the jump host's connection, or over the ProxyCommand."""
+        host = self.host
         if self._jump is not None:
             options["tunnel"] = await self._jump.connect()
         elif host.ssh.proxy_command is not None:
@@ -155,8 +166,8 @@ class SSHTransport:
                 **options,  # type: ignore[arg-type]
             )
         except BaseException as exc:
-            login = isinstance(exc, asyncssh.HostKeyNotVerifiable | asyncssh.PermissionDenied)
-            why = await self._proxy.why() if self._proxy is not None and not login else ""
+            refused = isinstance(exc, asyncssh.HostKeyNotVerifiable | asyncssh.PermissionDenied)
+            why = await self._proxy.why() if self._proxy is not None and not refused else ""
             await self._close_proxy()
             if isinstance(exc, Exception):
                 raise self._connect_error(exc, client, why, trusted) from exc

@@ -3,13 +3,16 @@
 A host imported from an OpenSSH config logs in as ssh would: the agent's keys first (not with
 IdentitiesOnly, nor with IdentityAgent none), then each identity file in order, each with its
 certificate (``KEY-cert.pub``, or a CertificateFile that matches it). A file that is missing or
-unreadable is skipped, as ssh skips it; an encrypted one is asked for its passphrase and
-skipped when none is given.
+unreadable is skipped, as ssh skips it. A file whose key the agent holds (its ``.pub`` names
+it) is not read: the agent signs with it, also with IdentitiesOnly (ssh uses the agent's copy
+of a listed key), so its passphrase is never asked. Any other encrypted file is asked for its
+passphrase and skipped when none is given.
 """
 
 from __future__ import annotations
 
 import os
+from dataclasses import dataclass, field
 
 import asyncssh
 
@@ -20,10 +23,34 @@ from pairbench.remote.secrets import SecretPrompt, stored_password
 AGENT_SOCKET_VARIABLE = "SSH_AUTH_SOCK"
 
 
+@dataclass
+class Login:
+    """asyncssh's login options for a host, and the agent connection they use (closed once
+    the SSH connection is made)."""
+
+    options: dict[str, object] = field(default_factory=dict)
+    agent: asyncssh.SSHAgentClient | None = None
+
+    def close(self) -> None:
+        if self.agent is not None:
+            self.agent.close()
+            self.agent = None
+
+
+async def login_options(host: Host, secrets: SecretPrompt) -> Login:
+    """How ``host`` logs in (``AuthFailedError`` when it cannot)."""
+    if host.auth is AuthMethod.AGENT and not (
+        host.ssh.identity_files == () and host.ssh.identity_agent is None
+    ):
+        return await _config_login(host, secrets)
+    return Login(auth_options(host, secrets))
+
+
 def auth_options(host: Host, secrets: SecretPrompt) -> dict[str, object]:
-    """asyncssh's login options for ``host`` (``AuthFailedError`` when it cannot log in)."""
+    """asyncssh's login options for a host added by hand (``AuthFailedError`` when it cannot
+    log in): its key, its password, or the agent and asyncssh's default key files."""
     if host.auth is AuthMethod.AGENT:
-        return _agent_options(host, secrets)
+        return {}
     if host.auth is AuthMethod.KEY:
         if not host.key_path:
             raise AuthFailedError(f"host {host.name}: no key file set")
@@ -38,22 +65,44 @@ def auth_options(host: Host, secrets: SecretPrompt) -> dict[str, object]:
     raise TransportError(f"host {host.name}: not an SSH host")
 
 
-def _agent_options(host: Host, secrets: SecretPrompt) -> dict[str, object]:
+async def _config_login(host: Host, secrets: SecretPrompt) -> Login:
+    """An imported host's login: the agent (its keys first), then the identity files."""
     options = host.ssh
-    if not options.identity_files and options.identity_agent is None:
-        return {}  # a host added by hand: asyncssh's defaults (agent, ~/.ssh/id_*)
-    agent = agent_path(options.identity_agent)
-    result: dict[str, object] = {}
-    if options.identities_only or agent is None:
-        result["agent_path"] = None
-    elif options.identity_agent is not None:
-        result["agent_path"] = agent
+    socket_path = agent_path(options.identity_agent)
+    login = Login()
+    held: dict[bytes, asyncssh.SSHKeyPair] = {}
+    if socket_path is not None:
+        try:
+            login.agent = await asyncssh.connect_agent(socket_path)
+            held = {key.key_public_data: key for key in await login.agent.get_keys()}
+        except (OSError, asyncssh.Error):
+            login.close()
+            held = {}
     keys: list[asyncssh.SSHKeyPair] = []
     for path in options.identity_files:
+        in_agent = held.get(_public_data(path) or b"")
+        if in_agent is not None:
+            if options.identities_only:
+                keys.append(in_agent)  # the agent's copy of a listed key
+            continue  # otherwise the agent offers it anyway, before the files
         keys += _keypairs(host, path, options.certificate_files, secrets)
-    if options.identity_files:
-        result["client_keys"] = keys
-    return result
+    login.options["client_keys"] = keys
+    if options.identities_only or socket_path is None:
+        login.options["agent_path"] = None
+        if not any(isinstance(key, asyncssh.SSHAgentKeyPair) for key in keys):
+            login.close()
+    else:
+        login.options["agent_path"] = socket_path
+        login.close()
+    return login
+
+
+def _public_data(path: str) -> bytes | None:
+    """The public key of a key file, from its ``.pub`` beside it (None when unreadable)."""
+    try:
+        return bytes(asyncssh.read_public_key(path + ".pub").public_data)
+    except (OSError, ValueError, asyncssh.KeyImportError):
+        return None
 
 
 def agent_path(identity_agent: str | None) -> str | None:

@@ -11,6 +11,7 @@ alias (``ValueError``); a keyword Pairbench does not honour is a warning.
 from __future__ import annotations
 
 import dataclasses
+import re
 from dataclasses import dataclass, field
 
 from pairbench.domain import AuthMethod, Host
@@ -20,6 +21,8 @@ from pairbench.remote.ssh_config import Resolved, SSHConfigEntry
 from pairbench.remote.ssh_config.keywords import KEYWORDS
 from pairbench.services.key_paths import check_key_path
 
+# A HostKeyAlias Pairbench keeps: a name for known_hosts (it is also ProxyCommand's %k).
+_KEY_ALIAS = re.compile(r"[A-Za-z0-9._:\[\]-]{1,255}")
 # StrictHostKeyChecking as ssh -G prints it -> whether a first key is accepted (and pinned).
 _ACCEPTS_NEW = {"accept-new": True, "false": True, "true": False, "ask": False}
 
@@ -57,8 +60,11 @@ def _host(name: str, r: Resolved, warnings: list[str], owner: str, hop: bool = F
     if hop and (not name.isprintable() or " " in name or len(name) > 255):
         raise ValueError(f"the name {shown(name)} cannot be stored")
     address = check_address(r.hostname)
-    if r.host_key_alias is not None:
-        check_address(r.host_key_alias)
+    if r.host_key_alias is not None and not _KEY_ALIAS.fullmatch(r.host_key_alias):
+        raise ValueError(
+            f"HostKeyAlias {shown(r.host_key_alias)}: use letters, digits, '.', '_', ':', '-', "
+            "'[' or ']'"
+        )
     if r.proxy_command is not None and not r.proxy_command.isprintable():
         raise ValueError(f"ProxyCommand {shown(r.proxy_command)} has control characters")
     _check_identities(r, warnings, where)
