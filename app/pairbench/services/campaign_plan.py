@@ -27,6 +27,8 @@ from pairbench.domain.campaign import (
     Schedule,
     TestPlan,
 )
+from pairbench.domain.failures import UserFileError
+from pairbench.domain.user_files import read_text
 from pairbench.services.campaign_storage import check_storage_test
 from pairbench.tools.registry import TOOLS, get_tool
 
@@ -46,11 +48,11 @@ _UNIT_S = {"ms": 0.001, "s": 1, "sec": 1, "m": 60, "min": 60, "h": 3600, "d": 86
 def read_plan(path: Path) -> tuple[Plan, str]:
     """The plan in a TOML file and its text; ``PlanError`` saying what is wrong."""
     try:
-        if path.stat().st_size > MAX_PLAN_BYTES:
-            raise PlanError(f"{path}: a plan file is at most {MAX_PLAN_BYTES:,} bytes")
-        text = path.read_text(encoding="utf-8")
-    except (OSError, UnicodeDecodeError) as exc:
-        raise PlanError(f"cannot read the plan {path}: {exc}") from None
+        text = read_text(path, what="the plan", limit=MAX_PLAN_BYTES, errors="strict")
+    except UserFileError as exc:
+        raise PlanError(str(exc)) from None
+    except UnicodeDecodeError as exc:
+        raise PlanError(f"cannot read the plan {path}: not UTF-8 text ({exc.reason})") from None
     return parse_plan(text, source=str(path)), text
 
 
