@@ -148,9 +148,12 @@ def test_too_many_cells_are_refused_before_anything_runs() -> None:
         "params = { duration = 5, streams = [1, 4] }",
         f"params = {{ duration = [{values}], streams = [{values}] }}",
     )
-    plan = parse_plan(text.replace('pairs = ["a1", "b1"]', 'pairs = ["a1"]'))
+    with pytest.raises(PlanError, match="at most"):  # one test's sets: refused as read
+        parse_plan(text.replace('pairs = ["a1", "b1"]', 'pairs = ["a1"]'))
+    half = ", ".join(str(i + 1) for i in range(MAX_CELLS // 2 + 1))  # 2 pairs × that
+    plan = parse_plan(BASE.replace("streams = [1, 4]", f"streams = 1, cport = [{half}]"))
     with pytest.raises(PlanError, match="at most"):
-        expand_cells(plan, [_pair("a1", "a")])
+        expand_cells(plan, [_pair("a1", "a"), _pair("b1", "b")])
 
 
 def test_main_metrics_follow_the_tool_and_profile() -> None:
