@@ -30,6 +30,7 @@ _BOMS = (
     (codecs.BOM_UTF16_BE, "utf-16-be"),
 )
 _SNIFF = 512  # bytes looked at to tell UTF-16 without a byte-order mark
+_CHUNK = MIB  # what is read at a time past a file's stated size
 
 
 def size_text(size: int) -> str:
@@ -89,18 +90,32 @@ def open_regular(path: Path | str, *, what: str = "the file", limit: int | None 
 
 def read_bytes(path: Path | str, *, what: str = "the file", limit: int) -> bytes:
     """The bytes of a regular file of at most ``limit`` bytes (a file that grows past it
-    while read is refused too); ``UserFileError`` says why not."""
+    while read is refused too); ``UserFileError`` says why not.
+
+    Memory follows the file, not the limit: what its size says is read at once, anything
+    more in chunks (``read(n)`` sets aside ``n`` bytes before it reads any).
+    """
     name = os.fspath(path)
     with open_regular(name, what=what, limit=limit) as handle:
         try:
-            data = handle.read(limit + 1)
+            size = os.fstat(handle.fileno()).st_size
+            parts = [handle.read(min(size, limit) + 1)]
+            total = len(parts[0])
+            while total > size and total <= limit:  # it grew (or its size said too little)
+                part = handle.read(min(_CHUNK, limit + 1 - total))
+                if not part:
+                    break
+                parts.append(part)
+                total += len(part)
         except OSError as exc:
             raise UserFileError(
                 f"cannot read {what} {name}: {exc.strerror or exc}", path=name, os_error=exc
             ) from None
-    if len(data) > limit:
-        raise _refuse_size(what, name, len(data), limit)
-    return data
+        except MemoryError:
+            raise _no_memory(what, name, size) from None
+    if total > limit:
+        raise _refuse_size(what, name, total, limit)
+    return parts[0] if len(parts) == 1 else b"".join(parts)
 
 
 def decode_text(data: bytes, errors: str = "replace") -> str:
@@ -124,4 +139,15 @@ def read_text(
     path: Path | str, *, what: str = "the file", limit: int, errors: str = "replace"
 ) -> str:
     """``read_bytes`` then ``decode_text``."""
-    return decode_text(read_bytes(path, what=what, limit=limit), errors)
+    data = read_bytes(path, what=what, limit=limit)
+    try:
+        return decode_text(data, errors)
+    except MemoryError:
+        raise _no_memory(what, os.fspath(path), len(data)) from None
+
+
+def _no_memory(what: str, path: str, size: int) -> UserFileError:
+    return UserFileError(
+        f"{what} {path} ({size_text(size)}) does not fit in the memory this process may use",
+        path=path,
+    )
