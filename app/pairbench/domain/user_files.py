@@ -120,19 +120,24 @@ def read_bytes(path: Path | str, *, what: str = "the file", limit: int) -> bytes
 
 def decode_text(data: bytes, errors: str = "replace") -> str:
     """Text from bytes: by its byte-order mark (dropped), as UTF-16 when it has none but
-    every other byte of its start is NUL (ASCII text saved as UTF-16), else as UTF-8.
-    ``errors`` as ``bytes.decode`` takes it ("replace": undecodable bytes become U+FFFD)."""
+    nearly every other byte of its start is NUL and the bytes between are not (mostly
+    ASCII text saved as UTF-16), else as UTF-8. ``errors`` as ``bytes.decode`` takes it
+    ("replace": undecodable bytes become U+FFFD)."""
     for bom, encoding in _BOMS:
         if data.startswith(bom):
             return data[len(bom) :].decode(encoding, errors=errors)
     head = data[:_SNIFF]
-    if len(head) >= 4 and b"\x00" in head:
+    if len(head) >= 16 and b"\x00" in head:
         even, odd = head[0::2], head[1::2]
-        if not odd.strip(b"\x00") and b"\x00" not in even:
+        if _mostly_nul(odd) and not even.count(0):
             return data.decode("utf-16-le", errors=errors)
-        if not even.strip(b"\x00") and b"\x00" not in odd:
+        if _mostly_nul(even) and not odd.count(0):
             return data.decode("utf-16-be", errors=errors)
     return data.decode("utf-8", errors=errors)
+
+
+def _mostly_nul(data: bytes) -> bool:
+    return data.count(0) >= 0.9 * len(data)
 
 
 def read_text(
