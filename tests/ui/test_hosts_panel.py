@@ -630,3 +630,13 @@ def test_a_password_goes_to_the_keyring_and_moves_with_the_login(
     qtbot.waitUntil(lambda: _closed(edit), timeout=WAIT_MS)
     assert get_host(library, "pw-host").port == 2200
     assert memory_keyring.passwords == {("pairbench", "root@198.51.100.7:2200"): "s3cret"}
+
+
+def test_a_name_reserved_for_this_computer_is_refused_inline(
+    qtbot: QtBot, panel: HostsPanel, library: Library
+) -> None:
+    dialog = _add_host(qtbot, panel, "Local", "192.0.2.55")
+    qtbot.waitUntil(lambda: "name" in dialog.field_errors(), timeout=WAIT_MS)
+    assert "the host name 'Local' is reserved" in dialog.field_errors()["name"]
+    assert dialog.isVisible()
+    assert [h.name for h in list_hosts(library)] == ["localhost"]
