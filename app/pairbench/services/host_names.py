@@ -3,10 +3,18 @@
 
 from __future__ import annotations
 
+from pairbench.domain import Host
 from pairbench.domain.failures import FieldError
 from pairbench.domain.validation import check_name, check_new_name
 from pairbench.library import Library
 from pairbench.library import hosts as stored
+from pairbench.services.hosts import (
+    HostForm,
+    check_edit_allowed,
+    host_exists,
+    host_from_form,
+    save_edited_host,
+)
 
 
 def rename_host(lib: Library, old: str, new: str) -> None:
@@ -15,6 +23,20 @@ def rename_host(lib: Library, old: str, new: str) -> None:
     check_name("host", old)
     _check_new("host", new)
     stored.rename_host(lib, old, new)
+
+
+def save_renamed_host(
+    lib: Library, old: str, form: HostForm, password: str | None
+) -> tuple[Host, list[str]]:
+    """The window's host dialog when the name changed: every field checked first (``FormErrors``
+    / ``FieldError``, nothing changed), then the host renamed and its fields saved."""
+    check_edit_allowed(stored.get_host(lib, old))
+    host_from_form(form)
+    _check_new("host", form.name)
+    if host_exists(lib, form.name):
+        raise FieldError("name", f"a host named {form.name!r} already exists")
+    stored.rename_host(lib, old, form.name)
+    return save_edited_host(lib, form.name, form, password)
 
 
 def rename_pair(lib: Library, old: str, new: str) -> None:
