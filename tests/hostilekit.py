@@ -14,7 +14,7 @@ import subprocess
 import sys
 import threading
 import traceback
-from collections.abc import Callable, Iterator
+from collections.abc import Callable, Iterator, Sequence
 from contextlib import contextmanager
 from dataclasses import dataclass
 from pathlib import Path
@@ -44,6 +44,32 @@ def payloads(marker_dir: Path) -> list[str]:
     """Texts a shell would run, each creating ``marker_dir/MARK``."""
     mark = marker_dir / MARK
     return [f"$(touch {mark})", f"`touch {mark}`", f"x;touch {mark}", f"x|touch {mark}"]
+
+
+def sparse_file(path: Path, size: int) -> Path:
+    """A file of ``size`` bytes that takes no room (its size alone should refuse it)."""
+    with path.open("wb") as handle:
+        handle.truncate(size)
+    return path
+
+
+def link_to(path: Path, target: str) -> Path:
+    path.symlink_to(target)
+    return path
+
+
+def not_regular_files(big_mib: int) -> dict[str, Callable[[Path], Path]]:
+    """Files that are no input of any kind (made in a test's folder): devices, a directory,
+    a link to a device, and a sparse file of ``big_mib`` MiB (over the cap)."""
+    return {
+        "/dev/zero": lambda _: Path("/dev/zero"),
+        "/dev/urandom": lambda _: Path("/dev/urandom"),
+        "a directory": lambda folder: folder,
+        "a link to /dev/zero": lambda folder: link_to(folder / "zero.in", "/dev/zero"),
+        f"a {big_mib} MiB sparse file": lambda folder: sparse_file(
+            folder / "big.in", big_mib << 20
+        ),
+    }
 
 
 def make_template(folder: Path) -> Path:
@@ -175,3 +201,14 @@ def assert_refused(
     assert len(lines) == 1 and lines[0].startswith("pairbench: "), outcome.err
     assert snapshot(library) == before, f"the library changed: {lines}"
     assert not (marker_dir / MARK).exists(), "a payload ran"
+
+
+def refused_here(template: Path, folder: Path, *commands: Sequence[str]) -> list[Outcome]:
+    """Each command in-process on one copy of ``template`` in ``folder``, each refused as
+    ``assert_refused`` says; their outcomes."""
+    library = copy_library(template, folder)
+    before = snapshot(library)
+    outcomes = [run_here(library, *argv) for argv in commands]
+    for outcome in outcomes:
+        assert_refused(outcome, before, library, folder)
+    return outcomes

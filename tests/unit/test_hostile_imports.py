@@ -22,11 +22,14 @@ from hostilekit import (
     assert_refused,
     copy_library,
     make_template,
+    not_regular_files,
     payloads,
+    refused_here,
     run_here,
     run_here_unblocking,
     run_process,
     snapshot,
+    sparse_file,
 )
 from testkit import FIXTURES, REPO
 
@@ -155,37 +158,17 @@ def template(tmp_path_factory: pytest.TempPathFactory) -> Path:
 @pytest.mark.parametrize("name", list(CONTENT))
 def test_a_hostile_output_file_is_refused(name: str, template: Path, tmp_path: Path) -> None:
     tool, content, word = CONTENT[name]
-    library = copy_library(template, tmp_path)
     path = tmp_path / "output.txt"
     path.write_bytes(content)
-    before = snapshot(library)
-    outcome = run_here(library, "import", tool, str(path))
-    assert_refused(outcome, before, library, tmp_path)
+    (outcome,) = refused_here(template, tmp_path, ("import", tool, str(path)))
     assert word in outcome.err
 
 
-def _sparse(path: Path, size: int) -> Path:
-    with path.open("wb") as handle:
-        handle.truncate(size)
-    return path
-
-
 SPECIAL: dict[str, Callable[[Path], Path]] = {
-    "/dev/zero": lambda _: Path("/dev/zero"),
-    "/dev/urandom": lambda _: Path("/dev/urandom"),
-    "a directory": lambda folder: folder,
-    "a link to /dev/zero": lambda folder: _link(folder / "z.out", "/dev/zero"),
+    **not_regular_files(600),  # over the 512 MiB cap
     "a missing file": lambda folder: folder / "missing.out",
-    "a 600 MiB sparse file (over the 512 MiB cap)": lambda folder: _sparse(
-        folder / "big.out", 600 << 20
-    ),
     "a file named by a shell payload": lambda folder: folder / payloads(folder)[0],
 }
-
-
-def _link(path: Path, target: str) -> Path:
-    path.symlink_to(target)
-    return path
 
 
 @pytest.mark.timeout(60)
@@ -193,11 +176,8 @@ def _link(path: Path, target: str) -> Path:
 def test_an_output_that_is_no_regular_file_is_refused(
     name: str, template: Path, tmp_path: Path
 ) -> None:
-    library = copy_library(template, tmp_path)
-    path = SPECIAL[name](tmp_path)
-    before = snapshot(library)
-    for argv in (("import", "iperf3", str(path)), ("parse", "iperf3", str(path))):
-        assert_refused(run_here(library, *argv), before, library, tmp_path)
+    path = str(SPECIAL[name](tmp_path))
+    refused_here(template, tmp_path, ("import", "iperf3", path), ("parse", "iperf3", path))
 
 
 @pytest.mark.timeout(60)
@@ -221,7 +201,7 @@ def test_devices_and_big_files_under_a_memory_limit_get_one_line(
     refused by its size, and one under the cap that does not fit in memory says so."""
     library = copy_library(template, tmp_path)
     before = snapshot(library)
-    fits_not = _sparse(tmp_path / "400m.out", 400 << 20)  # under the cap, over the memory
+    fits_not = sparse_file(tmp_path / "400m.out", 400 << 20)  # under the cap, over the memory
     for path in (Path("/dev/zero"), Path("/dev/urandom"), fits_not):
         outcome = run_process(library, "import", "iperf3", str(path), memory_mib=256)
         assert_refused(outcome, before, library, tmp_path)
@@ -276,10 +256,9 @@ BUNDLES: dict[str, Callable[[dict[str, Any]], None]] = {
 @pytest.mark.parametrize("name", list(BUNDLES))
 def test_a_hostile_bundle_is_refused_whole(name: str, template: Path, tmp_path: Path) -> None:
     bundle = _bundle(tmp_path, template, BUNDLES[name])
-    library = copy_library(template, tmp_path)
-    before = snapshot(library)
-    outcome = run_here(library, "import-bundle", str(bundle), "--allow-duplicates")
-    assert_refused(outcome, before, library, tmp_path)
+    (outcome,) = refused_here(
+        template, tmp_path, ("import-bundle", str(bundle), "--allow-duplicates")
+    )
     assert "nothing imported" in outcome.err
 
 

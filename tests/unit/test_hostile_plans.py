@@ -5,7 +5,6 @@ not block, in a process of its own."""
 from __future__ import annotations
 
 import os
-from collections.abc import Callable
 from pathlib import Path
 
 import pytest
@@ -15,7 +14,8 @@ from hostilekit import (
     assert_refused,
     copy_library,
     make_template,
-    run_here,
+    not_regular_files,
+    refused_here,
     run_here_unblocking,
     run_process,
     snapshot,
@@ -141,32 +141,12 @@ def test_there_are_at_least_fifty_hostile_plans() -> None:
 def test_a_hostile_plan_is_refused_by_check_and_run(
     name: str, template: Path, tmp_path: Path
 ) -> None:
-    library = copy_library(template, tmp_path)
-    plan = _write(tmp_path, PLANS[name])
-    before = snapshot(library)
-    for command in ("check", "run"):
-        assert_refused(run_here(library, "campaign", command, str(plan)), before, library, tmp_path)
+    plan = str(_write(tmp_path, PLANS[name]))
+    refused_here(template, tmp_path, ("campaign", "check", plan), ("campaign", "run", plan))
 
 
 # Files that are not plans at all: refused by what they are, never read (or read in full).
-SPECIAL: dict[str, Callable[[Path], Path]] = {
-    "/dev/zero": lambda _: Path("/dev/zero"),
-    "/dev/urandom": lambda _: Path("/dev/urandom"),
-    "a directory": lambda folder: folder,
-    "a 2 GB sparse file": lambda folder: _sparse(folder / "big.toml", 2 << 30),
-    "a link to /dev/zero": lambda folder: _link(folder / "zero.toml", "/dev/zero"),
-}
-
-
-def _sparse(path: Path, size: int) -> Path:
-    with path.open("wb") as handle:
-        handle.truncate(size)
-    return path
-
-
-def _link(path: Path, target: str) -> Path:
-    path.symlink_to(target)
-    return path
+SPECIAL = not_regular_files(2048)
 
 
 @pytest.mark.timeout(60)
@@ -174,12 +154,10 @@ def _link(path: Path, target: str) -> Path:
 def test_a_plan_that_is_no_regular_file_is_refused(
     name: str, template: Path, tmp_path: Path
 ) -> None:
-    library = copy_library(template, tmp_path)
-    plan = SPECIAL[name](tmp_path)
-    before = snapshot(library)
-    for command in ("check", "run"):
-        outcome = run_here(library, "campaign", command, str(plan))
-        assert_refused(outcome, before, library, tmp_path)
+    plan = str(SPECIAL[name](tmp_path))
+    for outcome in refused_here(
+        template, tmp_path, ("campaign", "check", plan), ("campaign", "run", plan)
+    ):
         assert "not a regular file" in outcome.err or "larger than" in outcome.err
 
 
