@@ -264,3 +264,20 @@ def test_a_hostile_bundle_is_refused_whole(name: str, template: Path, tmp_path: 
 
 def test_there_are_at_least_twenty_five_hostile_import_files() -> None:
     assert len(CONTENT) + len(SPECIAL) + len(BUNDLES) + 1 >= 25  # + the FIFO
+
+
+@pytest.mark.timeout(60)
+def test_a_job_file_that_is_no_regular_file_is_refused(template: Path, tmp_path: Path) -> None:
+    """`run --set jobfile=PATH` reads a file on this computer too: a device or a FIFO there is
+    refused before any run is stored."""
+    fifo = tmp_path / "job.fio"
+    os.mkfifo(fifo)
+    device = ("run", "--pair", "p1", "--tool", "fio", "--set", "jobfile=/dev/zero")
+    (outcome,) = refused_here(template, tmp_path, device)
+    assert "character device" in outcome.err
+    library = tmp_path / "library.sqlite"  # the copy refused_here made, unchanged
+    before = snapshot(library)
+    argv = ("run", "--pair", "p1", "--tool", "fio", "--set", f"jobfile={fifo}")
+    outcome = run_here_unblocking(library, fifo, *argv)
+    assert_refused(outcome, before, library, tmp_path)
+    assert "named pipe (FIFO)" in outcome.err
