@@ -2,8 +2,9 @@
 
 from __future__ import annotations
 
-import time
 from collections.abc import Mapping, Sequence
+
+from pairbench.domain.timestamps import time_text
 
 
 class TransportError(Exception):
@@ -124,7 +125,7 @@ def describe_holder(holder: Mapping[str, object]) -> str:
         parts.append(f"pid {holder['pid']}")
     started = holder.get("started_at")
     if isinstance(started, int | float):
-        parts.append(f"started {time.strftime('%H:%M:%S', time.localtime(started))}")
+        parts.append(f"started {time_text(started, '%H:%M:%S')}")
     detail = f" ({', '.join(parts)})" if parts else ""
     return (
         f"in use by another Pairbench run{detail}; wait for it to end or cancel it where it "
@@ -220,3 +221,20 @@ class FormErrors(ValueError):
 
 class AnalysisError(Exception):
     """A run cannot be analysed (no throughput series); the message says why."""
+
+
+class UserFileError(ValueError):
+    """A file the user named cannot be read as asked: missing, unreadable, not a regular file
+    (a FIFO, a device, a directory), or larger than the size allowed for what it should be.
+    ``path`` is the file as named; ``os_error`` the system's error when there was one."""
+
+    def __init__(self, message: str, *, path: str = "", os_error: OSError | None = None) -> None:
+        super().__init__(message)
+        self.path = path
+        self.os_error = os_error
+
+
+class InputRefusedError(ValueError):
+    """An input read whole but refused before anything was stored (an import holding no
+    result of its tool, an implausible time, a negative or non-finite figure); the message
+    says what was read and why it cannot be so."""

@@ -29,9 +29,9 @@ import os
 import tempfile
 import time
 import zipfile
-from collections.abc import Mapping, Sequence
+from collections.abc import Iterator, Mapping, Sequence
+from contextlib import contextmanager
 from dataclasses import dataclass, field
-from datetime import UTC, datetime
 from pathlib import Path
 from typing import Any
 
@@ -40,7 +40,11 @@ import numpy as np
 from pairbench import __version__
 from pairbench.analysis.compare import RunInput, compare, default_metric
 from pairbench.domain import Line, LineSource, Record, Run, RunSpec, RunStatus
+from pairbench.domain.failures import UserFileError
+from pairbench.domain.timestamps import time_text
 from pairbench.domain.units import format_value
+from pairbench.domain.user_files import open_regular
+from pairbench.export.bundle_checks import bundle_problem
 from pairbench.export.charts import ChartKind, ChartRenderer, ChartUnavailable, chart_spec
 from pairbench.export.escaping import markdown_row, markdown_text
 from pairbench.export.run_json import pair_from_payload, pair_payload, run_fields
@@ -63,6 +67,7 @@ from pairbench.library.series import compact_series, load_raw_output
 BUNDLE_FORMAT = "pairbench-bundle"
 BUNDLE_VERSION = 1
 MAX_MEMBER_BYTES = 4 << 30  # a member larger than this is refused (a zip bomb guard)
+MAX_JSON_BYTES = 64 << 20  # the manifest, a run.json, analyses.json
 _KEY_METRICS = ("throughput_bps", "latency_avg_us", "rtt_avg_ms", "read_iops", "write_iops")
 
 
@@ -257,7 +262,7 @@ def _write_zip(path: Path, members: Mapping[str, bytes]) -> None:
 
 
 def _when(timestamp: float) -> str:
-    return datetime.fromtimestamp(timestamp, UTC).strftime("%Y-%m-%d %H:%M UTC")
+    return time_text(timestamp, "%Y-%m-%d %H:%M UTC", utc=True)
 
 
 def _key_result(run: Run) -> str:
@@ -310,19 +315,19 @@ def _readme(inputs: Sequence[RunInput], charts: Sequence[str], notes: Sequence[s
 # --- reading -----------------------------------------------------------------------------
 
 
-def _read(zf: zipfile.ZipFile, name: str) -> bytes:
+def _read(zf: zipfile.ZipFile, name: str, limit: int = MAX_MEMBER_BYTES) -> bytes:
     try:
         info = zf.getinfo(name)
     except KeyError:
         raise BundleError(f"the bundle lacks {name}") from None
-    if info.file_size > MAX_MEMBER_BYTES:
+    if info.file_size > limit:
         raise BundleError(f"{name} is too large ({info.file_size} bytes)")
     return zf.read(info)
 
 
 def _json(zf: zipfile.ZipFile, name: str) -> Any:
     try:
-        return json.loads(_read(zf, name))
+        return json.loads(_read(zf, name, MAX_JSON_BYTES))
     except (UnicodeDecodeError, json.JSONDecodeError) as exc:
         raise BundleError(f"{name} is not valid JSON: {exc}") from exc
 
@@ -341,14 +346,23 @@ def read_manifest(zf: zipfile.ZipFile) -> dict[str, Any]:
     return manifest
 
 
-def open_bundle(path: Path) -> zipfile.ZipFile:
-    """The bundle's zip, or ``BundleError`` saying why not."""
+@contextmanager
+def open_bundle(path: Path) -> Iterator[zipfile.ZipFile]:
+    """The bundle's zip (a regular file: a FIFO or a device is refused without blocking), or
+    ``BundleError`` saying why not."""
     try:
-        return zipfile.ZipFile(path)
-    except FileNotFoundError:
-        raise BundleError(f"no such file: {path}") from None
-    except (zipfile.BadZipFile, OSError) as exc:
-        raise BundleError(f"{path} is not a zip file: {exc}") from exc
+        handle = open_regular(path, what="the bundle")
+    except UserFileError as exc:
+        if isinstance(exc.os_error, FileNotFoundError):
+            raise BundleError(f"no such file: {path}") from None
+        raise BundleError(str(exc)) from None
+    with handle:
+        try:
+            zf = zipfile.ZipFile(handle)
+        except (zipfile.BadZipFile, OSError) as exc:
+            raise BundleError(f"{path} is not a zip file: {exc}") from exc
+        with zf:
+            yield zf
 
 
 def import_bundle(lib: Library, path: Path, *, allow_duplicates: bool = False) -> BundleImport:
@@ -363,6 +377,9 @@ def import_bundle(lib: Library, path: Path, *, allow_duplicates: bool = False) -
         for entry in entries:
             directory = str(entry["dir"])
             records.append((directory, _json(zf, f"{directory}/run.json")))
+        problem = bundle_problem(records)
+        if problem is not None:
+            raise BundleError(f"{problem}; nothing imported")
         existing = {(r.started_at, r.spec.pair, r.spec.tool, r.label): r.id for r in list_runs(lib)}
         imported: list[tuple[int, int]] = []
         skipped: list[tuple[int, int]] = []

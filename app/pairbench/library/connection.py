@@ -118,6 +118,9 @@ class Library:
             library = cls(path, conn)
             if recover:
                 library.warnings.extend(recover_orphaned_runs(conn, library.progress))
+                from pairbench.library.hosts import reserved_name_problems  # (imports this)
+
+                library.warnings.extend(reserved_name_problems(library))
             return library
         except LibraryError:
             conn.close()

@@ -10,6 +10,7 @@ from collections.abc import Iterable, Mapping
 from typing import Any
 
 from pairbench.domain import Run, RunSpec, RunStatus
+from pairbench.domain.timestamps import stored_time
 from pairbench.library.codec import (
     dumps,
     loads_float_map,
@@ -309,8 +310,8 @@ def _row_to_run(row: tuple[object, ...]) -> Run:
         id=int(str(run_id)),
         spec=spec,
         status=RunStatus(str(status)),
-        started_at=float(str(started_at)),
-        ended_at=None if ended_at is None else float(str(ended_at)),
+        started_at=stored_time(started_at),
+        ended_at=None if ended_at is None else stored_time(ended_at),
         tool_version=str(tool_version),
         summary=loads_float_map(str(summary)),
         summary_complete=bool(complete),

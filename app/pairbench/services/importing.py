@@ -6,6 +6,7 @@ import time
 from collections.abc import Mapping
 
 from pairbench.domain import Line, LineSource, Run, RunSpec, RunStatus
+from pairbench.domain.failures import InputRefusedError
 from pairbench.library import Library, Recorder
 from pairbench.library.analyses import store_analysis
 from pairbench.library.hosts import get_pair, list_pairs
@@ -17,6 +18,13 @@ from pairbench.library.runs import (
     update_run_notes,
 )
 from pairbench.library.series import compact_series
+from pairbench.services.import_checks import (
+    check_figures,
+    check_has_result,
+    check_text,
+    check_times,
+    checked_params,
+)
 from pairbench.tools.base import ParseError
 from pairbench.tools.feed import feed_text
 from pairbench.tools.provenance import Provenance, provenance
@@ -46,16 +54,24 @@ def import_output(
     The run is ``completed`` when the tool's summary was found, ``failed`` when the tool
     reported an error before measuring anything (its own words are kept), ``interrupted``
     when the output stops early or the tool stopped mid-run with a message.
-    ``ParseError`` propagates and nothing is stored.
+    ``ParseError`` propagates and nothing is stored; so does ``InputRefusedError`` for an
+    output that holds no result of the tool, an implausible start or end time, or a figure
+    that is negative or not finite (``services.import_checks``). Parameters that ``--set``
+    would refuse are left out, each with a note on the run.
     """
     tool = get_tool(tool_name)
+    check_text(text, tool.name)
     parser = tool.file_parser()
     records, summary = feed_text(parser, text)
+    check_has_result(records, summary, tool.name)
+    check_figures(records, summary)
     source = provenance(tool.name, text)
+    check_times(source.started_at, records)
+    params, param_notes = checked_params(tool, source.params)
     chosen = pair if pair is not None else (pair_for_addresses(lib, source) or "local")
     get_pair(lib, chosen)  # the pair must exist
     all_tags = {IMPORT_TAG: source_name or "file", **(tags or {})}
-    spec = RunSpec(chosen, tool.name, dict(source.params), label, all_tags)
+    spec = RunSpec(chosen, tool.name, params, label, all_tags)
     now = time.time()
     started = source.started_at if source.started_at is not None else now
     ended = started + max((r.t for r in records), default=0.0) if source.started_at else now
@@ -89,6 +105,7 @@ def import_output(
         ended_at=ended,
     )
     notes = [f"output form: {summary.form}"] if summary.form else []
+    notes += param_notes
     if summary.reason:  # ended normally, but the output's form cannot carry every metric
         notes.append(f"summary incomplete: {summary.reason}")
     if notes:
@@ -138,4 +155,4 @@ def _version_hint(text: str, tool_name: str) -> str:
     return ""
 
 
-__all__ = ["ParseError", "import_output"]
+__all__ = ["InputRefusedError", "ParseError", "import_output"]

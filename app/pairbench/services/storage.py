@@ -128,9 +128,19 @@ def check_request(req: SuiteRequest) -> None:
 
 def suite_pair(lib: Library, host: str) -> HostPair:
     """The suite's host as a pair whose client and server are that host (``local``: this
-    computer); ``LibraryError`` for an unknown host."""
+    computer); ``LibraryError`` for an unknown host, and for ``local`` while a stored host
+    (of a library from before names were reserved) has that name too: which one was meant
+    cannot be told, and the wrong one may be this computer's device."""
     if host == LOCAL_PAIR.name:
-        return LOCAL_PAIR
+        try:
+            clash = stored_hosts.get_host(lib, host)
+        except LibraryError:
+            return LOCAL_PAIR
+        raise LibraryError(
+            f"'{host}' means this computer, but this library also holds a host named "
+            f"'{host}' ({clash.address}); rename that host first "
+            f"(pairbench hosts rename {host} NEW-NAME)"
+        )
     found = stored_hosts.get_host(lib, host)
     return HostPair(name=found.name, client=found, server=found)
 

@@ -74,13 +74,14 @@ def run_app(library_path: Path) -> int:
         library.close()
 
 
-def _show_library_warnings(window: MainWindow, warnings: list[str]) -> None:
-    """What opening the library found and repaired (e.g. samples lost with a deleted WAL)."""
+def _show_library_warnings(window: MainWindow, warnings: list[str]) -> QMessageBox | None:
+    """What opening the library found and repaired (e.g. samples lost with a deleted WAL),
+    or found wrong (a host with a name reserved for this computer, and how to rename it)."""
     if not warnings:
-        return
+        return None
     box = QMessageBox(
         QMessageBox.Icon.Warning,
-        "Pairbench: the library was repaired on opening",
+        "Pairbench: about this library",
         "\n\n".join(warnings),
         QMessageBox.StandardButton.Ok,
         window,
@@ -88,6 +89,7 @@ def _show_library_warnings(window: MainWindow, warnings: list[str]) -> None:
     box.setObjectName("libraryWarnings")
     box.setModal(False)
     box.open()
+    return box
 
 
 def _quit_on_signals(app: QApplication, window: MainWindow) -> None:
