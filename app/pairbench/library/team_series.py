@@ -33,4 +33,3 @@ def assemble(
             t = axes[axis] = _concat([times[i] for i in axis])
         out.append(SeriesArrays(stream, metric, unit, t, _concat([p[1] for p in parts])))
     return out
-
