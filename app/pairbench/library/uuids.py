@@ -4,7 +4,6 @@ by two ways (an evidence bundle imported elsewhere, a copied library file) is st
 
 from __future__ import annotations
 
-import uuid
 from typing import TYPE_CHECKING
 
 if TYPE_CHECKING:  # not at import: the migrations (which connection imports) need this module
@@ -20,11 +19,15 @@ UUID4_SQL = (  # new_uuid() in SQL, for rows made before they had one (migration
 
 def new_uuid() -> str:
     """A fresh random UUID, as stored (lower case, with hyphens)."""
+    import uuid  # here: 4 ms at import, and most commands make no run (CLI start time)
+
     return str(uuid.uuid4())
 
 
 def normal_uuid(text: object) -> str:
     """``text`` as a stored UUID (lower case, with hyphens); ``ValueError`` when it is none."""
+    import uuid
+
     if not isinstance(text, str) or len(text) > 45:
         raise ValueError(f"{str(text)[:45]!r} is not a UUID")
     try:
