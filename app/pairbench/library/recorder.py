@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import sqlite3
 import time
 from array import array
 from typing import TypeAlias
@@ -63,6 +64,7 @@ class Recorder:
             "WHERE id = ?",
             (run_id,),
         ).fetchone()
+        lib.keep_room()  # room to store how the run ends, even if the disk fills up
 
     def add(self, records: list[Record]) -> None:
         """Buffer records (no I/O).
@@ -119,20 +121,55 @@ class Recorder:
         self._last_flush = now
         return True
 
-    def flush(self) -> int:
-        """Write everything buffered in one transaction; return the number of samples."""
-        self._last_flush = time.monotonic()
-        conn = self._lib.conn
-        segments = self._closed + [
+    @property
+    def pending(self) -> int:
+        """Samples buffered and not yet written."""
+        return sum(len(values) for _, _, _, values in self._segments())
+
+    def discard(self) -> int:
+        """Drop everything buffered (it cannot be stored: the disk is full); the number of
+        samples dropped."""
+        dropped = self.pending
+        self._buffers, self._closed, self._raw = {}, [], {}
+        return dropped
+
+    def _segments(self) -> list[_Segment]:
+        return self._closed + [
             (stream, metrics, times, flat)
             for (stream, metrics), (times, flat) in self._buffers.items()
             if times
         ]
+
+    def flush(self) -> int:
+        """Write everything buffered in one transaction; return the number of samples.
+
+        On a full disk nothing is written, everything stays buffered, and
+        ``LibraryFullError`` is raised.
+        """
+        self._last_flush = time.monotonic()
+        conn = self._lib.conn
+        segments = self._segments()
         if not segments and not self._raw:
             return 0
-        written = 0
         # Restored if the transaction fails: ids of rolled-back series rows must not be reused.
         saved = (dict(self._series_ids), dict(self._next_seq), self._raw_seq)
+        try:
+            with self._lib.disk_errors():
+                written = self._write(conn, segments)
+        except BaseException:
+            self._series_ids, self._next_seq, self._raw_seq = saved
+            raise
+        self._buffers = {}
+        self._closed = []
+        self._raw = {}
+        self.samples_written += written
+        self._note_progress()
+        self._lib.keep_room()
+        return written
+
+    def _write(self, conn: sqlite3.Connection, segments: list[_Segment]) -> int:
+        """The flush's one transaction; the number of samples written."""
+        written = 0
         conn.execute("BEGIN IMMEDIATE")
         try:
             rows: list[tuple[int, int, int, int, bytes]] = []
@@ -161,13 +198,7 @@ class Recorder:
             # SQLite may already have rolled back (disk full, I/O error): keep the real error.
             if conn.in_transaction:
                 conn.execute("ROLLBACK")
-            self._series_ids, self._next_seq, self._raw_seq = saved
             raise
-        self._buffers = {}
-        self._closed = []
-        self._raw = {}
-        self.samples_written += written
-        self._note_progress()
         return written
 
     def _note_progress(self) -> None:

@@ -58,6 +58,7 @@ from pairbench.library.suites import (
 )
 from pairbench.remote.base import Transport
 from pairbench.remote.secrets import SecretPrompt
+from pairbench.services.storage_room import keep_library_room
 from pairbench.tools.fio import PathParam
 
 KIND = "storage"
@@ -180,6 +181,7 @@ async def start_suite(
             slope_excursion=req.slope_excursion,
             direct=target.direct,
         )
+        keep_library_room(lib, pair, params, target.facts, params.size)
         prepared = await prepared_fio(connector, pair, params)
         suite_id = create_suite(lib, KIND, req.host, params.to_json(), label=req.label, tags=tags)
         facts = dict(target.facts)
@@ -273,7 +275,8 @@ async def resume_suite(
     try:
         transport = await connector.transport(pair.server)
         existing = "" if params.on_device else test_file(params, suite_id)
-        await inspect_target(transport, params, force=True, existing=existing)
+        target = await inspect_target(transport, params, force=True, existing=existing)
+        keep_library_room(lib, pair, params, target.facts, 0)
         prepared = await prepared_fio(connector, pair, params)
         claim_suite(lib, suite_id)
         if on_resumed is not None:
