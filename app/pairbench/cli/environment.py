@@ -25,9 +25,6 @@ class Environment:
     # Draws charts (``compare --chart``, bundles). The CLI never imports ``ui``: the
     # composition root (``pairbench.main``) injects Qt's renderer; None means no charts here.
     chart_renderer: ChartRenderer | None = None
-    # The warnings already printed: a command that opens the library more than once (around
-    # it, the team library's publishing) says each only once.
-    said: set[str] = field(default_factory=set, repr=False)
 
     def resolve_library_path(self) -> Path:
         """``--library``, else ``PAIRBENCH_LIBRARY``, else the user data directory."""
@@ -43,13 +40,11 @@ class Environment:
         from pairbench.services.library import open_library
 
         library = open_library(self.resolve_library_path())
-        fresh = [w for w in library.warnings if w not in self.said]
-        if fresh:  # the escaping tables are built only when there is one to print
+        if library.warnings:  # the escaping tables are built only when there is one to print
             from pairbench.export.escaping import terminal_text
 
-            for warning in fresh:
+            for warning in library.warnings:
                 self.err(terminal_text(f"pairbench: warning: {warning}"))
-            self.said.update(fresh)
         return library
 
     def out(self, text: str = "") -> None:

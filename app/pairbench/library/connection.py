@@ -13,7 +13,15 @@ from types import TracebackType
 
 from pairbench.domain.failures import LibraryFullError
 from pairbench.library.attach import attach
-from pairbench.library.disk import DiskRoom, disk_room, is_full, is_io_error, is_refused_write
+from pairbench.library.disk import (
+    FULL_BELOW,
+    DiskRoom,
+    disk_room,
+    free_bytes,
+    is_full,
+    is_io_error,
+    is_refused_write,
+)
 from pairbench.library.integrity import IntegrityReport, fast_check, full_check
 from pairbench.library.migrations import APPLICATION_ID, SCHEMA_VERSION, migrate
 from pairbench.library.ownership import recover_orphaned_runs
@@ -57,8 +65,8 @@ class Library:
     Open one ``Library`` per thread (the engine thread and the GUI thread each have their
     own); WAL mode lets them read while the other writes. ``warnings`` holds what the open
     found and repaired (runs interrupted by a dead process, samples lost with a deleted WAL):
-    the CLI prints them, the window shows them. ``full`` is set when the library's disk
-    was full at the opening: the library is then open for reading only.
+    the CLI prints them, the window shows them. ``full`` is set (and said by the CLI) when
+    the library's disk was full at the opening: the library is then open for reading only.
     """
 
     def __init__(self, path: Path, conn: sqlite3.Connection) -> None:
@@ -71,12 +79,11 @@ class Library:
 
     def ensure_whole(self) -> None:
         """Before a run, suite or campaign is written: room on the disk (``LibraryFullError``
-        on a library opened full), SQLite's check of every page (once: a damaged file raises
+        when it is full: ``ensure_room``), SQLite's check of every page (once: a damaged file raises
         ``LibraryDamagedError``, and nothing more is written into it), then room kept ahead
         to store how it ends (``keep_room``).
         """
-        if self.full is not None:
-            raise self.full
+        self.ensure_room(0)
         if self._whole is None:
             self._whole = full_check(self.conn)
         if not self._whole.ok:
@@ -97,6 +104,20 @@ class Library:
             if is_full(exc) or (self.full is not None and is_refused_write(exc)):
                 raise self.full_error(kept) from exc
             raise
+
+    def ensure_room(self, nbytes: int) -> None:
+        """``LibraryFullError`` when storing about ``nbytes`` more would leave the library's
+        disk with less than ``FULL_BELOW`` free (counted twice: SQLite writes them to the
+        write-ahead log, then copies them into the file). What records stops there, so the
+        room kept past the -wal (``keep_room``) is left to store how the run ended."""
+        if self.full is not None:
+            raise self.full
+        try:
+            free = free_bytes(self.path)
+        except OSError:
+            return
+        if free < FULL_BELOW + 2 * nbytes:
+            raise self.full_error()
 
     def keep_room(self) -> None:
         """Keep disk blocks ahead for SQLite's files (``library.reserve``), so that a disk
@@ -212,7 +233,6 @@ def _opened_full(library: Library, room: DiskRoom) -> Library:
     library.full = room.error(
         library.path, "the library is open for reading only: nothing can be stored in it"
     )
-    library.warnings.append(str(library.full))
     return library
 
 

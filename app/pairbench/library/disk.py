@@ -52,6 +52,13 @@ def disk_room(library: Path) -> DiskRoom:
     return DiskRoom(mount, fstype, source, vfs.f_bavail * vfs.f_frsize, vfs.f_frsize)
 
 
+def free_bytes(library: Path) -> int:
+    """Bytes free for users other than root on the file system holding ``library`` (what
+    ``df`` calls available; ``OSError`` if it cannot be read)."""
+    vfs = os.statvfs(Path(os.path.realpath(library)).parent)
+    return vfs.f_bavail * vfs.f_frsize
+
+
 def _mount_of(folder: Path) -> tuple[str, str, str]:
     """(mount point, type, device) of the mount holding ``folder``: the longest mount point
     of its device in ``/proc/self/mountinfo`` that contains it; the folder itself, else."""

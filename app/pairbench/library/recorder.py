@@ -143,14 +143,15 @@ class Recorder:
     def flush(self) -> int:
         """Write everything buffered in one transaction; return the number of samples.
 
-        On a full disk nothing is written, everything stays buffered, and
-        ``LibraryFullError`` is raised.
+        On a full disk (or one that this flush would fill: ``Library.ensure_room``) nothing
+        is written, everything stays buffered, and ``LibraryFullError`` is raised.
         """
         self._last_flush = time.monotonic()
         conn = self._lib.conn
         segments = self._segments()
         if not segments and not self._raw:
             return 0
+        self._lib.ensure_room(_bytes_of(segments, self._raw))
         # Restored if the transaction fails: ids of rolled-back series rows must not be reused.
         saved = (dict(self._series_ids), dict(self._next_seq), self._raw_seq)
         try:
@@ -235,3 +236,9 @@ class Recorder:
             "SELECT COALESCE(MAX(seq) + 1, 0) FROM raw_chunks WHERE run_id = ?", (self._run_id,)
         ).fetchone()
         return int(row[0])
+
+
+def _bytes_of(segments: list[_Segment], raw: dict[str, list[str]]) -> int:
+    """About what a flush stores: its numbers (8 bytes each) and its raw text."""
+    numbers = sum(len(times) + len(values) for _, _, times, values in segments)
+    return 8 * numbers + sum(len(line) + 1 for lines in raw.values() for line in lines)

@@ -71,7 +71,7 @@ def keep_wal_margin(library: Path) -> bool:
         st = os.stat(wal)
     except OSError:
         return True
-    if st.st_blocks * 512 - st.st_size >= WAL_AHEAD // 2:
+    if st.st_blocks * 512 - st.st_size >= WAL_AHEAD * 3 // 4:
         return True
     return _allocate(wal, st.st_size, WAL_AHEAD)
 

@@ -20,6 +20,7 @@ __all__ = [
     "LibraryFullError",
     "check_library_file",
     "default_library_path",
+    "disk_full",
     "open_library",
     "storage_failure",
 ]
@@ -46,6 +47,21 @@ def check_library_file(path: Path | str) -> IntegrityReport:
     ``LibraryError`` for a path that is not a Pairbench library at all.
     """
     return _store.check_library_file(path)
+
+
+def disk_full(path: Path | str) -> LibraryFullError | None:
+    """The failure saying that the disk holding the library at ``path`` is full, if it is."""
+    from pairbench.library.disk import disk_room
+
+    try:
+        room = disk_room(Path(path).expanduser())
+    except OSError:
+        return None
+    return (
+        room.error(Path(path), "the library can be read; nothing can be stored in it")
+        if room.full
+        else None
+    )
 
 
 def storage_failure(exc: BaseException, path: Path) -> Exception | None:

@@ -45,10 +45,11 @@ def keep_library_room(
     keep = library_room(params)
     free = int(free_text)
     if shared and needed + keep > free:
+        test_file = f"the test file needs {format_quantity('B', needed)} and " if needed else ""
         raise RunError(
-            f"{params.target} has {format_quantity('B', free)} free: the test file needs "
-            f"{format_quantity('B', needed)} and the library {lib.path}, on the same file "
-            f"system, keeps {format_quantity('B', keep)} for the suite's runs (fio's report "
-            "of every second, up to the last round); give a smaller --size or fewer "
-            "--max-rounds, test another directory, or keep the library elsewhere (--library)"
+            f"{params.target} has {format_quantity('B', free)} free: {test_file}the library "
+            f"{lib.path}, on the same file system, keeps {format_quantity('B', keep)} for the "
+            "suite's runs (fio's report of every second, up to the last round); free space, "
+            "give a smaller --size or fewer --max-rounds, test another directory, or keep the "
+            "library elsewhere (--library)"
         )
