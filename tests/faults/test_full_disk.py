@@ -275,6 +275,35 @@ def test_every_command_answers_at_every_amount_of_room(disk: Path) -> None:
     assert [r for r in rounds if r[2] != "0"] == [], sweep.stdout  # no signal, no error
 
 
+def test_commands_answer_while_a_recording_program_holds_the_full_library(disk: Path) -> None:
+    """The window's case: a program keeps the library open (its -shm in use, allocated by
+    it) while the disk fills; a command reads through that -shm rather than its own."""
+    library = disk / "library.sqlite"
+    _read(library, "import", "iperf3", str(CAPTURE), "--json")
+    holder = subprocess.Popen(
+        [sys.executable, str(HERE / "recording_child.py"), str(library)],
+        stdin=subprocess.PIPE,
+        stdout=subprocess.PIPE,
+        stderr=subprocess.PIPE,
+        text=True,
+    )
+    try:
+        assert holder.stdin is not None and holder.stdout is not None
+        assert holder.stdout.readline().startswith("run ")
+        holder.stdin.write("commit\n")
+        holder.stdin.flush()
+        assert holder.stdout.readline().startswith("committed ")
+        _fill(disk)
+        listed, checked = _cli(library, "runs", "list", "--json"), _cli(library, "library", "check")
+        for result in (listed, checked):
+            assert result.returncode == 0, (result.stdout, result.stderr)
+            _answered(result.returncode, result.stderr)
+        assert len(json.loads(listed.stdout)) == 2  # the import and the recording run
+    finally:
+        holder.kill()
+        _ended(holder)
+
+
 def _iperf3(*settings: str) -> list[str]:
     """``run`` of iperf3 on this computer with these settings (and ``--json``)."""
     args = ["run", "--pair", "local", "--tool", "iperf3"]

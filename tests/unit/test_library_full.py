@@ -8,6 +8,7 @@ from __future__ import annotations
 import asyncio
 import json
 import os
+import sqlite3
 import subprocess
 from pathlib import Path
 
@@ -16,7 +17,7 @@ import pytest
 from pairbench.domain import LOCAL_PAIR, Record, Run, RunSpec, RunStatus
 from pairbench.domain.failures import LibraryFullError
 from pairbench.engine.observer import NullObserver
-from pairbench.library import Library
+from pairbench.library import Library, connection
 from pairbench.library.disk import disk_room
 from pairbench.library.reserve import WAL_AHEAD
 from pairbench.library.runs import create_run
@@ -100,3 +101,29 @@ def test_a_failed_commit_says_the_library_is_full(library: Library) -> None:
         create_run(library, RunSpec(pair="local", tool="iperf3", label="x" * 50_000))
     assert str(info.value).startswith("the library's disk is full: ")
     assert "; nothing was stored; free space on " in str(info.value)
+
+
+def _sqlite_error(kind: type[sqlite3.Error], text: str, code: int, name: str) -> sqlite3.Error:
+    """An error as SQLite's module raises it (message, extended code and its name)."""
+    exc = kind(text)
+    exc.sqlite_errorcode = code  # type: ignore[attr-defined]
+    exc.sqlite_errorname = name  # type: ignore[attr-defined]
+    return exc
+
+
+def test_an_io_error_is_not_called_a_file_that_is_not_a_library(library_path: Path) -> None:
+    code, name = sqlite3.SQLITE_IOERR_SHMSIZE, "SQLITE_IOERR_SHMSIZE"
+    io_error = _sqlite_error(sqlite3.OperationalError, "disk I/O error", code, name)
+    said = str(connection._failure(library_path, io_error))
+    assert said.startswith(f"cannot read library {library_path}: the file system reported")
+    assert "SQLITE_IOERR_SHMSIZE" in said and "not a Pairbench library" not in said
+    full = connection._failure(
+        library_path,
+        _sqlite_error(sqlite3.OperationalError, "database or disk is full", 13, "SQLITE_FULL"),
+    )
+    assert isinstance(full, LibraryFullError)
+    foreign = connection._failure(
+        library_path,
+        _sqlite_error(sqlite3.DatabaseError, "file is not a database", 26, "SQLITE_NOTADB"),
+    )
+    assert "is not a Pairbench library (not an SQLite file)" in str(foreign)

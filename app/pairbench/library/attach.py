@@ -13,6 +13,7 @@ from pairbench.library.disk import DiskRoom, disk_room
 from pairbench.library.reserve import back_shm, shm_backed, shm_needs_backing
 
 BUSY_TIMEOUT_S = 2.0
+EXCLUSIVE_WAIT_MS = 200  # for the exclusive lock of a full disk's open, then another way
 
 
 @dataclass(frozen=True, slots=True)
@@ -58,6 +59,7 @@ def attach(
                 path, "another program has the library open: close it to read the library here"
             ) from None
         conn = _first(path, first_read, read_only=read_only, memory_index=False)
+    conn.execute(f"PRAGMA busy_timeout = {int(BUSY_TIMEOUT_S * 1000)}")
     conn.execute("PRAGMA query_only = ON")
     return Attached(conn, room, full=True)
 
@@ -81,7 +83,8 @@ def _first(
 ) -> sqlite3.Connection:
     conn = connect(path, read_only=read_only)
     try:
-        if memory_index:
+        if memory_index:  # a program that holds the library open is told apart at once
+            conn.execute(f"PRAGMA busy_timeout = {EXCLUSIVE_WAIT_MS}")
             conn.execute("PRAGMA locking_mode = EXCLUSIVE")
         first_read(conn)
     except BaseException:
