@@ -6,7 +6,7 @@ amounts of room, so every amount from none to the spares' count is tried.
 Each command runs in a child forked from this process (pairbench is imported once, so a
 round costs a fork, not an interpreter); a child killed by a signal cannot take this process
 with it. One line per command and round on stdout: ``free COMMAND STATUS``, STATUS being the
-exit status, or ``-N`` for a death by signal N.
+exit status (70 if it raised), or ``-N`` for a death by signal N.
 
 Usage: full_disk_child.py LIBRARY MOUNT SPARE...
 """

@@ -208,13 +208,10 @@ def test_a_run_fills_the_disk_then_every_command_answers_and_nothing_is_lost(
     require_program("iperf3")
     library = disk / "library.sqlite"
     first = _read(library, "import", "iperf3", str(CAPTURE), "--json")["id"]
-    status, out, err = _ended(_start(library, *_iperf3("duration=1", "--json")), 90)
-    assert status == 0, err
-    second = json.loads(out.splitlines()[-1])["id"]
-    before = {i: _read(library, "runs", "show", str(i), "--json") for i in (first, second)}
+    before = {first: _read(library, "runs", "show", str(first), "--json")}
 
     # The disk fills while a run records: it stops, stored as interrupted with what it kept.
-    run = _start(library, *_iperf3("duration=3"))
+    run = _start(library, *_iperf3("duration=8"))  # ends once the disk is full
     try:
         wait_for_interval(run)
         wait_for_interval(run)  # the first second is committed by now (a commit each 0.2 s)
@@ -229,7 +226,7 @@ def test_a_run_fills_the_disk_then_every_command_answers_and_nothing_is_lost(
     # Every command answers on the full disk: reading works, storing is refused in one line.
     listed = _cli(library, "runs", "list", "--json")
     assert listed.returncode == 0, listed.stderr
-    assert [row["id"] for row in json.loads(listed.stdout)] == [filled, second, first]
+    assert [row["id"] for row in json.loads(listed.stdout)] == [filled, first]
     checked = _cli(library, "library", "check")
     assert checked.returncode == 0 and "ok" in checked.stdout, (checked.stdout, checked.stderr)
     _full_line(_answered(checked.returncode, checked.stderr), disk)  # a note, not a problem
@@ -254,7 +251,7 @@ def test_a_run_fills_the_disk_then_every_command_answers_and_nothing_is_lost(
 
 def test_every_command_answers_at_every_amount_of_room(disk: Path) -> None:
     """SQLite's -shm on a disk of 1 KiB blocks: with a few blocks free, the first command to
-    open the library died of SIGBUS (9 KiB here), with fewer it said "disk I/O error"."""
+    open the library died of SIGBUS (8 to 10 KiB here), with fewer it said "disk I/O error"."""
     library = disk / "library.sqlite"
     _read(library, "import", "iperf3", str(CAPTURE), "--json")
     with open_library(library):  # while a program has it open, no page of -shm is a hole
@@ -305,7 +302,7 @@ def test_commands_answer_while_a_recording_program_holds_the_full_library(disk: 
 
 
 def _iperf3(*settings: str) -> list[str]:
-    """``run`` of iperf3 on this computer with these settings (and ``--json``)."""
+    """``run`` of iperf3 on this computer with these settings (``--set``) and options."""
     args = ["run", "--pair", "local", "--tool", "iperf3"]
     for setting in settings:
         args += [setting] if setting.startswith("--") else ["--set", setting]

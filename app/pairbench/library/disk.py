@@ -18,12 +18,11 @@ FULL_BELOW = 1 << 20
 
 @dataclass(frozen=True, slots=True)
 class DiskRoom:
-    """A file system as ``df`` shows it: mount point, type, device, bytes free (for users
-    other than root: what ``df`` calls available) and its block size."""
+    """The file system holding a folder: bytes free (for users other than root: what ``df``
+    calls available) and its block size; its name (mount point, type, device) is looked up
+    when a failure needs it."""
 
-    mount: str
-    fstype: str
-    source: str
+    folder: Path
     free: int
     block_size: int
 
@@ -32,24 +31,24 @@ class DiskRoom:
         """Too little room left to store anything in a library."""
         return self.free < FULL_BELOW
 
-    @property
-    def detail(self) -> str:
-        """ "ext4 on /dev/loop3"."""
-        if self.fstype and self.source:
-            return f"{self.fstype} on {self.source}"
-        return self.fstype or self.source
+    def name(self) -> tuple[str, str]:
+        """(mount point, "ext4 on /dev/loop3") as ``/proc/self/mountinfo`` has them."""
+        mount, fstype, source = _mount_of(self.folder)
+        if fstype and source:
+            return mount, f"{fstype} on {source}"
+        return mount, fstype or source
 
     def error(self, library: Path, kept: str = "") -> LibraryFullError:
         """The failure that says this file system is full."""
-        return LibraryFullError(str(library), self.mount, self.detail, self.free, kept)
+        mount, detail = self.name()
+        return LibraryFullError(str(library), mount, detail, self.free, kept)
 
 
 def disk_room(library: Path) -> DiskRoom:
     """The file system of the folder holding ``library`` (``OSError`` if it cannot be read)."""
     folder = Path(os.path.realpath(library)).parent
     vfs = os.statvfs(folder)
-    mount, fstype, source = _mount_of(folder)
-    return DiskRoom(mount, fstype, source, vfs.f_bavail * vfs.f_frsize, vfs.f_frsize)
+    return DiskRoom(folder, vfs.f_bavail * vfs.f_frsize, vfs.f_frsize)
 
 
 def free_bytes(library: Path) -> int:
@@ -62,7 +61,10 @@ def free_bytes(library: Path) -> int:
 def _mount_of(folder: Path) -> tuple[str, str, str]:
     """(mount point, type, device) of the mount holding ``folder``: the longest mount point
     of its device in ``/proc/self/mountinfo`` that contains it; the folder itself, else."""
-    dev = os.stat(folder).st_dev
+    try:
+        dev = os.stat(folder).st_dev
+    except OSError:
+        return str(folder), "", ""
     wanted = f"{os.major(dev)}:{os.minor(dev)}"
     best = (str(folder), "", "")
     try:
