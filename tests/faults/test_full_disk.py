@@ -24,7 +24,7 @@ from typing import Any
 
 import pytest
 
-from faultkit import PAIRBENCH, wait_for_interval
+from faultkit import PAIRBENCH, cli, read_until, wait_for_interval
 from pairbench.cli.environment import Environment
 from pairbench.cli.main import run_cli
 from pairbench.library.disk import FULL_BELOW
@@ -141,17 +141,6 @@ def _free_space(mount: Path) -> None:
     _sync(mount)
 
 
-def _cli(library: Path, *args: str, timeout: float = 60) -> subprocess.CompletedProcess[str]:
-    """A command in a process of its own."""
-    return subprocess.run(
-        [*PAIRBENCH, "--library", str(library), *args],
-        capture_output=True,
-        text=True,
-        timeout=timeout,
-        check=False,
-    )
-
-
 def _start(library: Path, *args: str) -> subprocess.Popen[str]:
     return subprocess.Popen(
         [*PAIRBENCH, "--library", str(library), *args],
@@ -198,6 +187,11 @@ def _full_line(err: str, mount: Path) -> str:
     return line
 
 
+def _completed(line: str) -> bool:
+    """A suite's line saying a job's run completed ("    run 3 completed: ...")."""
+    return line.lstrip().startswith("run ") and " completed" in line
+
+
 def _samples(run: dict[str, Any]) -> int:
     return sum(len(series["v"]) for series in run["series"])
 
@@ -224,16 +218,16 @@ def test_a_run_fills_the_disk_then_every_command_answers_and_nothing_is_lost(
     filled, kept = int(line.split()[2]), int(line.split("interrupted with its ")[1].split()[0])
 
     # Every command answers on the full disk: reading works, storing is refused in one line.
-    listed = _cli(library, "runs", "list", "--json")
+    listed = cli(library, "runs", "list", "--json")
     assert listed.returncode == 0, listed.stderr
     assert [row["id"] for row in json.loads(listed.stdout)] == [filled, first]
-    checked = _cli(library, "library", "check")
+    checked = cli(library, "library", "check")
     assert checked.returncode == 0 and "ok" in checked.stdout, (checked.stdout, checked.stderr)
     _full_line(_answered(checked.returncode, checked.stderr), disk)  # a note, not a problem
     for refused in (
-        _cli(library, *_iperf3("duration=1")),
-        _cli(library, "import", "iperf3", str(CAPTURE)),
-        _cli(library, "hosts", "add", "spare", "--address", "192.0.2.7"),
+        cli(library, *_iperf3("duration=1")),
+        cli(library, "import", "iperf3", str(CAPTURE)),
+        cli(library, "hosts", "add", "spare", "--address", "192.0.2.7"),
     ):
         assert refused.returncode == 1, (refused.stdout, refused.stderr)
         _full_line(_answered(refused.returncode, refused.stderr), disk)
@@ -291,7 +285,7 @@ def test_commands_answer_while_a_recording_program_holds_the_full_library(disk: 
         holder.stdin.flush()
         assert holder.stdout.readline().startswith("committed ")
         _fill(disk)
-        listed, checked = _cli(library, "runs", "list", "--json"), _cli(library, "library", "check")
+        listed, checked = cli(library, "runs", "list", "--json"), cli(library, "library", "check")
         for result in (listed, checked):
             assert result.returncode == 0, (result.stdout, result.stderr)
             _answered(result.returncode, result.stderr)
@@ -320,7 +314,7 @@ def test_an_import_that_fills_the_disk_stores_nothing(disk: Path, tmp_path: Path
         subprocess.run(command, stdout=handle, check=True, timeout=60)
     # 1.5 MiB left for users (2 MiB more for root): storing it would fill the disk.
     _fill(disk, leave=FULL_BELOW + 2**19)
-    refused = _cli(library, "import", "ping", str(output))
+    refused = cli(library, "import", "ping", str(output))
     assert refused.returncode == 1, (refused.stdout, refused.stderr)
     line = _full_line(_answered(refused.returncode, refused.stderr), disk)
     assert "nothing was imported" in line, line
@@ -339,7 +333,7 @@ def test_a_storage_suite_keeps_room_for_the_library_and_meets_a_full_disk(disk: 
 
     # A test file that fits the free space but leaves the library no room is refused.
     room = (_available(disk) - 2**20) // 2**20
-    refused = _cli(library, *suite, "--size", f"{room}MiB")
+    refused = cli(library, *suite, "--size", f"{room}MiB")
     assert refused.returncode == 1, (refused.stdout, refused.stderr)
     said = _answered(refused.returncode, refused.stderr)
     assert f"the library {library}, on the same file system, keeps" in said, said
@@ -349,7 +343,7 @@ def test_a_storage_suite_keeps_room_for_the_library_and_meets_a_full_disk(disk: 
     # A suite that fits; the disk fills after its first job: interrupted, resumable.
     running = _start(library, *suite, "--size", "1MiB")
     try:
-        _read_until(running, " completed")
+        read_until(running, _completed, "a job's end", 60)
         _fill(disk)
     finally:
         status, out, err = _ended(running)
@@ -358,7 +352,7 @@ def test_a_storage_suite_keeps_room_for_the_library_and_meets_a_full_disk(disk: 
     suite_id = int(out.split("suite ")[1].split(":")[0])
 
     # Resumed on the full disk: refused in one line; with room, it goes on where it stopped.
-    refused = _cli(library, "storage", "resume", str(suite_id))
+    refused = cli(library, "storage", "resume", str(suite_id))
     assert refused.returncode == 1, (refused.stdout, refused.stderr)
     said = _answered(refused.returncode, refused.stderr)
     assert len(said.splitlines()) == 1 and f"the library {library}" in said, said
@@ -369,25 +363,10 @@ def test_a_storage_suite_keeps_room_for_the_library_and_meets_a_full_disk(disk: 
     assert done, shown
     resumed = _start(library, "storage", "resume", str(suite_id))
     try:
-        _read_until(resumed, " completed")
+        read_until(resumed, _completed, "a job's end", 60)
         resumed.send_signal(signal.SIGINT)
     finally:
         status, out, err = _ended(resumed)
     assert status == 130 and "Traceback" not in err, (out, err)  # cancelled, resumable
     again = _read(library, "storage", "show", str(suite_id), "--json")
     assert len([job for job in again["jobs"] if job["status"] == "completed"]) > len(done)
-
-
-def _read_until(proc: subprocess.Popen[str], marker: str, timeout_s: float = 60) -> None:
-    """Read the command's stdout up to a line holding ``marker``."""
-    assert proc.stdout is not None
-    deadline = time.monotonic() + timeout_s
-    seen: list[str] = []
-    while time.monotonic() < deadline:
-        line = proc.stdout.readline()
-        if not line:
-            raise AssertionError(f"ended before {marker!r}: {seen}")
-        seen.append(line.rstrip())
-        if marker in line:
-            return
-    raise AssertionError(f"no {marker!r} within {timeout_s} s: {seen}")
