@@ -16,7 +16,13 @@ from dataclasses import dataclass, field
 
 from pairbench.domain import AuthMethod, Host
 from pairbench.domain.hosts import SSHOptions
-from pairbench.domain.validation import check_address, check_name, check_port, check_user, shown
+from pairbench.domain.validation import (
+    check_address,
+    check_new_name,
+    check_port,
+    check_user,
+    shown,
+)
 from pairbench.remote.ssh_config import Resolved, SSHConfigEntry
 from pairbench.remote.ssh_config.keywords import KEYWORDS
 from pairbench.services.key_paths import check_key_path
@@ -39,7 +45,7 @@ def host_from_entry(entry: SSHConfigEntry) -> Converted:
     """The host for one resolved alias; ``ValueError`` (why) when it cannot be used."""
     if entry.refused is not None or entry.resolved is None:
         raise ValueError(entry.refused or "not resolved")
-    name = check_name("host", entry.alias)
+    name = check_new_name("host", entry.alias)
     warnings: list[str] = []
     hops = tuple(_hop(hop, warnings, name) for hop in entry.hops)
     host = _host(name, entry.resolved, warnings, name)

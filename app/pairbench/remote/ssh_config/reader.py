@@ -16,6 +16,8 @@ import stat
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
 
+from pairbench.domain.failures import UserFileError
+from pairbench.domain.user_files import open_regular, size_text
 from pairbench.remote.ssh_config.lexer import Directive, LineError, argv_split, directive
 from pairbench.remote.ssh_config.match import MatchContext, evaluate
 from pairbench.remote.ssh_config.options import Options, apply
@@ -26,6 +28,7 @@ MAX_DEPTH = 16  # READCONF_MAX_DEPTH
 SYSTEM_DIR = "/etc/ssh"
 MAX_FILE_BYTES = 1 << 20  # each file read (a config is a few KiB)
 MAX_FILE_READS = 256  # files read in one pass, a file read again counting again
+WHAT = "the SSH config"
 
 
 class SSHConfigError(Exception):
@@ -208,51 +211,28 @@ def _glob(pattern: str, home: str) -> list[str]:
 
 def _load(path: str) -> _File:
     """A file's lines as ssh's ``getline`` gives them (split at newlines only; a NUL ends a
-    line), or the error opening it. Only a regular file is opened, and without blocking (a
-    FIFO or device put there would hang ssh); a directory reads as empty, as in ssh."""
-    if path == os.devnull:
-        return _File([])  # ``ssh -F /dev/null``: no config
+    line), or the error opening it. Only a regular file is opened, and without blocking
+    (``domain.user_files``: a FIFO or device put there would hang ssh); a directory reads as
+    empty, as in ssh."""
+    if path == os.devnull or os.path.isdir(path):
+        return _File([])  # ``ssh -F /dev/null``: no config; a directory: nothing read
     try:
-        before = os.stat(path)
-        if stat.S_ISDIR(before.st_mode):
-            return _File([])
-        if not stat.S_ISREG(before.st_mode):
-            return _File([], refused=_not_regular(path, before.st_mode))
-        fd = os.open(path, os.O_RDONLY | os.O_NONBLOCK | os.O_NOCTTY | os.O_CLOEXEC)
+        with open_regular(path, what=WHAT, limit=MAX_FILE_BYTES) as handle:
+            info = os.fstat(handle.fileno())
+            data = handle.read(MAX_FILE_BYTES + 1)
+    except UserFileError as exc:
+        if exc.os_error is not None:
+            return _File(exc.os_error)
+        return _File([], refused=str(exc))
     except OSError as exc:
         return _File(exc)
-    with os.fdopen(fd, "rb") as handle:
-        info = os.fstat(fd)
-        if not stat.S_ISREG(info.st_mode):
-            return _File([], refused=_not_regular(path, info.st_mode))
-        try:
-            data = handle.read(MAX_FILE_BYTES + 1)
-        except OSError as exc:
-            return _File(exc)
-    if len(data) > MAX_FILE_BYTES:
-        refusal = f"the SSH config {path} is larger than {MAX_FILE_BYTES >> 20} MiB"
+    if len(data) > MAX_FILE_BYTES:  # it grew past the limit after it was opened
+        refusal = f"{WHAT} {path} is larger than {size_text(MAX_FILE_BYTES)}"
         return _File([], refused=refusal)
     lines = [line.split("\0", 1)[0] for line in data.decode("utf-8", "surrogateescape").split("\n")]
     if lines and not lines[-1]:
         lines.pop()
     return _File(lines, _bad_owner(info))
-
-
-def _not_regular(path: str, mode: int) -> str:
-    kind = next(
-        (
-            text
-            for test, text in (
-                (stat.S_ISFIFO, "a named pipe (FIFO)"),
-                (stat.S_ISCHR, "a character device"),
-                (stat.S_ISBLK, "a block device"),
-                (stat.S_ISSOCK, "a socket"),
-            )
-            if test(mode)
-        ),
-        "not a regular file",
-    )
-    return f"the SSH config {path} is {kind}, not a regular file"
 
 
 def _bad_owner(info: os.stat_result) -> bool:
