@@ -16,7 +16,8 @@ from pairbench.domain.hosts import SSHOptions
 from pairbench.domain.ssh_options_json import ssh_options_from_json, ssh_options_json
 from pairbench.export.run_json import host_from_payload, host_payload
 from pairbench.library import Library
-from pairbench.library.hosts import add_host, get_host
+from pairbench.library.hosts import add_host, get_host, pin_host_key, pinned_host_keys
+from pairbench.services.host_names import rename_host
 from pairbench.services.hosts import HostForm, save_edited_host
 
 GATE = Host(
@@ -83,6 +84,27 @@ def test_an_edit_keeps_the_config_options_unless_it_picks_a_jump_host(library: L
     assert edited.jump == "bastion"
     assert edited.ssh.jumps == () and edited.ssh.identity_files == FAR.ssh.identity_files
     assert get_host(library, "far") == edited
+
+
+def test_a_rename_keeps_the_options_and_the_pins_of_a_hop_of_the_old_name(
+    library: Library,
+) -> None:
+    """A stored host ``gate`` shares its pins with the hop ``gate`` of ``far`` (hop keys are
+    pinned under the hop's name): renaming the host leaves the hop its keys."""
+    add_host(library, FAR)
+    add_host(library, GATE)
+    add_host(library, Host(name="solo", address="10.0.0.4"))
+    for name in ("gate", "solo"):
+        pin_host_key(library, name, f"ssh-ed25519 AAAA{name}")
+    rename_host(library, "gate", "gate-2")
+    rename_host(library, "far", "far-2")
+    assert get_host(library, "gate-2").ssh == GATE.ssh
+    assert get_host(library, "far-2").ssh == FAR.ssh  # its hop is still called gate
+    assert pinned_host_keys(library, "gate-2") == ["ssh-ed25519 AAAAgate"]
+    assert pinned_host_keys(library, "gate") == ["ssh-ed25519 AAAAgate"]  # the hop's
+    rename_host(library, "solo", "solo-2")  # no hop of that name: the pins move
+    assert pinned_host_keys(library, "solo-2") == ["ssh-ed25519 AAAAsolo"]
+    assert pinned_host_keys(library, "solo") == []
 
 
 def test_cli_jump_options_replace_the_config_route(library_path: Path) -> None:

@@ -218,18 +218,28 @@ def unpin_host_keys(lib: Library, host_name: str) -> None:
 def rename_host(lib: Library, old: str, new: str) -> None:
     """Give a stored host another name (checked by the caller): its pinned keys, the hosts
     that jump through it and its storage suites follow; the built-in host stays. A suite
-    stored on host ``local`` ran on this computer (``--host local``), so it keeps that name."""
+    stored on host ``local`` ran on this computer (``--host local``), so it keeps that name.
+    Its OpenSSH options (``hosts.ssh``) stay with it; a ProxyJump hop of another host is kept
+    in that host (by its alias, not a stored host), so when a hop has the old name too, whose
+    keys are pinned under it, the pinned keys are copied rather than moved."""
     host = get_host(lib, old)
     if host.is_local:
         raise LibraryError(f"the built-in host {old!r} cannot be renamed")
     if is_reserved_name(new):
         raise LibraryError(f"the host name {new!r} is reserved: it means this computer")
+    hop_named = any(hop.name == old for h in list_hosts(lib) for hop in h.ssh.jumps)
     conn = lib.conn
     try:
         with write_transaction(conn):
             conn.execute("UPDATE hosts SET name = ? WHERE name = ?", (new, old))
             conn.execute("UPDATE hosts SET jump = ? WHERE jump = ?", (new, old))
-            conn.execute("UPDATE host_keys SET host_name = ? WHERE host_name = ?", (new, old))
+            conn.execute(  # a hop's keys pinned under the new name already are kept
+                "INSERT OR IGNORE INTO host_keys (host_name, key, added_at) "
+                "SELECT ?, key, added_at FROM host_keys WHERE host_name = ?",
+                (new, old),
+            )
+            if not hop_named:
+                conn.execute("DELETE FROM host_keys WHERE host_name = ?", (old,))
             if old != LOCAL_PAIR.name:
                 conn.execute("UPDATE suites SET host = ? WHERE host = ?", (new, old))
     except sqlite3.IntegrityError as exc:
