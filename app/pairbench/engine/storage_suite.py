@@ -1,12 +1,13 @@
 """The storage suite's scheduler: preconditioning passes, then rounds of fio jobs until each
-stage is steady or out of rounds. Every job is a stored run; the suite's jobs table says
+stage is steady or out of rounds (a stage prepared again — throughput's 128 KiB — is first
+purged and preconditioned once more). Every job is a stored run; the suite's jobs table says
 which ones finished, so a stopped suite goes on from its next job as if nothing happened."""
 
 from __future__ import annotations
 
 import asyncio
 import posixpath
-from collections.abc import Iterable
+from collections.abc import Awaitable, Callable, Iterable
 from dataclasses import dataclass, replace
 from typing import Protocol
 
@@ -28,11 +29,13 @@ from pairbench.library.series import load_raw_output
 from pairbench.library.suites import (
     StoredJob,
     finish_suite,
+    get_suite,
     record_job,
+    set_suite_facts,
     set_suite_verdicts,
     suite_jobs,
 )
-from pairbench.tools.fio_extremes import latency_max_us
+from pairbench.tools.fio_extremes import first_job_figures, latency_max_us
 
 PRECONDITION_RUNTIME_S = 7 * 86_400  # fio's limit for a pass that ends when it wrote the range
 # The figures of a fio job that the suite keeps (its tables and tracking variables use them).
@@ -93,10 +96,12 @@ def test_file(params: SuiteParams, suite_id: int) -> str:
 def job_params(params: SuiteParams, suite_id: int, key: JobKey) -> dict[str, str]:
     """The fio run parameters of the job at ``key``."""
     job = job_of(params, key)
+    # Preconditioning runs one thread at the suite's depth whatever the test (CloudHarmony's
+    # wipc: numjobs 1, its oio_per_thread); the latency test's jobs run at depth 1.
     out = {
         "rw": job.rw,
         "bs": job.bs,
-        "iodepth": str(params.job_iodepth()),
+        "iodepth": str(params.iodepth if key.precondition else params.job_iodepth()),
         "numjobs": "1" if key.precondition else str(params.job_threads()),
         "runtime": str(PRECONDITION_RUNTIME_S if key.precondition else params.round_seconds),
         "time_based": "false" if key.precondition else "true",
@@ -118,8 +123,11 @@ def job_params(params: SuiteParams, suite_id: int, key: JobKey) -> dict[str, str
 
 
 def job_label(suite_id: int, key: JobKey, job: Job, params: SuiteParams) -> str:
-    if key.precondition:
+    if key.precondition and key.before_stage == 0:
         return f"storage {suite_id}: precondition pass {key.round}"
+    if key.precondition:
+        stage = stages_of(params.test)[key.before_stage]
+        return f"storage {suite_id}: precondition pass {key.round} before {stage.name}"
     stage = stages_of(params.test)[key.stage]
     return f"storage {suite_id}: {stage.name} round {key.round}, {job.name}"
 
@@ -166,8 +174,8 @@ def summary_figures(run: Run) -> dict[str, float] | None:
 
 
 def _figures(lib: Library, run: Run) -> dict[str, float] | None:
-    """The job's figures (its summary's, and the largest latencies from its last fio
-    document), or None when its run did not measure."""
+    """The job's figures (its summary's, the largest latencies and fio's own figures of its
+    first job from its last fio document), or None when its run did not measure."""
     figures = summary_figures(run)
     if figures is None:
         return None
@@ -178,7 +186,9 @@ def _figures(lib: Library, run: Run) -> dict[str, float] | None:
         if source == stdout
         for line in text.split("\n")
     )
-    figures.update(latency_max_us(lines))
+    kept = list(lines)
+    figures.update(latency_max_us(kept))
+    figures.update(first_job_figures(kept))
     return figures
 
 
@@ -186,6 +196,34 @@ _SUITE_END = {
     RunStatus.CANCELLED: SuiteStatus.CANCELLED,
     RunStatus.INTERRUPTED: SuiteStatus.INTERRUPTED,
 }
+
+
+# Purges the suite's target (a note of how), or raises ``RunError`` when nothing works.
+Purge = Callable[[], Awaitable[str]]
+
+
+def purges_before(params: SuiteParams, key: JobKey) -> bool:
+    """Whether the target is purged again before the job at ``key``: the first job of a
+    stage's own preparation (its first preconditioning pass, else its first job)."""
+    stage = key.before_stage if key.precondition else key.stage
+    if stage < 1 or not params.purge_before(stage) or key.round != 1:
+        return False
+    return key.precondition or (key.job == 0 and params.precondition_passes_before(stage) == 0)
+
+
+async def _purge_again(
+    lib: Library, suite_id: int, params: SuiteParams, key: JobKey, purge: Purge
+) -> None:
+    """Purge before a stage prepared again, the note kept in the suite's facts (a purge that
+    fails is noted and the suite goes on, as CloudHarmony's does)."""
+    stage = stages_of(params.test)[key.before_stage if key.precondition else key.stage]
+    try:
+        note = await purge()
+    except RunError as exc:
+        note = f"not purged: {exc}"
+    facts = dict(get_suite(lib, suite_id).facts)
+    facts[f"purge before {stage.name}"] = note
+    set_suite_facts(lib, suite_id, facts)
 
 
 async def run_suite(
@@ -197,10 +235,12 @@ async def run_suite(
     observer: SuiteObserver | None = None,
     run_observer: RunObserver | None = None,
     cancel: asyncio.Event | None = None,
+    purge: Purge | None = None,
 ) -> SuiteOutcome:
     """Run the suite's remaining jobs, one at a time, and end it: completed when every stage
     is steady or out of rounds; cancelled, interrupted or failed (resumable) when a job did
-    not complete. ``prepared`` is fio on the suite's host, probed (its spec is replaced)."""
+    not complete. ``prepared`` is fio on the suite's host, probed (its spec is replaced);
+    ``purge`` purges the target again before a stage prepared again."""
     observer = observer or NullSuiteObserver()
     cancel = cancel or asyncio.Event()
     done = done_jobs(lib, suite_id)
@@ -209,6 +249,8 @@ async def run_suite(
         key = progress.next_job
         if cancel.is_set():
             return _end(lib, suite_id, SuiteStatus.CANCELLED, progress, "cancelled")
+        if purge is not None and purges_before(params, key):
+            await _purge_again(lib, suite_id, params, key, purge)
         spec = job_spec(prepared.pair.name, suite_id, params, key)
         finished, planned = jobs_total(params, progress, done)
         observer.on_job_started(key, spec.label, finished, planned)

@@ -163,15 +163,39 @@ async def inspect_directory(
     return TargetFacts(size, 512, direct, {k: v for k, v in facts.items() if v})
 
 
-async def purge_device(transport: Transport, device: str) -> str:
-    """``blkdiscard`` the device; what happened, as a note (skipped when it cannot)."""
+# dd's lowest speed the zero fill allows for (bytes/s) before it counts as hung.
+_ZERO_FILL_SLOWEST = 20 * 2**20
+
+
+async def _attempt(transport: Transport, argv: Sequence[str], timeout_s: float) -> str | None:
+    """None when the command worked, else what went wrong (a short text)."""
     try:
-        result = await transport.run(["blkdiscard", device], timeout_s=600.0)
+        result = await transport.run(argv, timeout_s=timeout_s)
     except (TransportError, TimeoutError, OSError) as exc:
-        return f"purge skipped: blkdiscard could not run ({exc})"
+        return f"could not run ({exc})"
     if result.exit_status != 0:
-        return f"purge skipped: blkdiscard said {result.stderr.strip()[:160]}"
-    return "purged with blkdiscard"
+        said = (result.stderr or result.stdout).strip()[:160]
+        return said or f"exit status {result.exit_status}"
+    return None
+
+
+async def purge_device(transport: Transport, device: str, size: int) -> str:
+    """Purge a device as CloudHarmony does, first method that works: (ATA secure erase is
+    not tried, as CloudHarmony without a password), ``blkdiscard`` of the device, else a
+    zero fill of its active range (``size`` bytes). A note of how; ``RunError`` naming what
+    each method said when none works."""
+    failed = await _attempt(transport, ["blkdiscard", device], 600.0)
+    if failed is None:
+        return "purged with blkdiscard"
+    dd = ["dd", "if=/dev/zero", f"of={device}", "bs=1M", f"count={size}"]
+    dd += ["iflag=count_bytes", "conv=fsync", "status=none"]
+    zero_failed = await _attempt(transport, dd, 120.0 + size / _ZERO_FILL_SLOWEST)
+    if zero_failed is None:
+        return f"purged with a zero fill of {size} bytes (blkdiscard said: {failed})"
+    raise RunError(
+        f"{transport.host_name}: {device} could not be purged (blkdiscard: {failed}; zero "
+        f"fill: {zero_failed}); test it without purging with --no-purge"
+    )
 
 
 async def remove_file(transport: Transport, path: str) -> str:

@@ -5,29 +5,32 @@ columns."""
 from __future__ import annotations
 
 import asyncio
+import math
 from collections.abc import Callable, Mapping
 from dataclasses import dataclass, field
 
-from pairbench.analysis.storage_suite import (
-    SuiteProgress,
-    SuiteTable,
-    csv_columns,
-    suite_progress,
-    suite_tables,
-)
+from pairbench.analysis.steady_state import SteadyParams
+from pairbench.analysis.storage_columns import Column, suite_columns
+from pairbench.analysis.storage_suite import SuiteProgress, suite_progress
+from pairbench.analysis.storage_tables import SuiteTable, suite_tables
 from pairbench.domain import LOCAL_PAIR, HostPair
 from pairbench.domain.failures import RunError
 from pairbench.domain.storage import (
+    THREADS_PER_CORE_MAX,
+    THREADS_PER_TARGET_MAX,
     JobKey,
+    SteadyRule,
     StorageTest,
     SuiteParams,
     SuiteStatus,
     block_size_bytes,
     stages_of,
+    suite_threads,
 )
 from pairbench.engine.execute import Prepared, prepare
 from pairbench.engine.observer import RunObserver
 from pairbench.engine.storage_suite import (
+    Purge,
     SuiteObserver,
     completed_jobs,
     job_spec,
@@ -71,7 +74,10 @@ class SuiteRequest:
     """What the user asked for (the CLI's options, the window's form).
 
     ``confirm`` is the device path typed again (a device suite destroys its data);
-    ``threads`` None means the host's CPUs; ``size`` 0 on a device means all of it.
+    ``threads`` None means the host's CPUs, capped as CloudHarmony caps them (at most
+    ``threads_per_target_max``, and ``threads_per_core_max`` × the CPUs); ``size`` 0 on a
+    device means all of it. ``steady_state`` is the rule that ends a stage; with
+    ``cloudharmony`` the data-excursion limit is twice the slope's (its one threshold).
     """
 
     host: str
@@ -87,8 +93,21 @@ class SuiteRequest:
     confirm: str = ""
     force: bool = False
     label: str = ""
-    data_excursion: float = 0.20
+    data_excursion: float | None = None  # None: the rule's (``data_limit``)
     slope_excursion: float = 0.10
+    steady_state: SteadyRule = SteadyRule.PTS
+    threads_per_target_max: int = THREADS_PER_TARGET_MAX
+    threads_per_core_max: int = THREADS_PER_CORE_MAX
+    precondition_once: bool = False
+
+    def data_limit(self) -> float:
+        """The data-excursion limit: as given, else the rule's (PTS: 20 % of the mean;
+        CloudHarmony: twice the slope excursion, its one threshold doubled)."""
+        if self.data_excursion is not None:
+            return self.data_excursion
+        if self.steady_state is SteadyRule.CLOUDHARMONY:
+            return 2 * self.slope_excursion
+        return SteadyParams().data_excursion
 
 
 def check_request(req: SuiteRequest) -> None:
@@ -106,16 +125,26 @@ def check_request(req: SuiteRequest) -> None:
         raise ValueError("a directory target needs the test file's size, e.g. --size 4GiB")
     checks = (
         (req.threads is None or 1 <= req.threads <= MAX_THREADS, f"threads: 1..{MAX_THREADS}"),
+        (1 <= req.threads_per_target_max <= MAX_THREADS, f"threads per target: 1..{MAX_THREADS}"),
+        (1 <= req.threads_per_core_max <= MAX_THREADS, f"threads per CPU: 1..{MAX_THREADS}"),
         (1 <= req.iodepth <= MAX_IODEPTH, f"iodepth: 1..{MAX_IODEPTH}"),
         (1 <= req.round_seconds <= 3600, "round seconds: 1..3600"),
         (5 <= req.max_rounds <= 1000, "max rounds: 5..1000 (the steady-state window is 5)"),
         (0 <= req.precondition_passes <= 5, "precondition passes: 0..5"),
-        (0 < req.data_excursion < 1 and 0 < req.slope_excursion < 1, "excursions: 0..1"),
+        (0 < req.data_limit() < 1 and 0 < req.slope_excursion < 1, "excursions: 0..1"),
         (req.size >= 0, "size: positive"),
     )
     for ok, rule in checks:
         if not ok:
             raise ValueError(f"out of range, {rule}")
+    if req.steady_state is SteadyRule.CLOUDHARMONY and not math.isclose(
+        req.data_limit(), 2 * req.slope_excursion, rel_tol=1e-9
+    ):
+        raise ValueError(
+            "the cloudharmony steady-state rule has one threshold (its ss_verification, "
+            "the slope excursion): its data excursion is twice that; give the slope "
+            "excursion alone"
+        )
 
 
 def suite_pair(lib: Library, host: str) -> HostPair:
@@ -166,36 +195,64 @@ async def start_suite(
         target = await inspect_target(transport, plan, force=req.force)
         size = min(req.size, target.size_bytes) if req.size else target.size_bytes
         _refuse_block_sizes(req, target)
+        cpus = await cpu_count(transport)
+        threads = suite_threads(
+            req.threads, cpus, req.threads_per_target_max, req.threads_per_core_max
+        )
         params = SuiteParams(
             test=req.test,
             target=req.target,
             size=size,
-            threads=req.threads or await cpu_count(transport),
+            threads=threads,
             iodepth=req.iodepth,
             round_seconds=req.round_seconds,
             max_rounds=req.max_rounds,
             precondition_passes=req.precondition_passes,
             purge=req.purge,
-            data_excursion=req.data_excursion,
+            data_excursion=req.data_limit(),
             slope_excursion=req.slope_excursion,
             direct=target.direct,
+            steady_state=req.steady_state,
+            prep_each_stage=True,
+            precondition_once=req.precondition_once,
         )
         prepared = await prepared_fio(connector, pair, params)
+        if params.purge and params.on_device:  # refused (nothing stored) when nothing works
+            purged = await purge_device(transport, params.target, params.size)
+        elif params.purge:
+            purged = "a new test file (purge applies to devices)"
+        else:
+            purged = "not purged (--no-purge)"
         suite_id = create_suite(lib, KIND, req.host, params.to_json(), label=req.label, tags=tags)
         facts = dict(target.facts)
         facts["fio"] = prepared.tool_version
-        if params.purge and params.on_device:
-            facts["purge"] = await purge_device(transport, params.target)
-        elif params.purge:
-            facts["purge"] = "a new test file (purge applies to devices)"
-        else:
-            facts["purge"] = "not purged (--no-purge)"
+        facts["threads"] = _threads_fact(req, threads, cpus)
+        facts["purge"] = purged
         set_suite_facts(lib, suite_id, facts)
         if on_created is not None:
             on_created(suite_id, params)
         return await _run_and_tidy(lib, transport, suite_id, params, prepared, watch)
     finally:
         await connector.close()
+
+
+def _threads_fact(req: SuiteRequest, threads: int, cpus: int) -> str:
+    """fio's numjobs and how it was chosen (CloudHarmony's caps)."""
+    asked = f"{req.threads} asked" if req.threads is not None else f"default: {cpus} CPUs"
+    caps = f"at most {req.threads_per_target_max} per target and {req.threads_per_core_max} per CPU"
+    return f"{threads} ({asked}; {caps})"
+
+
+def purger(transport: Transport, params: SuiteParams, suite_id: int) -> Purge:
+    """How the suite's target is purged again before a stage prepared again: a device as at
+    the start (``purge_device``), a directory by a new test file."""
+
+    async def purge() -> str:
+        if params.on_device:
+            return await purge_device(transport, params.target, params.size)
+        return f"a new test file ({await remove_file(transport, test_file(params, suite_id))})"
+
+    return purge
 
 
 def _refuse_block_sizes(req: SuiteRequest, target: TargetFacts) -> None:
@@ -235,6 +292,7 @@ async def _run_and_tidy(
         observer=watch.observer,
         run_observer=watch.run_observer,
         cancel=watch.cancel,
+        purge=purger(transport, params, suite_id),
     )
     await _tidy(lib, transport, params, outcome)
     return outcome
@@ -298,9 +356,10 @@ class SuiteShown:
     tables: list[SuiteTable] = field(default_factory=list)
 
     @property
-    def columns(self) -> dict[str, float]:
-        """The tables under CloudHarmony's column names."""
-        return csv_columns(self.params, self.tables)
+    def columns(self) -> dict[str, Column]:
+        """The suite's columns: CloudHarmony's (as its code computes them), its ``ss_*``
+        fields, Pairbench's own (``analysis.storage_columns``)."""
+        return suite_columns(self.params, self.progress, self.done, self.tables)
 
 
 def storage_suites(lib: Library) -> list[StoredSuite]:
