@@ -45,6 +45,18 @@ def php_round(value: float, places: int = 0) -> float:
     return tmp / f1 if places > 0 else tmp * f1
 
 
+def _digits(value: float) -> tuple[str, int]:
+    """The significant digits of a positive ``value`` at PHP's precision, and how many come
+    before the decimal point: C's ``%.14e`` (halves to even) without trailing zeros — but
+    a whole number of 15 digits whose 15th is a 5 and 14th even keeps the trailing zeros of
+    its 14 digits (PHP's dtoa takes its exact small-integer path for that tie)."""
+    whole = str(int(value)) if value.is_integer() and 1e14 <= value < 1e15 else ""
+    if whole and whole[PRECISION] == "5" and int(whole[PRECISION - 1]) % 2 == 0:
+        return whole[:PRECISION], len(whole)
+    mantissa, exponent = f"{value:.{PRECISION - 1}e}".split("e")
+    return mantissa.replace(".", "").rstrip("0") or "0", int(exponent) + 1
+
+
 def php_text(value: float) -> str:
     """A float as PHP prints it (``"%s"``, ``echo``): 14 significant digits, no trailing
     zeros, ``1.0E+25`` and ``1.5E-5`` outside 1e-4 ≤ |value| < 1e15, ``-0`` kept."""
@@ -54,10 +66,8 @@ def php_text(value: float) -> str:
         return "INF" if value > 0 else "-INF"
     if value == 0.0:
         return "-0" if math.copysign(1.0, value) < 0 else "0"
-    mantissa, exponent = f"{value:.{PRECISION - 1}e}".split("e")
-    sign = "-" if mantissa.startswith("-") else ""
-    digits = mantissa.lstrip("-").replace(".", "").rstrip("0") or "0"
-    point = int(exponent) + 1  # digits before the decimal point
+    sign = "-" if value < 0 else ""
+    digits, point = _digits(abs(value))
     if point < -3 or point > PRECISION:
         head, tail = digits[0], digits[1:] or "0"
         power = point - 1

@@ -173,9 +173,15 @@ def summary_figures(run: Run) -> dict[str, float] | None:
     return figures
 
 
+def output_figures(summary: dict[str, float], lines: Iterable[str]) -> dict[str, float]:
+    """A job's figures: those of its summary, the largest latencies and fio's own figures of
+    its first job, from its output's last fio document (``lines``: fio's stdout)."""
+    kept = list(lines)
+    return {**summary, **latency_max_us(kept), **first_job_figures(kept)}
+
+
 def _figures(lib: Library, run: Run) -> dict[str, float] | None:
-    """The job's figures (its summary's, the largest latencies and fio's own figures of its
-    first job from its last fio document), or None when its run did not measure."""
+    """The job's figures (``output_figures``), or None when its run did not measure."""
     figures = summary_figures(run)
     if figures is None:
         return None
@@ -186,10 +192,7 @@ def _figures(lib: Library, run: Run) -> dict[str, float] | None:
         if source == stdout
         for line in text.split("\n")
     )
-    kept = list(lines)
-    figures.update(latency_max_us(kept))
-    figures.update(first_job_figures(kept))
-    return figures
+    return output_figures(figures, lines)
 
 
 _SUITE_END = {

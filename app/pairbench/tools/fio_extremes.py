@@ -13,7 +13,7 @@ from pairbench.domain.storage import fio_figure_key
 _DIRECTIONS = ("read", "write")
 
 
-def _last_document(lines: Iterable[str]) -> dict[str, Any] | None:
+def last_document(lines: Iterable[str]) -> dict[str, Any] | None:
     """The last whole top-level JSON document among the lines (fio writes each one from a
     line ``{`` to a line ``}``; other lines — errors, a normal-form dump — are skipped)."""
     last: dict[str, Any] | None = None
@@ -38,7 +38,7 @@ def _last_document(lines: Iterable[str]) -> dict[str, Any] | None:
 def latency_max_us(lines: Iterable[str]) -> dict[str, float]:
     """``{read,write}_lat_max_us``: the largest ``lat_ns.max`` of the directions that did
     I/O, over the jobs of the last document (µs); empty when there is no document."""
-    doc = _last_document(lines)
+    doc = last_document(lines)
     jobs = doc.get("jobs") if doc is not None else None
     out: dict[str, float] = {}
     if not isinstance(jobs, list):
@@ -62,7 +62,7 @@ def first_job_figures(lines: Iterable[str]) -> dict[str, float]:
     """fio's own figures of the last document's first job, per direction fio printed:
     ``{dir}_fio_iops``, ``{dir}_fio_bw`` (KiB/s), ``{dir}_fio_lat_ns_mean`` and
     ``{dir}_fio_lat_ns_max`` (``domain.storage.FIO_FIGURES``); empty without a document."""
-    doc = _last_document(lines)
+    doc = last_document(lines)
     jobs = doc.get("jobs") if doc is not None else None
     out: dict[str, float] = {}
     if not isinstance(jobs, list) or not jobs or not isinstance(jobs[0], dict):
