@@ -19,6 +19,9 @@
 //          by their generateJson, as their run.php does, only when no stage failed)
 //     {"kind": "round", "cases": [[value, places], ...]} -> PHP's round() of each
 //     {"kind": "text", "values": [...]} -> sprintf("%s") of each
+//     {"kind": "threads", "cpus_file": PATH, "cases": [[CPUS, [ARG, ...]], ...]} -> the
+//      fio numjobs their run options give for run.sh's ARGs on a host of CPUS CPUs (their
+//      getCpuCount runs nproc: the test's nproc on PATH prints what PATH holds)
 //   RESULTS.json: one result per request
 
 error_reporting(E_ALL & ~E_DEPRECATED);
@@ -117,6 +120,20 @@ $results = array();
 foreach (json_decode(file_get_contents($requestsFile), TRUE) as $i => $request) {
   if ($request['kind'] == 'round') {
     $results[] = array_map(fn($c) => round($c[0], $c[1]), $request['cases']);
+  } else if ($request['kind'] == 'threads') {
+    $found = array();
+    // Their run options also read the host's facts (free, hostname) for a report's header:
+    // absent here, with a warning each, and no part of the threads.
+    error_reporting(E_ALL & ~E_DEPRECATED & ~E_WARNING);
+    foreach ($request['cases'] as [$cpus, $args]) {
+      file_put_contents($request['cpus_file'], "$cpus\n");
+      $GLOBALS['argv'] = array_merge(array('run.php', '--target=/dev/null'), $args);
+      ob_start();
+      $found[] = BlockStorageTest::getRunOptions()['threads'];
+      ob_end_clean();
+    }
+    error_reporting(E_ALL & ~E_DEPRECATED);
+    $results[] = $found;
   } else if ($request['kind'] == 'text') {
     $results[] = array_map(fn($v) => sprintf('%s', (float)$v), $request['values']);
   } else {
