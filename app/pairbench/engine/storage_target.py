@@ -8,6 +8,7 @@ from __future__ import annotations
 import json
 import os
 import posixpath
+import re
 from collections.abc import Sequence
 from dataclasses import dataclass
 from typing import Any
@@ -174,8 +175,10 @@ async def _attempt(transport: Transport, argv: Sequence[str], timeout_s: float) 
     except (TransportError, TimeoutError, OSError) as exc:
         return f"could not run ({exc})"
     if result.exit_status != 0:
-        said = (result.stderr or result.stdout).strip()[:160]
-        return said or f"exit status {result.exit_status}"
+        said = (result.stderr or result.stdout).strip()
+        name = re.escape(posixpath.basename(argv[0]))
+        said = re.sub(rf"^\S*{name}: ", "", said)  # "/usr/bin/dd: error writing ..."
+        return said[:160] or f"exit status {result.exit_status}"
     return None
 
 
