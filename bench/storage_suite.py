@@ -1,7 +1,7 @@
 """storage_suite: the storage suite's orchestration overhead and its resume cost, with real fio.
 
 Throughput suites (two stages, 1 s rounds, 5 rounds each unless steady later, one
-preconditioning pass, a 32 MiB test file) run on ``local`` through ``services.storage``,
+preconditioning pass before each stage, a 32 MiB test file) run on ``local`` through ``services.storage``,
 in process. The headline is the suite's wall time ÷ the sum of its jobs' runtimes (each
 job's stored run, from its start to its end: fio's own start-up and exit included, which
 is about 0.3 s per fio process whatever the orchestrator), so what remains above 1 is what

@@ -13,17 +13,12 @@ import os
 import subprocess
 import sys
 from pathlib import Path
-from typing import Any
 
 import pytest
 
-from pairbench.domain import LineSource
-from pairbench.domain.storage import JobKey, StorageTest, stages_of
-from pairbench.library import Library
-from pairbench.library.series import load_raw_output
-from pairbench.library.suites import suite_jobs
-from pairbench.tools.fio_extremes import last_document
-from reference.cloudharmony import job_name, run_reference
+from pairbench.domain.storage import StorageTest
+from reference.cloudharmony import run_reference
+from reference.fio_docs import stored_documents
 from testkit import require_program
 
 ROUNDS = 5  # the window: the rule decides at round 5 (steady, or out of rounds)
@@ -36,32 +31,6 @@ def _cli(library: Path, *args: str) -> subprocess.CompletedProcess[str]:
     env = dict(os.environ, PAIRBENCH_LIBRARY=str(library))
     argv = [sys.executable, "-m", "pairbench", *args]
     return subprocess.run(argv, env=env, capture_output=True, text=True, timeout=900)
-
-
-def _stored_documents(library: Path, suite_id: int) -> dict[str, dict[str, Any]]:
-    """The last fio document of each job of the suite's rounds, by CloudHarmony's job name."""
-    lib = Library.open(library)
-    try:
-        stages = stages_of(StorageTest.THROUGHPUT)
-        out = {}
-        for job in suite_jobs(lib, suite_id):
-            key = JobKey(job.stage, job.round, job.job)
-            if key.precondition or job.run_id is None:
-                continue
-            lines = [
-                line
-                for source, text in load_raw_output(lib, job.run_id)
-                if source == LineSource.CLIENT_OUT.value
-                for line in text.split("\n")
-            ]
-            document = last_document(lines)
-            assert document is not None, f"run {job.run_id} kept no fio document"
-            out[job_name(StorageTest.THROUGHPUT, job.round, stages[job.stage].jobs[job.job])] = (
-                document
-            )
-        return out
-    finally:
-        lib.close()
 
 
 @pytest.mark.timeout(900)
@@ -93,7 +62,7 @@ def test_a_real_throughput_suite_agrees_with_cloudharmonys_code(tmp_path: Path) 
     assert len(jobs) == 2 + 2 * 2 * ROUNDS
     assert "a new test file" in final["facts"]["purge before throughput 128k"]
 
-    documents = _stored_documents(library, final["id"])
+    documents = stored_documents(library, final["id"], StorageTest.THROUGHPUT)
     assert len(documents) == 2 * 2 * ROUNDS
     request = {
         "kind": "suite",

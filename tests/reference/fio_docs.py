@@ -1,17 +1,23 @@
 """fio results for the storage suite's differential tests: fio-shaped JSON documents (one
 job, as ``group_reporting`` prints it) made from chosen figures, their figures as the
-suite keeps them (Pairbench's fio parser and the engine's ``output_figures``), and the
-same jobs as CloudHarmony's code names them."""
+suite keeps them (Pairbench's fio parser and the engine's ``output_figures``), the fio
+documents a stored suite's runs kept, and the same jobs as CloudHarmony's code names them."""
 
 from __future__ import annotations
 
 import json
 from collections.abc import Mapping
+from pathlib import Path
 from typing import Any
 
+from pairbench.domain import LineSource
 from pairbench.domain.storage import JobKey, StorageTest, stages_of
 from pairbench.engine.storage_suite import FIGURES, output_figures
+from pairbench.library import Library
+from pairbench.library.series import load_raw_output
+from pairbench.library.suites import suite_jobs
 from pairbench.services.parsing import parse_output
+from pairbench.tools.fio_extremes import last_document
 from reference.cloudharmony import job_name
 
 Doc = dict[str, Any]
@@ -60,3 +66,27 @@ def named_jobs(test: StorageTest, docs: Mapping[JobKey, Doc]) -> dict[str, Doc]:
     """The documents by CloudHarmony's job names."""
     stages = stages_of(test)
     return {job_name(test, k.round, stages[k.stage].jobs[k.job]): d for k, d in docs.items()}
+
+
+def stored_documents(library: Path, suite_id: int, test: StorageTest) -> dict[str, Doc]:
+    """The last fio document each job of a stored suite's rounds kept (its run's raw
+    output), by CloudHarmony's job name."""
+    lib = Library.open(library)
+    try:
+        stages = stages_of(test)
+        out = {}
+        for job in suite_jobs(lib, suite_id):
+            if JobKey(job.stage, job.round, job.job).precondition or job.run_id is None:
+                continue
+            lines = [
+                line
+                for source, text in load_raw_output(lib, job.run_id)
+                if source == LineSource.CLIENT_OUT.value
+                for line in text.split("\n")
+            ]
+            document = last_document(lines)
+            assert document is not None, f"run {job.run_id} kept no fio document"
+            out[job_name(test, job.round, stages[job.stage].jobs[job.job])] = document
+        return out
+    finally:
+        lib.close()
