@@ -13,6 +13,7 @@ from run_kit import isolated_settings, open_window, save_png
 
 from pairbench.domain.storage import (
     JobKey,
+    SteadyRule,
     StorageTest,
     SuiteParams,
     block_size_word,
@@ -128,6 +129,8 @@ def test_cancel_keeps_finished_jobs_and_resume_finishes(
     with open_window(qtbot, library.path, isolated_settings(tmp_path)) as window:
         panel = window.storage_panel
         _fill(panel, target)
+        steady = panel.form.steady_combo  # CloudHarmony's rule, chosen in the form
+        steady.setCurrentIndex(steady.findData(SteadyRule.CLOUDHARMONY.value))
         follower = _start(qtbot, panel)
         # Cancel in the middle of round 3 of the first stage (2 rounds complete).
         qtbot.waitUntil(lambda: len(follower.done) >= PASSES + 4, timeout=SUITE_S)
@@ -160,6 +163,10 @@ def test_cancel_keeps_finished_jobs_and_resume_finishes(
         completed = [j for j in done.jobs if j.status == "completed"]
         planned = _planned_jobs([len(s.values) for s in done.progress.stages])
         assert len(completed) == planned == panel.progress.bar.value()
+        # The rule chosen decided every stage, and the window says so.
+        assert done.params.steady_state is SteadyRule.CLOUDHARMONY
+        assert {s.rule for s in done.progress.stages} == {SteadyRule.CLOUDHARMONY}
+        assert "CloudHarmony's arithmetic" in panel.window_plot.verdict_label.text()
 
 
 def test_resume_rebuilds_plots_from_stored_jobs(
