@@ -267,8 +267,9 @@ def test_a_storage_suite_per_host_killed_and_resumed_goes_on_with_the_same_suite
         suite = _cli(pairs, "storage", "show", str(suite_id), "--json")
         assert suite["status"] == "completed"
         assert suite["host"] == servers[cell["pair"]]  # the suite ran on the pair's server
-        # The cell's value is the suite's headline column (MB/s there, B/s here).
-        headline = suite["columns"]["throughput_1024k_100_0"] * 1e6
+        # The cell's value is the suite's headline column (CloudHarmony's MiB/s, "MB/s",
+        # there; B/s here).
+        headline = suite["columns"]["throughput_1024k_100_0"] * 2**20
         assert cell["metric"] == "throughput_1024k_100_0" and cell["n"] == 1
         assert abs(cell["mean"] - headline) <= 1e-6 * headline
         # Jobs finished before the kill were kept, not run again: one completed run per job,

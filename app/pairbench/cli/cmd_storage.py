@@ -67,7 +67,8 @@ def add_parser(sub: argparse._SubParsersAction[argparse.ArgumentParser]) -> None
         "--threads",
         type=int,
         default=None,
-        help="fio numjobs (the host's CPUs), capped as CloudHarmony caps it (see below)",
+        help="fio numjobs (the host's CPUs), capped as CloudHarmony caps it: at most "
+        "--threads-per-target-max, and --threads-per-core-max x the CPUs",
     )
     run.add_argument(
         "--threads-per-target-max",
@@ -111,9 +112,15 @@ def add_parser(sub: argparse._SubParsersAction[argparse.ArgumentParser]) -> None
     run.add_argument(
         "--precondition-once",
         action="store_true",
-        help="with several --test: precondition before the first only",
+        help="with several --test: precondition before the first only (and its 128 KiB "
+        "throughput stage not again)",
     )
-    run.add_argument("--no-purge", action="store_true", help="no blkdiscard before the suite")
+    run.add_argument(
+        "--no-purge",
+        action="store_true",
+        help="no purge (blkdiscard, else a zero fill) before the suite; a device neither "
+        "purges is refused without it",
+    )
     run.add_argument("--confirm", default="", help="the device path again: its data goes")
     run.add_argument(
         "--force", action="store_true", help="test a device that holds a file system or partitions"
