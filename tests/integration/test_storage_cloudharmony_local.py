@@ -60,7 +60,17 @@ def test_a_real_throughput_suite_agrees_with_cloudharmonys_code(tmp_path: Path) 
         1,
     )
     assert len(jobs) == 2 + 2 * 2 * ROUNDS
-    assert "a new test file" in final["facts"]["purge before throughput 128k"]
+    # Purged again in the suite's private directory: its test file removed there, fio's next
+    # job made it anew; every job ran on that file, and the directory went at the end.
+    test_file = f"{final['facts']['test_dir']}/test.dat"
+    assert final["facts"]["purge before throughput 128k"] == (
+        f"a new test file ({test_file} removed; the next job makes it anew)"
+    )
+    runs = json.loads(
+        _cli(library, "runs", "list", "--tag", f"suite={final['id']}", "--json").stdout
+    )
+    assert len(runs) == len(jobs) and {r["params"]["file"] for r in runs} == {test_file}
+    assert list(target.iterdir()) == []
 
     documents = stored_documents(library, final["id"], StorageTest.THROUGHPUT)
     assert len(documents) == 2 * 2 * ROUNDS

@@ -3,7 +3,8 @@
 of the active range; a device neither works on is refused before anything is stored, unless
 ``--no-purge``. Loop devices that each test makes and removes, over a file in RAM: on tmpfs
 (it punches holes: the device discards), on ramfs (it cannot: no discard), read-only (no
-discard, no writes)."""
+discard, no writes). A purge later in a suite (before the 128 KiB stage) checks the device
+first as fio's runs do: a device mounted since is left alone."""
 
 from __future__ import annotations
 
@@ -19,9 +20,12 @@ from pathlib import Path
 
 import pytest
 
-from pairbench.domain.failures import RunError
+from blockkit import mounted
+from pairbench.domain.failures import RunError, TargetChangedError
+from pairbench.domain.storage import StorageTest, SuiteParams
 from pairbench.engine.storage_target import purge_device
 from pairbench.remote.local import LocalTransport
+from pairbench.services.storage_purge import purger
 from testkit import require, require_program
 
 SIZE = 16 * 2**20
@@ -113,3 +117,31 @@ def test_a_device_nothing_purges_is_refused_and_nothing_is_stored(tmp_path: Path
         listed = subprocess.run([*base, "list", "--json"], env=env, capture_output=True, text=True)
         assert json.loads(listed.stdout) == []
         assert _read(device) == PATTERN * (SIZE // len(PATTERN))  # nothing written
+
+
+def _blkid(device: str) -> str:
+    probe = subprocess.run(
+        ["blkid", "-p", "-o", "value", "-s", "TYPE", device],
+        capture_output=True,
+        text=True,
+        timeout=30,
+    )
+    return probe.stdout.strip()
+
+
+def test_a_later_purge_leaves_a_device_mounted_since_alone(
+    discarding_device: str, tmp_path: Path
+) -> None:
+    require_program("mkfs.ext4")
+    params = SuiteParams(StorageTest.THROUGHPUT, discarding_device, size=SIZE, prep_each_stage=True)
+    purge = purger(LocalTransport(), params, "")
+    _run("mkfs.ext4", "-q", "-F", discarding_device)  # someone made a file system and mounted it
+    with mounted(discarding_device, tmp_path / "mnt") as mount_point:
+        (mount_point / "theirs.txt").write_text("their data")
+        with pytest.raises(TargetChangedError, match=f"in use \\(mounted on {mount_point}\\)"):
+            asyncio.run(purge())
+        assert (mount_point / "theirs.txt").read_text() == "their data"
+    assert _blkid(discarding_device) == "ext4"  # neither discarded nor zero-filled
+    # Unmounted again, the same purge goes ahead.
+    assert asyncio.run(purge()) == "purged with blkdiscard"
+    assert _read(discarding_device) == bytes(SIZE)
