@@ -11,8 +11,8 @@ from __future__ import annotations
 
 from pathlib import Path
 
-from PySide6.QtCore import Qt, Signal
-from PySide6.QtGui import QCloseEvent
+from PySide6.QtCore import QSize, Qt, Signal
+from PySide6.QtGui import QCloseEvent, QGuiApplication
 from PySide6.QtWidgets import (
     QComboBox,
     QDoubleSpinBox,
@@ -225,9 +225,12 @@ class CompareView(QWidget):
         _fill(self.diff_view, diff_table(cmp))
         self.notes_view.setHtml(to_html(self.report))
         discarded = ", ".join(f"run {d.run_id} ({d.reason})" for d in cmp.discarded)
+        note = self.chart.spec.note if self.chart is not None else ""
         self.status.setText(
             f"{len(cmp.runs)} runs in {len(cmp.groups)} group(s); outlier policy "
-            f"{cmp.policy.describe()}" + (f"; discarded: {discarded}" if discarded else "")
+            f"{cmp.policy.describe()}"
+            + (f"; discarded: {discarded}" if discarded else "")
+            + (f". {note}." if note else "")
         )
         self.compared.emit()
 
@@ -340,6 +343,15 @@ def show_compare(inputs: list[RunInput], parent: QWidget | None = None) -> Compa
     view.setWindowFlag(Qt.WindowType.Window, True)
     view.setWindowTitle(f"Compare {len(inputs)} runs — Pairbench")
     view.setAttribute(Qt.WidgetAttribute.WA_DeleteOnClose, True)
-    view.resize(1300, 900)
+    view.resize(fitted_size(view, 1300, 900))
     view.show()
     return view
+
+
+def fitted_size(widget: QWidget, width: int, height: int) -> QSize:
+    """``width`` × ``height``, shrunk to the screen's free area (a 1280×720 screen too)."""
+    screen = widget.screen() or QGuiApplication.primaryScreen()
+    if screen is None:
+        return QSize(width, height)
+    free = screen.availableGeometry()
+    return QSize(min(width, free.width()), min(height, free.height()))
