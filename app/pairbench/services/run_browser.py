@@ -7,6 +7,7 @@ from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import Any
 
+from pairbench.analysis.burst import BurstEstimate
 from pairbench.domain import Run, RunStatus
 from pairbench.library import Library
 from pairbench.library.analyses import get_analyses
@@ -103,13 +104,15 @@ def find_runs(lib: Library, query: RunQuery) -> RunListing:
 @dataclass(frozen=True, slots=True)
 class RunPage:
     """Runs ``offset`` .. ``offset + len(runs)`` of a query in its order, how many match in
-    all, and the filter choices."""
+    all, and the filter choices; ``bursts``: the stored burst analyses of the page's runs
+    that found a step (their headline is burst → baseline, not one mean)."""
 
     runs: list[Run]
     total: int
     offset: int = 0
     pairs: list[str] = field(default_factory=list)
     tools: list[str] = field(default_factory=list)
+    bursts: dict[int, BurstEstimate] = field(default_factory=dict)
 
 
 def browse_runs(
@@ -125,7 +128,7 @@ def browse_runs(
     """One page of the runs matching ``query`` in the given order (filtered, sorted and
     paged in SQL), the number matching, and (with ``choices``) the filter choices."""
     known = [p.name for p in list_pairs(lib)] if choices else []
-    return browse_store(
+    page = browse_store(
         LocalRunStore(lib),
         query,
         sort=sort,
@@ -135,6 +138,10 @@ def browse_runs(
         choices=choices,
         known_pairs=known,
     )
+    from pairbench.services.burst import stored_steps  # the engine's modules, when browsed
+
+    page.bursts.update(stored_steps(lib, [run.id for run in page.runs]))
+    return page
 
 
 def browse_store(

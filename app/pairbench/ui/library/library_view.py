@@ -16,6 +16,7 @@ from PySide6.QtCore import Qt, Signal
 from PySide6.QtGui import QDragEnterEvent, QDragMoveEvent, QDropEvent
 from PySide6.QtWidgets import QLabel, QMessageBox, QSplitter, QStackedWidget, QVBoxLayout, QWidget
 
+from pairbench.analysis.burst import BurstEstimate
 from pairbench.domain import Run, RunStatus
 from pairbench.domain.failures import FieldError
 from pairbench.domain.host_text import parse_tags, split_tags_text
@@ -25,6 +26,7 @@ from pairbench.services.runs import delete_runs, edit_many, edit_run, get_run
 from pairbench.tools.registry import TOOLS
 from pairbench.ui.bridge import EngineBridge
 from pairbench.ui.hosts.form_rows import NOTE_STYLE
+from pairbench.ui.library.burst_box import has_step, step_headline
 from pairbench.ui.library.compare_pins import ComparePins
 from pairbench.ui.library.file_import import DropFilter, FileImport
 from pairbench.ui.library.filter_bar import FilterBar
@@ -101,6 +103,7 @@ class LibraryView(QWidget):
         self.detail = RunDetailView(bridge)
         self.detail.closed.connect(self.show_list)
         self.detail.run_again.connect(self.runAgainRequested)
+        self.detail.burstAnalysed.connect(self._burst_analysed)
         self.stack = QStackedWidget()
         self.stack.addWidget(browser)
         self.stack.addWidget(self.detail)
@@ -306,9 +309,29 @@ class LibraryView(QWidget):
         if run_id is not None and not self.team.open_run(run_id):
             self.open_run(run_id)
 
-    def open_run(self, run_id: int) -> None:
-        self.detail.show_run(run_id)
+    def open_run(self, run_id: int, *, analyse_burst: bool = False) -> None:
+        self.detail.show_run(run_id, analyse_burst=analyse_burst)
         self.stack.setCurrentWidget(self.detail)
+
+    def can_analyse_burst(self) -> bool:
+        """True when one run of this computer with a throughput is selected."""
+        runs = self.selected_runs()
+        return len(runs) == 1 and not self.runs.team and "throughput_bps" in runs[0].summary
+
+    def analyse_burst_selected(self) -> None:
+        """Open the selected run and analyse its burst credits there (the list's menu)."""
+        if self.can_analyse_burst():
+            self.open_run(self.selected_runs()[0].id, analyse_burst=True)
+
+    def _burst_analysed(self, run_id: int, estimate: BurstEstimate) -> None:
+        """A run's burst analysis was stored: say what it found; the list shows it."""
+        found = (
+            f"step at {estimate.step_t:.1f} s, {step_headline(estimate)}"
+            if has_step(estimate) and estimate.step_t is not None
+            else "no step found"
+        )
+        self.message.show_message("ok", f"Run {run_id}: burst credits analysed ({found}), stored.")
+        self.refresh()
 
     def show_list(self) -> None:
         self.stack.setCurrentIndex(0)

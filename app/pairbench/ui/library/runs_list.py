@@ -155,6 +155,7 @@ class RunsList(QObject):
             self._applied = generation
             if isinstance(page, TeamPage):
                 self.model.add_origins(page.team)
+            self.model.add_bursts(page.bursts, [run.id for run in page.runs])
             if offset:
                 self.model.append_page(offset, page.runs, page.total)
                 return
