@@ -11,7 +11,7 @@ from __future__ import annotations
 
 from pathlib import Path
 
-from PySide6.QtCore import QSize, Qt, Signal
+from PySide6.QtCore import QSettings, QSize, Qt, Signal
 from PySide6.QtGui import QCloseEvent, QGuiApplication
 from PySide6.QtWidgets import (
     QComboBox,
@@ -67,10 +67,17 @@ class CompareView(QWidget):
 
     compared = Signal()  # after each recomputation (tests and status bars listen)
 
-    def __init__(self, inputs: list[RunInput], parent: QWidget | None = None) -> None:
+    def __init__(
+        self,
+        inputs: list[RunInput],
+        parent: QWidget | None = None,
+        *,
+        settings: QSettings | None = None,
+    ) -> None:
         super().__init__(parent)
         self.setObjectName("compareView")
         self.inputs: list[RunInput] = inputs
+        self.settings = settings  # the window's: where exports went last
         self.comparison: Comparison | None = None
         self.report: Report | None = None
         self.chart: ChartWidget | None = None
@@ -138,7 +145,9 @@ class CompareView(QWidget):
         self.baseline_box.currentIndexChanged.connect(self.refresh)
         self.chart_box.currentIndexChanged.connect(self._redraw)
 
-        self.exports = ExportRow(self._sized_spec, lambda: (self.comparison, self.report))
+        self.exports = ExportRow(
+            self._sized_spec, lambda: (self.comparison, self.report), settings=self.settings
+        )
         self.width_box = self.exports.width_box
         self.height_box = self.exports.height_box
         self.dpi_box = self.exports.dpi_box
@@ -338,8 +347,11 @@ def _fill(view: QTableWidget, table: TextTable | None) -> None:
 
 
 def show_compare(inputs: list[RunInput], parent: QWidget | None = None) -> CompareView:
-    """A compare view of these loaded runs in its own window."""
-    view = CompareView(inputs, parent)
+    """A compare view of these loaded runs in its own window (exports open in the folder the
+    window's settings remember, when its parent has them)."""
+    settings = getattr(parent, "settings", None)
+    kept = settings if isinstance(settings, QSettings) else None
+    view = CompareView(inputs, parent, settings=kept)
     view.setWindowFlag(Qt.WindowType.Window, True)
     view.setWindowTitle(f"Compare {len(inputs)} runs — Pairbench")
     view.setAttribute(Qt.WidgetAttribute.WA_DeleteOnClose, True)

@@ -13,8 +13,25 @@ from pairbench.services.run_browser import PAGE_SIZE, RunPage, RunQuery, browse_
 from pairbench.services.team_browser import TeamPage
 from pairbench.ui.bridge import EngineBridge, EngineJob
 from pairbench.ui.library.jobs import call_for, error_text
-from pairbench.ui.library.runs_model import LABEL, PAIR, RAN_BY, STARTED, RunsTableModel
+from pairbench.ui.library.runs_model import (
+    LABEL,
+    PAIR,
+    RAN_BY,
+    RESULT,
+    STARTED,
+    TAGS,
+    RunsTableModel,
+)
 from pairbench.ui.library.team_jobs import team_page_job
+
+# Columns wider than their contents' first page would crowd the label out: capped (the
+# cell's tooltip and the run's detail have the whole text).
+WIDTH_CAPS = {PAIR: 160, RESULT: 260, TAGS: 180, RAN_BY: 120}
+
+
+def _header_width(table: QTableView, column: int) -> int:
+    header = table.horizontalHeader()
+    return header.sectionSizeFromContents(column).width()
 
 
 class RunsTable(QTableView):
@@ -81,7 +98,10 @@ class RunsList(QObject):
         rows.setSectionResizeMode(QHeaderView.ResizeMode.Fixed)  # no height to measure per row
         header = self.table.horizontalHeader()
         header.setSectionResizeMode(QHeaderView.ResizeMode.Interactive)
-        header.setStretchLastSection(True)
+        # The label takes the room left (elided); the others are as wide as their contents,
+        # Tags at most TAGS_WIDTH: the Result never cut for them, nothing scrolls sideways.
+        header.setStretchLastSection(False)
+        header.setSectionResizeMode(LABEL, QHeaderView.ResizeMode.Stretch)
 
     def show_query(self, query: RunQuery) -> None:
         """Show the runs of ``query``: a fresh first page, or the loaded rows read again."""
@@ -164,9 +184,8 @@ class RunsList(QObject):
             else:
                 self.model.set_runs(page.runs, page.total)
             self._shown = (query, key, descending)
-            if not self._sized and page.runs:  # size the columns once, on real rows
-                self.table.resizeColumnsToContents()
-                self.table.setColumnWidth(LABEL, max(self.table.columnWidth(LABEL), 160))
+            if not sync and page.runs:  # a new list: its columns as wide as its rows want
+                self._size_columns(grow_only=self._sized)
                 self._sized = True
             self.loaded.emit(page)
 
@@ -197,6 +216,19 @@ class RunsList(QObject):
             settled()
 
         call_for(self.table, self.bridge, job, shown, not_shown)
+
+    def _size_columns(self, *, grow_only: bool) -> None:
+        """Each column as wide as its contents (the first page's), within its cap; with
+        ``grow_only`` never narrower than it is (the user's widths stay)."""
+        table = self.table
+        for column in range(self.model.columnCount()):
+            if column == LABEL:
+                continue
+            cap = WIDTH_CAPS.get(column, 220)
+            wanted = min(max(table.sizeHintForColumn(column), _header_width(table, column)), cap)
+            table.setColumnWidth(
+                column, max(wanted, table.columnWidth(column)) if grow_only else wanted
+            )
 
     def _load_more(self, offset: int) -> None:
         if self._query is not None:
