@@ -114,6 +114,12 @@ class CompareView(QWidget):
         self.k_box.setEnabled(False)
         self.baseline_box = QComboBox()
         self.chart_box = QComboBox()
+        for box in (self.metric_box, self.group_box, self.baseline_box, self.chart_box):
+            # As wide as ~14 characters whatever a run's label: the view fits 1280 px.
+            box.setSizeAdjustPolicy(
+                QComboBox.SizeAdjustPolicy.AdjustToMinimumContentsLengthWithIcon
+            )
+            box.setMinimumContentsLength(14)
         for text, choice in CHART_CHOICES:
             self.chart_box.addItem(text, choice)
         self.status = QLabel()

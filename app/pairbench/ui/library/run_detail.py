@@ -99,6 +99,7 @@ class RunDetailView(QWidget):
         font.setPointSizeF(font.pointSizeF() * 1.25)
         font.setBold(True)
         self.title.setFont(font)
+        self.title.setWordWrap(True)  # a long label wraps: the window never widens for it
         self.subtitle = QLabel()
         self.subtitle.setWordWrap(True)
         self.subtitle.setTextInteractionFlags(Qt.TextInteractionFlag.TextSelectableByMouse)
