@@ -135,6 +135,9 @@ def test_analyse_from_the_detail_draws_and_stores_what_the_cli_stores(
         lambda: view.model.data(view.model.index(0, RESULT)) == "927 Mbit/s → 193 Mbit/s",
         timeout=WAIT_MS,
     )
+    # Whole in its column (which was as wide as "525 Mbit/s" before): never cut with "…".
+    headline = view.table.fontMetrics().horizontalAdvance("927 Mbit/s → 193 Mbit/s")
+    assert view.table.columnWidth(RESULT) >= headline + 8
     assert "ok" in view.message.kind and "step at 5." in view.message.text()
 
 

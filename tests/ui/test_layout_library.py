@@ -11,13 +11,13 @@ to become one).
 
 from __future__ import annotations
 
-import io
 import re
 from collections.abc import Iterator
 from pathlib import Path
 
 import pyqtgraph as pg
 import pytest
+from campaign_kit import stored_ping_campaign
 from PySide6 import QtGui
 from PySide6.QtCore import Qt
 from PySide6.QtGui import QFontMetrics, QTextDocument
@@ -32,8 +32,6 @@ from PySide6.QtWidgets import (
 from pytestqt.qtbot import QtBot
 from run_kit import isolated_settings, open_window
 
-from pairbench.cli.environment import Environment
-from pairbench.cli.main import run_cli
 from pairbench.domain.storage import StorageTest
 from pairbench.library import Library
 from pairbench.services.burst import analyze_stored_burst
@@ -47,15 +45,6 @@ from testkit import FIXTURES
 SIZE = (1280, 720)
 MIN_PLOT = (200, 120)  # width, height
 WAIT_MS = 20_000
-PLAN = """
-name = "layout pings"
-pairs = ["local"]
-repeats = 1
-retry = { retries = 20, delay = "0.5s", skip_pair_after = 0 }
-[[tests]]
-tool = "ping"
-params = { count = 2, interval = 0.2 }
-"""
 LONG_LABEL = "a label as long as people write them: same zone, placement group, 9001 MTU, tuned"
 
 
@@ -165,10 +154,7 @@ def window(
         for _ in range(2)
     ]
     suite = store_suite(library, params_of(StorageTest.LATENCY, max_rounds=5), 2, host="local")
-    plan = tmp_path / "plan.toml"
-    plan.write_text(PLAN)
-    env = Environment(stdout=io.StringIO(), stderr=io.StringIO(), environ={})
-    assert run_cli(["--library", str(library_path), "campaign", "run", str(plan)], env) == 0
+    stored_ping_campaign(library_path, tmp_path, repeats=1)
     with open_window(qtbot, library_path, isolated_settings(tmp_path), size=SIZE) as opened:
         yield opened, {"burst": burst, "a": same[0], "b": same[1], "suite": suite}
 

@@ -10,17 +10,15 @@ so no fio is needed.
 
 from __future__ import annotations
 
-import io
 from collections.abc import Iterator
 from pathlib import Path
 
 import pytest
+from campaign_kit import stored_ping_campaign
 from PySide6.QtCore import QSettings
 from pytestqt.qtbot import QtBot
 from run_kit import isolated_settings, open_window
 
-from pairbench.cli.environment import Environment
-from pairbench.cli.main import run_cli
 from pairbench.domain.storage import StorageTest
 from pairbench.library import Library
 from pairbench.library.campaigns import campaign_runs
@@ -31,15 +29,6 @@ from storage_suites import params_of, store_suite
 from testkit import FIXTURES
 
 WAIT_MS = 20_000
-PLAN = """
-name = "loopback pings"
-pairs = ["local"]
-repeats = 2
-retry = { retries = 20, delay = "0.5s", skip_pair_after = 0 }
-[[tests]]
-tool = "ping"
-params = { count = 2, interval = 0.2 }
-"""
 
 
 @pytest.fixture
@@ -50,11 +39,7 @@ def grouped(library: Library, library_path: Path, tmp_path: Path) -> dict[str, o
         for name in ("tcp_t5.out", "tcp_t12_shaped_burst.out")
     ]
     suite = store_suite(library, params_of(StorageTest.LATENCY, max_rounds=5), 1, host="local")
-    plan = tmp_path / "plan.toml"
-    plan.write_text(PLAN)
-    env = Environment(stdout=io.StringIO(), stderr=io.StringIO(), environ={})
-    status = run_cli(["--library", str(library_path), "campaign", "run", str(plan)], env)
-    assert status == 0, env.stderr.getvalue()  # type: ignore[attr-defined]
+    stored_ping_campaign(library_path, tmp_path, repeats=2)
     campaign_id = 1
     return {
         "singles": singles,

@@ -27,6 +27,7 @@ from pairbench.ui.library.team_jobs import team_page_job
 # Columns wider than their contents' first page would crowd the label out: capped (the
 # cell's tooltip and the run's detail have the whole text).
 WIDTH_CAPS = {PAIR: 160, RESULT: 260, TAGS: 180, RAN_BY: 120}
+SECTION_PADDING = 4  # px either side of a cell's text, as resizing to contents leaves
 
 
 def _header_width(table: QTableView, column: int) -> int:
@@ -179,14 +180,17 @@ class RunsList(QObject):
             if offset:
                 self.model.append_page(offset, page.runs, page.total)
                 return
+            touched: list[int] = []
             if sync:
-                self.model.sync(page.runs, page.total)
+                touched = self.model.sync(page.runs, page.total)
             else:
                 self.model.set_runs(page.runs, page.total)
             self._shown = (query, key, descending)
             if not sync and page.runs:  # a new list: its columns as wide as its rows want
                 self._size_columns(grow_only=self._sized)
                 self._sized = True
+            elif touched:  # rows read again: a new or changed one's headline may be wider
+                self._grow_result(touched)
             self.loaded.emit(page)
 
         def failed(error: BaseException) -> None:
@@ -217,11 +221,12 @@ class RunsList(QObject):
 
         call_for(self.table, self.bridge, job, shown, not_shown)
 
-    def _size_columns(self, *, grow_only: bool) -> None:
-        """Each column as wide as its contents (the first page's), within its cap; with
-        ``grow_only`` never narrower than it is (the user's widths stay)."""
+    def _size_columns(self, *, grow_only: bool, columns: tuple[int, ...] = ()) -> None:
+        """Each column (of ``columns``, else all) as wide as its contents (the loaded rows'),
+        within its cap; with ``grow_only`` never narrower than it is (the user's widths
+        stay)."""
         table = self.table
-        for column in range(self.model.columnCount()):
+        for column in columns or range(self.model.columnCount()):
             if column == LABEL:
                 continue
             cap = WIDTH_CAPS.get(column, 220)
@@ -229,6 +234,14 @@ class RunsList(QObject):
             table.setColumnWidth(
                 column, max(wanted, table.columnWidth(column)) if grow_only else wanted
             )
+
+    def _grow_result(self, run_ids: list[int]) -> None:
+        """Widen the Result column (within its cap) for these rows' headlines."""
+        rows = [row for run_id in run_ids if (row := self.model.row_of(run_id)) is not None]
+        hints = [self.table.sizeHintForIndex(self.model.index(row, RESULT)).width() for row in rows]
+        wanted = min(max(hints, default=0) + 2 * SECTION_PADDING, WIDTH_CAPS[RESULT])
+        if wanted > self.table.columnWidth(RESULT):
+            self.table.setColumnWidth(RESULT, wanted)
 
     def _load_more(self, offset: int) -> None:
         if self._query is not None:

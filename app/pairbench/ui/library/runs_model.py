@@ -102,6 +102,7 @@ class RunsTableModel(QAbstractTableModel):
         self.sort_key: SortKey = "started"
         self.descending = True
         self.team: dict[int, Published] | None = None  # the team library's runs: their origin
+        self._touched: list[int] = []  # rows the last sync inserted or changed
         self.bursts: dict[int, BurstEstimate] = {}  # runs whose burst analysis found a step
         self._burst_changed: set[int] = set()
 
@@ -160,15 +161,16 @@ class RunsTableModel(QAbstractTableModel):
             self._runs.extend(runs)
             self.endInsertRows()
 
-    def sync(self, runs: list[Run], total: int) -> None:
+    def sync(self, runs: list[Run], total: int) -> list[int]:
         """Make the loaded rows equal ``runs`` (the same window, read again) by the smallest
-        set of row removals, insertions and changes."""
+        set of row removals, insertions and changes; the ids of the rows inserted or changed."""
         old_ids = [run.id for run in self._runs]
         new_ids = [run.id for run in runs]
         self._total = max(total, len(runs))
+        self._touched = []
         if old_ids == new_ids:
             self._changed_rows(runs)
-            return
+            return self._touched
         matcher = SequenceMatcher(a=old_ids, b=new_ids, autojunk=False)
         # Back to front, so the row numbers of what is still to do stay valid.
         for tag, a0, a1, b0, b1 in reversed(matcher.get_opcodes()):
@@ -183,6 +185,8 @@ class RunsTableModel(QAbstractTableModel):
                 self.beginInsertRows(QModelIndex(), a0, a0 + (b1 - b0) - 1)
                 self._runs[a0:a0] = runs[b0:b1]
                 self.endInsertRows()
+                self._touched += [run.id for run in runs[b0:b1]]
+        return self._touched
 
     def _changed_rows(self, runs: list[Run], first: int = 0) -> None:
         """Replace rows ``first``.. with ``runs`` (same ids), signalling the ones that differ."""
@@ -193,6 +197,7 @@ class RunsTableModel(QAbstractTableModel):
                 self._burst_changed.discard(run.id)
                 self._texts.pop(run.id, None)
                 self._runs[row] = run
+                self._touched.append(run.id)
                 self.dataChanged.emit(self.index(row, 0), self.index(row, last_column))
 
     # -- reading -----------------------------------------------------------------------------
