@@ -18,7 +18,7 @@ from pairbench.analysis.storage_suite import (
     verdict_json,
 )
 from pairbench.domain import LineSource, Run, RunSpec, RunStatus
-from pairbench.domain.failures import RunError
+from pairbench.domain.failures import LibraryFullError, RunError
 from pairbench.domain.storage import Job, JobKey, SuiteParams, SuiteStatus, stages_of
 from pairbench.engine.execute import Prepared, execute_run
 from pairbench.engine.host_lock import HostLocks
@@ -234,25 +234,32 @@ async def run_suite(
             run = await execute_run(
                 lib, job_prepared, observer=run_observer, cancel=cancel, held=locks
             )
-        except RunError as exc:
-            return _end(lib, suite_id, SuiteStatus.FAILED, progress, str(exc))
+        except RunError as exc:  # the job could not start: the library's disk full interrupts
+            full = isinstance(exc.cause, LibraryFullError)
+            end = SuiteStatus.INTERRUPTED if full else SuiteStatus.FAILED
+            return _end(lib, suite_id, end, progress, str(exc))
         except asyncio.CancelledError:  # the task itself (a window closing): the run is stored
             _end(lib, suite_id, SuiteStatus.CANCELLED, progress, "cancelled")
             raise
         observer.on_job_finished(key, run)
         figures = _figures(lib, run)
         where = (key.stage, key.round, key.job)
+        failed = run.status if run.status is not RunStatus.COMPLETED else RunStatus.FAILED
+        try:
+            with lib.disk_errors():
+                if figures is None:
+                    record_job(lib, suite_id, where, run.id, failed.value, {})
+                else:
+                    record_job(lib, suite_id, where, run.id, RunStatus.COMPLETED.value, figures)
+                    done[key] = figures
+                    before, progress = progress, suite_progress(params, done)
+                    _report_rounds(lib, suite_id, before, progress, observer)
+        except LibraryFullError as exc:  # the job's run is stored; a resume runs it again
+            return _end(lib, suite_id, SuiteStatus.INTERRUPTED, progress, f"{spec.label}: {exc}")
         if figures is None:
-            status = run.status if run.status is not RunStatus.COMPLETED else RunStatus.FAILED
-            record_job(lib, suite_id, where, run.id, status.value, {})
             reason = run.error or f"the job's run {run.id} measured nothing"
             end = _SUITE_END.get(run.status, SuiteStatus.FAILED)
             return _end(lib, suite_id, end, progress, f"{spec.label}: {reason}")
-        record_job(lib, suite_id, where, run.id, RunStatus.COMPLETED.value, figures)
-        done[key] = figures
-        before = progress
-        progress = suite_progress(params, done)
-        _report_rounds(lib, suite_id, before, progress, observer)
     return _end(lib, suite_id, SuiteStatus.COMPLETED, progress, None)
 
 
@@ -288,6 +295,8 @@ def _end(
     progress: SuiteProgress,
     error: str | None,
 ) -> SuiteOutcome:
-    set_suite_verdicts(lib, suite_id, verdicts(progress))
-    finish_suite(lib, suite_id, status.value, error=error)
+    kept = f"suite {suite_id} could not be stored as {status.value}: it is marked interrupted"
+    with lib.disk_errors(f"{kept} the next time the library is opened with room"):
+        set_suite_verdicts(lib, suite_id, verdicts(progress))
+        finish_suite(lib, suite_id, status.value, error=error)
     return SuiteOutcome(suite_id, status, progress, error)

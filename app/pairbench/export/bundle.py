@@ -63,6 +63,7 @@ from pairbench.library.runs import (
     update_run_notes,
 )
 from pairbench.library.series import compact_series, load_raw_output
+from pairbench.library.uuids import normal_uuid, run_by_uuid, uuid_of
 
 BUNDLE_FORMAT = "pairbench-bundle"
 BUNDLE_VERSION = 1
@@ -125,9 +126,10 @@ def _raw_name(seq: int, source: str) -> str:
 
 
 def run_record(
-    item: RunInput, raw: Sequence[tuple[str, str]]
+    item: RunInput, raw: Sequence[tuple[str, str]], uuid: str | None = None
 ) -> tuple[dict[str, Any], dict[str, bytes]]:
-    """A run's ``run.json`` and its other files (relative to the run's directory)."""
+    """A run's ``run.json`` and its other files (relative to the run's directory); ``uuid``:
+    the run's, kept by the library that imports it (the same run, wherever it goes)."""
     run = item.run
     files: dict[str, bytes] = {}
     series_index = []
@@ -151,6 +153,8 @@ def run_record(
         files[name] = text.encode("utf-8", errors="surrogatepass")
         raw_index.append({"source": source, "file": name})
     record = run_fields(run, number=_float_out)
+    if uuid is not None:
+        record["uuid"] = uuid
     record["pair_detail"] = pair_payload(item.pair)
     record["series"] = series_index
     record["raw"] = raw_index
@@ -178,7 +182,8 @@ def write_bundle(
     manifest_runs = []
     for item in inputs:
         directory = _run_dir(item.run.id)
-        record, files = run_record(item, load_raw_output(lib, item.run.id))
+        uuid = uuid_of(lib, "runs", item.run.id, "run")
+        record, files = run_record(item, load_raw_output(lib, item.run.id), uuid)
         analyses = get_analyses(lib, item.run.id)
         if analyses:
             files["analyses.json"] = json.dumps(analyses, indent=1, sort_keys=True).encode()
@@ -366,8 +371,9 @@ def open_bundle(path: Path) -> Iterator[zipfile.ZipFile]:
 
 
 def import_bundle(lib: Library, path: Path, *, allow_duplicates: bool = False) -> BundleImport:
-    """Store the bundle's runs in ``lib``; a run already there (same start, pair, tool and
-    label) is skipped unless ``allow_duplicates``."""
+    """Store the bundle's runs in ``lib``, each under the UUID it was bundled with; a run
+    already there (its UUID, or the same start, pair, tool and label) is skipped unless
+    ``allow_duplicates`` (a run imported again on purpose is a new run: a new UUID)."""
     with open_bundle(Path(path)) as zf:
         manifest = read_manifest(zf)
         entries = manifest.get("runs")
@@ -395,11 +401,14 @@ def import_bundle(lib: Library, path: Path, *, allow_duplicates: bool = False) -
                 )
             except (KeyError, TypeError, ValueError) as exc:
                 raise BundleError(f"{directory}/run.json is incomplete: {exc}") from exc
-            if key in existing and not allow_duplicates:
-                skipped.append((int(record["id"]), existing[key]))
+            bundled = _bundled_uuid(directory, record)
+            here = None if bundled is None else run_by_uuid(lib, bundled)
+            if (key in existing or here is not None) and not allow_duplicates:
+                skipped.append((int(record["id"]), existing[key] if here is None else here))
                 continue
             _ensure_pair(lib, record.get("pair_detail"), pairs_added, notes)
-            new_id = _import_run(lib, zf, directory, record)
+            keep = bundled if here is None else None
+            new_id = _import_run(lib, zf, directory, record, keep)
             imported.append((int(record["id"]), new_id))
     return BundleImport(tuple(imported), tuple(skipped), tuple(pairs_added), tuple(notes))
 
@@ -431,8 +440,22 @@ def _ensure_pair(
     added.append(pair.name)
 
 
+def _bundled_uuid(directory: str, record: Mapping[str, Any]) -> str | None:
+    """The run's UUID in the bundle (None: a bundle of an earlier Pairbench has none)."""
+    if record.get("uuid") is None:
+        return None
+    try:
+        return normal_uuid(record["uuid"])
+    except ValueError as exc:
+        raise BundleError(f"{directory}/run.json: its uuid {exc}") from None
+
+
 def _import_run(
-    lib: Library, zf: zipfile.ZipFile, directory: str, record: Mapping[str, Any]
+    lib: Library,
+    zf: zipfile.ZipFile,
+    directory: str,
+    record: Mapping[str, Any],
+    uuid: str | None,
 ) -> int:
     try:
         status = RunStatus(str(record["status"]))
@@ -452,7 +475,7 @@ def _import_run(
         raise BundleError(f"{directory}/run.json is incomplete: {exc}") from exc
     if not status.is_final:
         raise BundleError(f"{directory}: a running run cannot be imported")
-    run_id = create_run(lib, spec, started_at=float(record["started_at"]))
+    run_id = create_run(lib, spec, started_at=float(record["started_at"]), uuid=uuid)
     try:
         set_run_facts(lib, run_id, tool_version=str(record["tool_version"]), host_facts=facts)
         _import_series(lib, zf, directory, record, run_id)

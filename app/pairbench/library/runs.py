@@ -26,10 +26,14 @@ from pairbench.library.run_filter import SortKey as SortKey
 from pairbench.library.run_filter import order_page, where_clause
 from pairbench.library.run_rows import COLUMNS as _COLUMNS
 from pairbench.library.run_rows import runs_from_rows
+from pairbench.library.uuids import new_uuid
 
 
-def create_run(lib: Library, spec: RunSpec, *, started_at: float | None = None) -> int:
-    """Insert a run in ``running`` state owned by this process; return its id.
+def create_run(
+    lib: Library, spec: RunSpec, *, started_at: float | None = None, uuid: str | None = None
+) -> int:
+    """Insert a run in ``running`` state owned by this process; return its id. It gets its
+    UUID now (``uuid``: the one it already has, e.g. from an evidence bundle).
 
     The first run a connection creates first checks every page of the file
     (``Library.ensure_whole``): a damaged library is refused, never written into.
@@ -39,7 +43,8 @@ def create_run(lib: Library, spec: RunSpec, *, started_at: float | None = None) 
     host, pid, token = current_owner()
     cur = lib.conn.execute(
         "INSERT INTO runs (pair, tool, params, status, started_at, updated_at, label, tags, "
-        "owner_host, owner_pid, owner_token) VALUES (?, ?, ?, 'running', ?, ?, ?, ?, ?, ?, ?)",
+        "owner_host, owner_pid, owner_token, uuid) "
+        "VALUES (?, ?, ?, 'running', ?, ?, ?, ?, ?, ?, ?, ?)",
         (
             spec.pair,
             spec.tool,
@@ -51,6 +56,7 @@ def create_run(lib: Library, spec: RunSpec, *, started_at: float | None = None) 
             host,
             pid,
             token,
+            new_uuid() if uuid is None else uuid,
         ),
     )
     return int(cur.lastrowid or 0)
@@ -277,6 +283,12 @@ def delete_run(lib: Library, run_id: int) -> None:
     run = get_run(lib, run_id)
     if run.status is RunStatus.RUNNING:
         raise LibraryError(f"run {run_id} is still running; cancel it first")
+    lib.conn.execute("DELETE FROM runs WHERE id = ?", (run_id,))
+
+
+def discard_run(lib: Library, run_id: int) -> None:
+    """Delete a run this process created and could not store whole (an import on a full
+    disk), running or not."""
     lib.conn.execute("DELETE FROM runs WHERE id = ?", (run_id,))
 
 

@@ -6,12 +6,13 @@ import time
 from collections.abc import Mapping
 
 from pairbench.domain import Line, LineSource, Run, RunSpec, RunStatus
-from pairbench.domain.failures import InputRefusedError
+from pairbench.domain.failures import InputRefusedError, LibraryFullError
 from pairbench.library import Library, Recorder
 from pairbench.library.analyses import store_analysis
 from pairbench.library.hosts import get_pair, list_pairs
 from pairbench.library.runs import (
     create_run,
+    discard_run,
     finish_run,
     get_run,
     set_run_facts,
@@ -75,45 +76,60 @@ def import_output(
     now = time.time()
     started = source.started_at if source.started_at is not None else now
     ended = started + max((r.t for r in records), default=0.0) if source.started_at else now
-    run_id = create_run(lib, spec, started_at=started)
-    set_run_facts(
-        lib,
-        run_id,
-        tool_version=source.version or _version_hint(text, tool.name),
-        host_facts=_host_facts(source),
-    )
-    recorder = Recorder(lib, run_id)
-    for line in text.split("\n"):
-        recorder.add_line(Line(LineSource.CLIENT_OUT, line, 0.0))
-    recorder.add(records)
-    recorder.flush()
-    if summary.error and (summary.complete or not records):
-        status, error = RunStatus.FAILED, summary.error
-    elif summary.error:  # it measured, then stopped with a message (e.g. interrupted)
-        status, error = RunStatus.INTERRUPTED, summary.error
-    elif not summary.complete and summary.reason is None:
-        status, error = RunStatus.INTERRUPTED, "the output ends before the tool's summary"
-    else:
-        status, error = RunStatus.COMPLETED, None
-    finish_run(
-        lib,
-        run_id,
-        status,
-        summary=dict(summary.values),
-        complete=summary.complete,
-        error=error,
-        ended_at=ended,
-    )
-    notes = [f"output form: {summary.form}"] if summary.form else []
-    notes += param_notes
-    if summary.reason:  # ended normally, but the output's form cannot carry every metric
-        notes.append(f"summary incomplete: {summary.reason}")
-    if notes:
-        update_run_notes(lib, run_id, notes="\n".join(notes))
-    for kind, payload in tool.analyses_of(parser).items():  # fio json+: latency histogram
-        store_analysis(lib, run_id, kind, payload)
-    compact_series(lib.conn, run_id)
+    with lib.disk_errors("nothing was imported"):
+        run_id = create_run(lib, spec, started_at=started)
+    try:
+        with lib.disk_errors():
+            set_run_facts(
+                lib,
+                run_id,
+                tool_version=source.version or _version_hint(text, tool.name),
+                host_facts=_host_facts(source),
+            )
+            recorder = Recorder(lib, run_id)
+            for line in text.split("\n"):
+                recorder.add_line(Line(LineSource.CLIENT_OUT, line, 0.0))
+            recorder.add(records)
+            recorder.flush()
+            if summary.error and (summary.complete or not records):
+                status, error = RunStatus.FAILED, summary.error
+            elif summary.error:  # it measured, then stopped with a message (e.g. interrupted)
+                status, error = RunStatus.INTERRUPTED, summary.error
+            elif not summary.complete and summary.reason is None:
+                status, error = RunStatus.INTERRUPTED, "the output ends before the tool's summary"
+            else:
+                status, error = RunStatus.COMPLETED, None
+            finish_run(
+                lib,
+                run_id,
+                status,
+                summary=dict(summary.values),
+                complete=summary.complete,
+                error=error,
+                ended_at=ended,
+            )
+            notes = [f"output form: {summary.form}"] if summary.form else []
+            notes += param_notes
+            if summary.reason:  # ended normally, but the output's form cannot carry every metric
+                notes.append(f"summary incomplete: {summary.reason}")
+            if notes:
+                update_run_notes(lib, run_id, notes="\n".join(notes))
+            for kind, payload in tool.analyses_of(parser).items():  # fio json+: latency histogram
+                store_analysis(lib, run_id, kind, payload)
+            compact_series(lib.conn, run_id)
+    except LibraryFullError as exc:
+        raise exc.keeping(_forget(lib, run_id)) from exc
     return get_run(lib, run_id)
+
+
+def _forget(lib: Library, run_id: int) -> str:
+    """Delete a run the disk had no room to import whole; what was kept, said."""
+    try:
+        with lib.disk_errors():
+            discard_run(lib, run_id)
+    except LibraryFullError:
+        return f"run {run_id} is left incomplete (it shows as interrupted): delete it"
+    return "nothing was imported"
 
 
 def pair_for_addresses(lib: Library, source: Provenance) -> str | None:

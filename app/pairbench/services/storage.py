@@ -66,6 +66,7 @@ from pairbench.library.suites import (
 )
 from pairbench.remote.base import Transport
 from pairbench.remote.secrets import SecretPrompt
+from pairbench.services.storage_room import keep_library_room
 from pairbench.tools.fio import PathParam
 
 KIND = "storage"
@@ -218,6 +219,7 @@ async def start_suite(
                 slope_excursion=req.slope_excursion,
                 direct=target.direct,
             )
+            keep_library_room(lib, pair, params, target.facts, params.size)
             prepared = await prepared_fio(connector, pair, params, test_dir)
             suite_id = create_suite(
                 lib, KIND, req.host, params.to_json(), label=req.label, tags=tags
@@ -339,7 +341,10 @@ async def resume_suite(
         remedy = (
             f"Resume it only if that data may go: `pairbench storage resume {suite_id} --force`"
         )
-        await inspect_target(transport, params, force=force, existing=existing, remedy=remedy)
+        target = await inspect_target(
+            transport, params, force=force, existing=existing, remedy=remedy
+        )
+        keep_library_room(lib, pair, params, target.facts, 0)
         test_dir, note = "", ""
         if not params.on_device:
             test_dir, note = await reopen_test_dir(transport, params.target, recorded)
