@@ -2,8 +2,10 @@
 
 ``layout_problems(window)`` lists, in words, what a user would see wrong in the window as it
 is shown now: the window grown past its size, a scroll area scrolling sideways, a visible
-label whose text is wider than the label (or, wrapped, taller), a plot smaller than
-``MIN_PLOT`` or whose data area is squeezed under its axes and legend (``MIN_DATA``).
+label whose text is wider than the label (rich text as a document lays it out; wrapped: a
+word wider than the label, or the text taller than it), a plot (a plot widget, or each plot
+of a chart) smaller than ``MIN_PLOT`` or whose data area is squeezed under its axes and
+legend (``MIN_DATA``). Used by the run side's and the Library/compare side's layout tests.
 ``replay_run`` shows a run's tab fed from a recorded tool output (the tool's own parser on a
 capture in ``tests/data/captures``), live and then finished, without running the tool.
 """
@@ -11,6 +13,7 @@ capture in ``tests/data/captures``), live and then finished, without running the
 from __future__ import annotations
 
 import itertools
+import re
 import time
 from collections.abc import Iterable, Sequence
 from pathlib import Path
@@ -18,7 +21,7 @@ from pathlib import Path
 import pyqtgraph as pg
 from PySide6 import QtGui
 from PySide6.QtCore import QPoint, Qt
-from PySide6.QtGui import QFontMetrics
+from PySide6.QtGui import QFontMetrics, QTextDocument
 from PySide6.QtWidgets import (
     QAbstractScrollArea,
     QApplication,
@@ -66,25 +69,32 @@ def _visible_in(widget: QWidget, root: QWidget) -> bool:
 
 def _label_text_problem(label: QLabel) -> str | None:
     text = label.text()
-    pixmap = label.pixmap()
-    if not text or not pixmap.isNull():
+    if not text.strip() or not label.pixmap().isNull():
         return None
     rich = label.textFormat() == Qt.TextFormat.RichText or (
         label.textFormat() == Qt.TextFormat.AutoText and QtGui.Qt.mightBeRichText(text)
     )
-    if rich:
-        return None  # rich text lays itself out (and wraps): its size hint is its size
-    room = label.contentsRect()
+    room = label.contentsRect().width() - 2 * label.margin() - max(label.indent(), 0)
     metrics = QFontMetrics(label.font())
     if label.wordWrap():
+        plain = re.sub(r"<[^>]+>", " ", text) if rich else text
+        widest = max((metrics.horizontalAdvance(w) for w in plain.split()), default=0)
+        if widest > room + 1:
+            return f"a word {widest} px wide in {room} px"
         need = label.heightForWidth(label.width())
-        if need > label.height() + 1:
+        if not rich and need > label.height() + 1:  # rich text's size hint is its size
             return f"wraps to {need} px high in {label.height()} px"
         return None
-    lines = text.split("\n")
-    wide = max(metrics.horizontalAdvance(line) for line in lines)
-    if wide > room.width() + 1:
-        return f"text {wide} px wide in {room.width()} px"
+    if rich:
+        doc = QTextDocument()
+        doc.setDefaultFont(label.font())
+        doc.setDocumentMargin(0)
+        doc.setHtml(text)
+        wide = int(doc.idealWidth())
+    else:
+        wide = max(metrics.horizontalAdvance(line) for line in text.split("\n"))
+    if wide > room + 1:
+        return f"text {wide} px wide in {room} px"
     return None
 
 
@@ -124,7 +134,7 @@ def layout_problems(
         if not _visible_in(area, window) or excluded(area) or isinstance(area, tuple(sideways_ok)):
             continue
         bar = area.horizontalScrollBar()
-        if bar.isVisible() and bar.maximum() > 0:
+        if bar.maximum() > 0:  # scrolls sideways, or (bar turned off) cuts its right side
             problems.append(f"{_name(area)} scrolls sideways by {bar.maximum()} px")
     for label in window.findChildren(QLabel):
         if not _visible_in(label, window) or excluded(label) or label.width() <= 0:
@@ -137,18 +147,32 @@ def layout_problems(
             continue
         if plot.width() < MIN_PLOT[0] or plot.height() < MIN_PLOT[1]:
             problems.append(f"plot {_plot_title(plot)} is {plot.width()}×{plot.height()}")
-        box = plot.getPlotItem().getViewBox().sceneBoundingRect()
-        if box.width() < MIN_DATA[0] or box.height() < MIN_DATA[1]:
-            problems.append(
-                f"plot {_plot_title(plot)}: data area {box.width():.0f}×{box.height():.0f}"
-            )
+    for view in window.findChildren(pg.GraphicsView):  # each plot of a chart, too
+        if not _visible_in(view, window) or excluded(view):
+            continue
+        for item in view.scene().items():
+            if not isinstance(item, pg.PlotItem) or not item.isVisible():
+                continue
+            name = _item_title(item) or _plot_title(view)
+            rect = item.sceneBoundingRect()
+            if rect.width() < MIN_PLOT[0] or rect.height() < MIN_PLOT[1]:
+                problems.append(f"plot {name}: {rect.width():.0f}×{rect.height():.0f}")
+            box = item.getViewBox().sceneBoundingRect()
+            if box.width() < MIN_DATA[0] or box.height() < MIN_DATA[1]:
+                problems.append(f"plot {name}: data area {box.width():.0f}×{box.height():.0f}")
     return problems
 
 
-def _plot_title(plot: pg.PlotWidget) -> str:
+def _item_title(item: pg.PlotItem) -> str:
+    return str(item.titleLabel.text) if item.titleLabel is not None else ""
+
+
+def _plot_title(plot: pg.GraphicsView) -> str:
     owner = plot.parentWidget()
     spec = getattr(owner, "spec", None)
-    return str(getattr(spec, "title", "")) or _name(plot)
+    item = plot.getPlotItem() if isinstance(plot, pg.PlotWidget) else None
+    title = _item_title(item) if item is not None else ""
+    return str(getattr(spec, "title", "")) or title or _name(plot)
 
 
 def on_screen(widget: QWidget, window: QWidget) -> bool:

@@ -2,8 +2,9 @@
 
 from __future__ import annotations
 
-import time
 from collections.abc import Mapping, Sequence
+
+from pairbench.domain.timestamps import time_text
 
 
 class TransportError(Exception):
@@ -128,7 +129,7 @@ def describe_holder(holder: Mapping[str, object]) -> str:
         where.append(f"library {holder['library']}")
     started = holder.get("started_at")
     if isinstance(started, int | float):
-        where.append(f"started {time.strftime('%H:%M:%S', time.localtime(started))}")
+        where.append(f"started {time_text(started, '%H:%M:%S')}")
     if where:
         parts.append(", ".join(where))
     if holder.get("run_id") and holder.get("library"):
@@ -184,6 +185,12 @@ class TargetHoldsDataError(RunError):
         self.host, self.target, self.held = host, target, list(held)
 
 
+class TargetChangedError(RunError):
+    """A running storage suite's target is no longer as the suite checked it (a device now in
+    use, its own directory changed or gone): checked before a purge, nothing written; the
+    suite stops there (resumable, the resume checks it again)."""
+
+
 class StalledOutError(Exception):
     """The tool stayed quiet past the run's expected end: the run is ended as stalled."""
 
@@ -228,3 +235,45 @@ class FormErrors(ValueError):
 
 class AnalysisError(Exception):
     """A run cannot be analysed (no throughput series); the message says why."""
+
+
+class UserFileError(ValueError):
+    """A file the user named cannot be read as asked: missing, unreadable, not a regular file
+    (a FIFO, a device, a directory), or larger than the size allowed for what it should be.
+    ``path`` is the file as named; ``os_error`` the system's error when there was one."""
+
+    def __init__(self, message: str, *, path: str = "", os_error: OSError | None = None) -> None:
+        super().__init__(message)
+        self.path = path
+        self.os_error = os_error
+
+
+class InputRefusedError(ValueError):
+    """An input read whole but refused before anything was stored (an import holding no
+    result of its tool, an implausible time, a negative or non-finite figure); the message
+    says what was read and why it cannot be so."""
+
+
+class LibraryFullError(Exception):
+    """The file system holding the library is full: nothing more can be stored in it.
+
+    ``mount`` is that file system's mount point, ``detail`` its type and device, ``free`` the
+    bytes left on it; ``kept`` says what was kept of the work that met it ("run 3 is stored
+    as interrupted with its first 120 samples"; "nothing was imported").
+    """
+
+    def __init__(self, library: str, mount: str, detail: str, free: int, kept: str = "") -> None:
+        self.library, self.mount, self.detail = library, mount, detail
+        self.free, self.kept = free, kept
+        from pairbench.domain.units import format_quantity  # here: `runs list` needs no units
+
+        shown = f"{mount} ({detail})" if detail else mount
+        said = f"; {kept}" if kept else ""
+        super().__init__(
+            f"the library's disk is full: {shown} has {format_quantity('B', free)} free"
+            f"{said}; free space on {mount} and try again"
+        )
+
+    def keeping(self, kept: str) -> LibraryFullError:
+        """The same failure, saying what was kept."""
+        return LibraryFullError(self.library, self.mount, self.detail, self.free, kept)

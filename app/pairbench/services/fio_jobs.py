@@ -8,6 +8,8 @@ from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 from pathlib import Path
 
+from pairbench.domain.failures import UserFileError
+from pairbench.domain.user_files import read_bytes
 from pairbench.tools.fio_jobfile import (
     MAX_JOBFILE_CHARS,
     SHOWN,
@@ -50,11 +52,9 @@ def read_job_file(path: str | Path) -> JobFile:
     read, is not UTF-8 text, or would not be run (``tools.fio_jobfile.check_job_file``)."""
     file = Path(path).expanduser()
     try:
-        if file.stat().st_size > MAX_JOBFILE_CHARS * 4:
-            raise JobFileError(f"{file}: larger than {MAX_JOBFILE_CHARS // 1024} KiB")
-        data = file.read_bytes()
-    except OSError as exc:
-        raise JobFileError(f"cannot read job file {file}: {exc.strerror or exc}") from exc
+        data = read_bytes(file, what="job file", limit=MAX_JOBFILE_CHARS * 4)
+    except UserFileError as exc:
+        raise JobFileError(str(exc)) from None
     try:
         text = data.decode("utf-8")
     except UnicodeDecodeError as exc:

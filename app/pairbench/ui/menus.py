@@ -1,6 +1,6 @@
 """The window's menu bar (File, Run, View, Help) and its keyboard shortcuts: every command
 has a name, a mnemonic and a shortcut, listed beside it in its menu (the run tab's buttons
-too: Pin a baseline, Follow, Show the whole run)."""
+too: Pin a baseline, Follow, Show the whole run; the Library's Analyse burst credits)."""
 
 from __future__ import annotations
 
@@ -11,6 +11,7 @@ from typing import TYPE_CHECKING
 from PySide6.QtGui import QAction, QKeySequence
 from PySide6.QtWidgets import QMenu
 
+from pairbench.ui.library.burst_box import ANALYSE_SHORTCUT
 from pairbench.ui.window_actions import WindowActions
 
 if TYPE_CHECKING:
@@ -64,6 +65,13 @@ def build_menus(window: MainWindow, actions: WindowActions) -> dict[str, QAction
     run.addSeparator()
     made["pin"] = _action(
         run, "&Pin a baseline…", "Ctrl+B", actions.pin_baseline, "Under the current run's curves"
+    )
+    made["burst"] = _action(
+        run,
+        "Analyse &burst credits",
+        ANALYSE_SHORTCUT,
+        actions.analyse_burst,
+        "Of the stored run shown or selected in the Library (as pairbench analyze burst)",
     )
     view = bar.addMenu("&View")
     for number, (name, widget) in enumerate(window.fixed_tabs.items(), start=1):
