@@ -21,6 +21,7 @@ from pairbench.services.fio_jobs import JobFileError, format_jobs, job_file_para
 from pairbench.services.hosts import get_pair
 from pairbench.services.library import Library, LibraryError
 from pairbench.services.running import run_on_pair
+from pairbench.services.uperf_profiles import ProfileError, profile_file_params
 
 _BAR_WIDTH = 20
 # The headline of a live line (the first of these a record has), then the other values shown.
@@ -147,6 +148,14 @@ def handle(args: argparse.Namespace, env: Environment) -> ExitStatus:
             env.err(terminal_text(f"pairbench: {exc}"))
             return ExitStatus.ERROR
         for line in format_jobs(job) if job is not None else ():
+            (env.err if args.json else env.out)(terminal_text(line))
+    if args.tool == "uperf":  # a profile of the user's: read and checked here, shown first
+        try:
+            params, profile = profile_file_params(params)
+        except ProfileError as exc:
+            env.err(terminal_text(f"pairbench: {exc}"))
+            return ExitStatus.ERROR
+        for line in profile.lines if profile is not None else ():
             (env.err if args.json else env.out)(terminal_text(line))
     spec = RunSpec(pair=args.pair, tool=args.tool, params=params, label=args.label)
     try:

@@ -1,9 +1,11 @@
-"""uperf: parameters, the latency or throughput profile, slave and master argv, its parser."""
+"""uperf: parameters, the latency or throughput profile (or the user's own), slave and master
+argv, its parser."""
 
 from __future__ import annotations
 
 from collections.abc import Mapping
 
+from pairbench.tools import uperf_custom_params as custom
 from pairbench.tools.base import (
     Capabilities,
     CommandContext,
@@ -64,16 +66,28 @@ PARAMS: dict[str, Param] = {
         Param(
             "duration", "int", "10", "seconds of the timed transaction", minimum=1, maximum=86400
         ),
+        *custom.PARAMS,
     )
 }
 
 
 def resolve(params: Mapping[str, str]) -> dict[str, str]:
-    """Checked parameters with the profile's defaults filled in (idempotent)."""
+    """Checked parameters with the profile's defaults filled in (idempotent). A profile of the
+    user's (``profile_xml``) keeps only what applies to it (``uperf_custom_params``)."""
     resolved = resolve_params(PARAMS, params)
+    if resolved["profile_xml"] or resolved["profile_file"]:
+        return custom.resolve_custom(resolved, {n: p.default for n, p in PARAMS.items()})
+    for name in custom.NAMES:
+        if resolved[name]:
+            raise ParamError(f"{name} applies only with a profile file (profile_file=PATH)")
+        del resolved[name]  # no profile of the user's: not stored with the run
     profile = resolved["profile"] = resolved["profile"].lower()
     if profile not in PROFILES:
-        raise ParamError(f"profile must be one of {', '.join(PROFILES)}, got {profile!r}")
+        raise ParamError(
+            f"profile must be one of {', '.join(PROFILES)}, got {profile!r}; to run a profile "
+            "file of your own, give its path: --set profile_file=PATH (or the Profile file… "
+            "button in the window)"
+        )
     protocol = resolved["protocol"] = resolved["protocol"].lower()
     if protocol not in PROTOCOLS:
         raise ParamError(f"protocol must be one of {', '.join(PROTOCOLS)}, got {protocol!r}")
@@ -99,6 +113,8 @@ def capabilities(version_output: str) -> Capabilities:
 
 def expected_seconds(params: Mapping[str, str]) -> float:
     """How long a run should take, for progress bars."""
+    if params.get("profile_xml"):
+        return custom.shape(params, "localhost").seconds + OVERHEAD_S
     return float(params["duration"]) + OVERHEAD_S
 
 
@@ -135,22 +151,36 @@ def commands(params: Mapping[str, str], caps: Capabilities, ctx: CommandContext)
     when a transaction ends), ``-a`` every table the summary needs.
     """
     resolved = resolve(params)
-    profile = _profile(resolved, ctx.target)
+    if resolved.get("profile_xml"):
+        name = resolved["profile_file"]
+        xml, env = resolved["profile_xml"], custom.environment(resolved, ctx.target)
+    else:
+        name = PROFILE_FILE
+        profile = _profile(resolved, ctx.target)
+        xml, env = profile.xml, dict(profile.env)
     port = str(ctx.port)
     # The engine first asks with no work directory (to learn where the run happens); the
     # commands it then starts always have one (``Tool.needs_workdir``).
-    path = f"{ctx.workdir.rstrip('/')}/{PROFILE_FILE}" if ctx.workdir else PROFILE_FILE
+    path = f"{ctx.workdir.rstrip('/')}/{name}" if ctx.workdir else name
     return Commands(
         client=["uperf", "-m", path, "-R", "-i", "1s", "-a", "-P", port],
         server=["uperf", "-s", "-P", port],
-        env=dict(profile.env),
-        files={PROFILE_FILE: profile.xml},
+        env=env,
+        files={name: xml},
     )
 
 
 def parser(params: Mapping[str, str], caps: Capabilities) -> Parser:
     """A parser for the master's output, told the profile's shape."""
     resolved = resolve(params)
+    if resolved.get("profile_xml"):
+        shape = custom.shape(resolved, "localhost")
+        return UperfTextParser(
+            threads=shape.threads,
+            ops_per_iteration=shape.ops_per_iteration,
+            main_txn=shape.main_txn,
+            udp=shape.udp,
+        )
     latency = resolved["profile"] == "latency"
     return UperfTextParser(
         threads=int(resolved["threads"]),
