@@ -9,6 +9,7 @@ and Flowop table row, the Run Statistics rows of the master and of the slave(s).
 
 from __future__ import annotations
 
+import math
 import re
 from collections.abc import Mapping
 from dataclasses import dataclass, field
@@ -30,7 +31,7 @@ _ROW = re.compile(
     r"\s+([\d.]+)(ns|us|ms|s)"
 )
 _STAT = re.compile(
-    r"(\S+)\s+([\d.]+)(ns|us|ms|s)\s+([\d.]+)([A-Z]*)\s+([\d.]+)(\S*b/s)?\s+(\d+)\s+([\d.]+)\s*$"
+    r"(\S+)\s+([\d.]+)(ns|us|ms|s)\s+([\d.]+)([A-Z]*)\s+([\d.]+)(\S*b/s)?\s+(\d+)\s+(\S+)\s*$"
 )
 # "Nic NAME came online" (no newline) sticks to the front of the next line.
 _NIC = re.compile(r"^(?:Nic \S+? came online\s*)+")
@@ -56,9 +57,9 @@ def final_lines(text: str) -> FinalLines:
     section = "run"
     group, previous = 0, -1
     flowops: dict[str, int] = {}
-    slaves: list[list[float]] = []
+    slaves: list[list[float | None]] = []
     for piece in re.split(r"[\r\n]", text):
-        s = piece.strip()
+        s = _NIC.sub("", piece.strip())
         if s.startswith("Txn ") and "Count" in s:
             section = "txn"
             continue
@@ -76,7 +77,7 @@ def final_lines(text: str) -> FinalLines:
                 name = "total" if m.group(1) == "Total" else m.group(1).lower()
                 values[f"{name}_bytes"] = float(m.group(2))
                 values[f"{name}_ops_count"] = float(m.group(3))
-            elif (m := _PROGRESS.match(_NIC.sub("", s))) is not None:
+            elif (m := _PROGRESS.match(s)) is not None:
                 name = "total" if m.group(1) == "Total" else m.group(1).lower()
                 unit = m.group(3)
                 secs, rate = float(m.group(4)), float(m.group(5)) * _BITS.get(m.group(6), 1.0)
@@ -110,7 +111,7 @@ def final_lines(text: str) -> FinalLines:
                 float(m.group(4)) * _BYTES[m.group(5)],
                 float(m.group(6)) * _BITS.get(m.group(7), 1.0),
                 float(m.group(8)),
-                float(m.group(9)),
+                _number(m.group(9)),  # "-nan" when there were no operations
             ]
             if host == "master":
                 _stat(values, "master", row)
@@ -124,10 +125,19 @@ def final_lines(text: str) -> FinalLines:
     return out
 
 
-def _stat(values: dict[str, float], prefix: str, row: list[float]) -> None:
+def _number(text: str) -> float | None:
+    try:
+        value = float(text)
+    except ValueError:
+        return None
+    return value if math.isfinite(value) else None
+
+
+def _stat(values: dict[str, float], prefix: str, row: list[float | None]) -> None:
     names = ("time_s", "bytes", "throughput_bps", "ops_count", "errors_percent")
     for name, value in zip(names, row, strict=True):
-        values[f"{prefix}_{name}"] = value
+        if value is not None:
+            values[f"{prefix}_{name}"] = value
 
 
 # The summary's own figures (the timed transaction's, the Total rate, UDP loss): not one line's.
@@ -141,7 +151,9 @@ def assert_figures_are_uperfs(values: Mapping[str, float], text: str) -> None:
     every final figure uperf printed is stored (a cut-off byte unit: within 1 %)."""
     reference = final_lines(text)
     stored = {k: v for k, v in values.items() if k not in HEADLINE}
-    assert stored.keys() == reference.values.keys()
+    missing = sorted(reference.values.keys() - stored.keys())
+    extra = sorted(stored.keys() - reference.values.keys())
+    assert not missing and not extra, f"not stored: {missing}; not uperf's: {extra}"
     for key, value in reference.values.items():
         if key in reference.unsure:
             assert stored[key] == pytest.approx(value, rel=0.01), key
