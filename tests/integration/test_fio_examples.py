@@ -239,7 +239,14 @@ def _runs(tmp_path: Path) -> Iterator[tuple[str, str | None, dict[str, Any] | No
 
 
 @pytest.mark.timeout(600)
-def test_every_example_job_file_stores_fios_own_groups(tmp_path: Path) -> None:
+def test_every_example_job_file_stores_fios_own_groups(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    # fio's working directory: nothing of a run may be left there (surface-scan.fio's verify
+    # job, cut short, saves a verify state file: in the run's work directory, removed).
+    cwd = tmp_path / "cwd"
+    cwd.mkdir()
+    monkeypatch.chdir(cwd)
     accepted: list[str] = []
     refused: dict[str, str] = {}
     not_run: list[str] = []
@@ -252,6 +259,7 @@ def test_every_example_job_file_stores_fios_own_groups(tmp_path: Path) -> None:
             continue
         accepted.append(name)
         assert run["status"] == "completed", name
+        assert list(cwd.iterdir()) == [], f"{name}: left in fio's working directory"
         expected = fios_groups(final_document(stdout))
         assert expected, f"{name}: fio reported no I/O"
         stored = run["summary"]

@@ -328,7 +328,9 @@ def expected_seconds(text: str) -> float:
 def job_file_commands(params: Mapping[str, str], ctx: CommandContext, directory: str) -> Commands:
     """``fio`` on the job file uploaded into the work directory, with Pairbench's output
     options; ``--directory`` (``directory``: the work directory) puts the jobs' relative
-    test files there."""
+    test files there, and ``--aux-path`` the files fio writes of itself (a ``verify`` job cut
+    short saves ``*-verify.state``, else in fio's working directory, where nothing removes
+    it)."""
     name = params["jobfile"]
     path = f"{ctx.workdir.rstrip('/')}/{name}" if ctx.workdir else name
     argv = [
@@ -337,6 +339,7 @@ def job_file_commands(params: Mapping[str, str], ctx: CommandContext, directory:
         "--status-interval=1",
         "--eta=never",
         f"--directory={directory}",
+        f"--aux-path={directory}",
         path,
     ]
     return Commands(
