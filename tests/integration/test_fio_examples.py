@@ -35,6 +35,7 @@ from pairbench.cli.main import run_cli
 from pairbench.library import Library
 from pairbench.library.series import load_raw_output
 from pairbench.tools.fio_jobfile import JobFileError, check_job_file, parse_job_file
+from parser_checks import json_documents
 from testkit import require, require_program
 
 EXAMPLES = Path("/usr/share/doc/fio/examples")
@@ -132,12 +133,8 @@ def examples() -> list[Path]:
 
 
 def final_document(raw: str) -> dict[str, Any]:
-    """fio's last JSON document in a run's stored stdout (each begins with a line "{")."""
-    lines = raw.split("\n")
-    start = max(i for i, line in enumerate(lines) if line == "{")
-    doc, _ = json.JSONDecoder().raw_decode("\n".join(lines[start:]))
-    assert isinstance(doc, dict)
-    return doc
+    """fio's last JSON document in a run's stored stdout."""
+    return json_documents(raw)[-1]
 
 
 def fio_percentile(bins: dict[int, float], percent: float) -> float:

@@ -23,7 +23,7 @@ from pairbench.tools.fio_groups import by_group, group_stream, group_values, str
 from pairbench.tools.fio_histogram import fio_run_analyses
 from pairbench.tools.fio_json import FioJsonParser, fio_percentile
 from pairbench.tools.registry import TOOLS
-from parser_checks import series_of
+from parser_checks import json_documents, series_of
 
 CAPTURES = Path(__file__).resolve().parents[1] / "data" / "captures" / "fio"
 GROUPS = (
@@ -43,12 +43,8 @@ def capture(name: str) -> str:
 
 
 def last_document(text: str) -> dict[str, Any]:
-    """fio's final JSON document of a capture (each begins with a line "{")."""
-    lines = text.split("\n")
-    start = max(i for i, line in enumerate(lines) if line == "{")
-    doc, _ = json.JSONDecoder().raw_decode("\n".join(lines[start:]))
-    assert isinstance(doc, dict)
-    return doc
+    """fio's final JSON document of a capture."""
+    return json_documents(text)[-1]
 
 
 # --------------------------------------------------------------------------- the rule

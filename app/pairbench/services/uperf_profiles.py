@@ -8,6 +8,7 @@ from collections.abc import Mapping
 from dataclasses import dataclass
 from pathlib import Path
 
+from pairbench.services.text_files import read_text_file
 from pairbench.tools.uperf import PROFILES
 from pairbench.tools.uperf_custom import MAX_PROFILE_CHARS, ProfileError, parse_profile
 from pairbench.tools.uperf_custom_params import profile_file_name
@@ -41,17 +42,9 @@ def check_profile_text(text: str, name: str = "") -> ProfileFile:
 def read_profile(path: str | Path) -> ProfileFile:
     """The profile at ``path`` on this computer, checked; ``ProfileError`` if it cannot be
     read, is not UTF-8 text, or would not be run (``tools.uperf_custom.parse_profile``)."""
-    file = Path(path).expanduser()
-    try:
-        if file.stat().st_size > MAX_PROFILE_CHARS * 4:
-            raise ProfileError(f"{file}: larger than {MAX_PROFILE_CHARS // 1024} KiB")
-        data = file.read_bytes()
-    except OSError as exc:
-        raise ProfileError(f"cannot read profile {file}: {exc.strerror or exc}") from exc
-    try:
-        text = data.decode("utf-8")
-    except UnicodeDecodeError as exc:
-        raise ProfileError(f"{file}: not UTF-8 text ({exc.reason} at byte {exc.start})") from exc
+    file, text = read_text_file(
+        path, max_chars=MAX_PROFILE_CHARS, what="profile", error=ProfileError
+    )
     try:
         return check_profile_text(text, file.name)
     except ProfileError as exc:

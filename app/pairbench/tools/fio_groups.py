@@ -3,16 +3,26 @@ names and stream; a run-wide figure only when the run has one group (fio prints 
 
 from __future__ import annotations
 
-from collections.abc import Iterable, Mapping
+from collections.abc import Callable, Iterable, Mapping, Sequence
 from typing import Final, TypeVar
 
-__all__ = ["GROUP_PREFIX", "by_group", "group_stream", "group_values", "stream_owners"]
+from pairbench.domain import Record
+
+__all__ = [
+    "GROUP_PREFIX",
+    "by_group",
+    "group_records",
+    "group_stream",
+    "group_values",
+    "stream_owners",
+]
 
 # A group's summary metrics and its stream are named after fio's own group number, as fio's
 # "Run status group 0 (all jobs)" and the JSON ``groupid`` count them (from 0).
 GROUP_PREFIX: Final = "group"
 
 T = TypeVar("T")
+IV = TypeVar("IV")  # one direction's interval, in a parser's own type
 
 
 def group_stream(groupid: int, groups: int) -> str:
@@ -33,6 +43,28 @@ def stream_owners(groups: Mapping[int, list[T]]) -> list[T]:
     """The items (jobs) that get a stream of their own besides their group's: those of a group
     of more than one (a group of one is its own aggregate)."""
     return [item for items in groups.values() if len(items) > 1 for item in items]
+
+
+def group_records(
+    slots: Iterable[tuple[int, str, Sequence[IV | None]]],
+    make: Callable[[str, list[list[IV | None]]], Record | None],
+    known: Iterable[int] = (),
+) -> list[Record]:
+    """The records of one report from its slots (a job, or a group's entry): ``(groupid,
+    stream, intervals by direction)``. One per group, its slots' intervals together
+    (``make(stream, [read intervals, write intervals])``; stream by ``group_stream``, counting
+    the ``known`` groups too), then one per slot of a group of more than one."""
+    groups = by_group((groupid, (stream, intervals)) for groupid, stream, intervals in slots)
+    count = len(set(groups) | set(known))
+    records: list[Record] = []
+    for groupid, members in groups.items():
+        by_dir = [[intervals[d] for _, intervals in members] for d in range(2)]
+        if (total := make(group_stream(groupid, count), by_dir)) is not None:
+            records.append(total)
+    for stream, intervals in stream_owners(groups):
+        if (record := make(stream, [[iv] for iv in intervals])) is not None:
+            records.append(record)
+    return records
 
 
 def group_values(

@@ -7,7 +7,7 @@ from collections.abc import Iterable, Sequence
 from typing import Final, Literal, NamedTuple
 
 from pairbench.domain import Record
-from pairbench.tools.fio_groups import by_group, group_stream, stream_owners
+from pairbench.tools.fio_groups import group_records
 
 __all__ = ["MIN_INTERVAL_MS", "Cumulative", "ReportDiffer", "SlotReport"]
 
@@ -99,21 +99,14 @@ class ReportDiffer:
         if not advanced or (self._last_t is not None and t <= self._last_t):
             return []
         self._last_t = t
-        members_of = by_group(
-            (slot.group, (slot, iv)) for slot, iv in zip(slots, per_slot, strict=True)
+        return group_records(
+            (
+                (slot.group, slot.stream, intervals)
+                for slot, intervals in zip(slots, per_slot, strict=True)
+            ),
+            lambda stream, by_dir: _record(stream, t, by_dir),
+            groups,
         )
-        known = len(set(members_of) | set(groups))
-        records: list[Record] = []
-        for groupid, members in members_of.items():
-            stream = group_stream(groupid, known)
-            total = _record(stream, t, [[iv[d] for _, iv in members] for d in range(2)])
-            if total is not None:
-                records.append(total)
-        for slot, intervals in stream_owners(members_of):
-            record = _record(slot.stream, t, [[iv] for iv in intervals])
-            if record is not None:
-                records.append(record)
-        return records
 
     def _interval(self, cur: Cumulative, base: Cumulative) -> tuple[_Interval | None, Cumulative]:
         """The interval from ``base`` to ``cur`` (None if none yet) and the next base."""

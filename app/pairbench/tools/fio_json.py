@@ -8,7 +8,7 @@ from typing import Final
 from pairbench.domain import Record, Summary
 from pairbench.tools.base import ParseError
 from pairbench.tools.feed import feed_text
-from pairbench.tools.fio_groups import by_group, group_stream, group_values, stream_owners
+from pairbench.tools.fio_groups import by_group, group_records, group_stream, group_values
 from pairbench.tools.fio_json_doc import Doc, Job, read_document
 from pairbench.tools.fio_json_math import (
     DIRECTIONS,
@@ -285,18 +285,10 @@ class FioJsonParser:
         if last is not None and t <= last:
             return []
         self._last_t = t
-        groups = by_group((job.group, (job, iv)) for job, iv in per_job)
-        records: list[Record] = []
-        for groupid, members in groups.items():
-            stream = group_stream(groupid, len(groups))
-            total = make_record(stream, t, [[iv[d] for _, iv in members] for d in range(2)])
-            if total is not None:
-                records.append(total)
-        for job, intervals in stream_owners(groups):
-            record = make_record(job.stream, t, [[iv] for iv in intervals])
-            if record is not None:
-                records.append(record)
-        return records
+        return group_records(
+            ((job.group, job.stream, intervals) for job, intervals in per_job),
+            lambda stream, by_dir: make_record(stream, t, by_dir),
+        )
 
     def _time(self, doc: Doc, max_runtime_ms: float) -> float | None:
         """The document's ``t`` (see the class docstring); None before any I/O."""

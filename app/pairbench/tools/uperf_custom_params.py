@@ -4,13 +4,12 @@ and the environment and shape of the run they describe."""
 
 from __future__ import annotations
 
-import re
 from collections.abc import Mapping
 from dataclasses import dataclass
 from typing import Final
 
 from pairbench.tools.base import ParamError
-from pairbench.tools.params import Param
+from pairbench.tools.params import FileNameParam, Param, file_name
 from pairbench.tools.uperf_custom import parse_profile
 from pairbench.tools.uperf_custom_run import (
     STANDARD_VARS,
@@ -33,31 +32,11 @@ __all__ = [
 
 DEFAULT_NAME: Final = "profile.xml"
 NAMES: Final = ("profile_file", "profile_xml", "profile_vars")
-_NAME_RE: Final = re.compile(r"[A-Za-z0-9._+-]{1,100}")
 
 
 def profile_file_name(path_or_name: str) -> str:
-    """The name the profile is stored and uploaded under: its base name, characters other than
-    letters, digits and ``._+-`` replaced by ``_``."""
-    base = path_or_name.replace("\\", "/").rsplit("/", 1)[-1]
-    name = re.sub(r"[^A-Za-z0-9._+-]", "_", base)[:100].lstrip(".")
-    return name or DEFAULT_NAME
-
-
-@dataclass(frozen=True, slots=True)
-class ProfileNameParam(Param):
-    """``profile_file``: the profile's file name (``pairbench run --set profile_file=PATH`` and
-    the window's Profile file… button read the file at a path and give its name and text)."""
-
-    def check(self, raw: str) -> str:
-        value = raw.strip()
-        if value and not _NAME_RE.fullmatch(value):
-            raise ParamError(
-                f"{self.name} must be a file name (letters, digits, ._+-), got {value[:80]!r}: "
-                "a path is read by pairbench run --set profile_file=PATH and the Profile file… "
-                "button"
-            )
-        return value
+    """The name the profile is stored and uploaded under (``params.file_name``)."""
+    return file_name(path_or_name, DEFAULT_NAME)
 
 
 @dataclass(frozen=True, slots=True)
@@ -81,12 +60,13 @@ class VarsParam(Param):
 
 
 PARAMS: Final[tuple[Param, ...]] = (
-    ProfileNameParam(
+    FileNameParam(
         "profile_file",
         "profilefile",
         "",
         "your own uperf profile instead of latency/throughput (its name; the CLI's --set "
         "profile_file=PATH and the Profile file… button read it)",
+        button="Profile file…",
     ),
     ProfileTextParam("profile_xml", "profiletext", "", "the profile's XML, checked before a run"),
     VarsParam(
