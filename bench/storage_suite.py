@@ -109,7 +109,7 @@ def _bare_fio(directory: Path, repeats: int) -> list[float]:
     """Seconds of the suite's 128 KiB write job as a bare fio command (no Pairbench)."""
     req = _request(directory)
     params = SuiteParams(req.test, req.target, req.size, 1, req.iodepth, ROUND_S)
-    resolved = TOOL.resolve(job_params(params, 0, JobKey(1, 1, 1)))
+    resolved = TOOL.resolve(job_params(params, 0, JobKey(1, 1, 1), str(directory / "bare.dat")))
     argv = TOOL.commands(
         resolved, Capabilities("fio"), CommandContext("", 0, str(directory))
     ).client

@@ -5,20 +5,26 @@ written."""
 
 from __future__ import annotations
 
+import asyncio
 import json
 import os
 import shutil
 import signal
+import stat
 import subprocess
 import time
-import uuid
 from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
 
 import pytest
 
+from blockkit import loop_device as make_loop_device
 from local_run_helpers import start_cli
+from pairbench.domain.failures import TransportError
+from pairbench.engine.transports import Connector
+from pairbench.library import Library
+from pairbench.library.hosts import get_host
 from testkit import require
 
 pytestmark = pytest.mark.lab
@@ -50,37 +56,15 @@ SUITE = [
 ]
 
 
-def _loop_device(size_mib: int, sector: int = 512) -> Iterator[str]:
-    require(shutil.which("losetup") is not None, "losetup is not installed")
-    require(os.path.exists("/dev/loop-control"), "this machine has no loop devices")
-    folder = Path("/dev/shm") if os.access("/dev/shm", os.W_OK) else Path("/var/tmp")
-    backing = folder / f"pairbench-test-{uuid.uuid4().hex[:8]}.img"
-    with backing.open("wb") as handle:
-        handle.truncate(size_mib * 2**20)
-    made = subprocess.run(
-        ["losetup", "--sector-size", str(sector), "--find", "--show", str(backing)],
-        capture_output=True,
-        text=True,
-        timeout=30,
-    )
-    try:
-        assert made.returncode == 0, made.stderr
-        yield made.stdout.strip()
-    finally:
-        if made.returncode == 0:
-            subprocess.run(["losetup", "-d", made.stdout.strip()], timeout=30, check=False)
-        backing.unlink()
-
-
 @pytest.fixture
 def loop_device() -> Iterator[str]:
-    yield from _loop_device(64)
+    yield from make_loop_device(64)
 
 
 @pytest.fixture(scope="module")
 def steady_suite(lab: Any) -> Iterator[tuple[dict[str, Any], dict[str, Any], str]]:
     """One throughput suite run to the end on a loop device: (run --json, show --json, dev)."""
-    for device in _loop_device(64):
+    for device in make_loop_device(64):
         result = lab.cli(
             "storage",
             "run",
@@ -257,7 +241,7 @@ def test_targets_that_must_not_be_written_are_refused_and_untouched(
 def test_a_device_that_refuses_the_tests_smallest_block_size_is_refused(lab: Any) -> None:
     """4096-byte logical sectors: the iops test's 512-byte direct I/O cannot run on it."""
     before = lab.cli("storage", "list", "--json").stdout
-    for device in _loop_device(16, sector=4096):
+    for device in make_loop_device(16, sector=4096):
         result = lab.cli(
             "storage", "run", *SUITE[:2], "--test", "iops", "--target", device,
             "--confirm", device, timeout=120,
@@ -266,3 +250,78 @@ def test_a_device_that_refuses_the_tests_smallest_block_size_is_refused(lab: Any
         assert "4096-byte logical sectors" in result.stderr
         assert "512-byte direct I/O" in result.stderr
     assert lab.cli("storage", "list", "--json").stdout == before
+
+
+VICTIM = bytes(range(256)) * (3 * 2**20 // 256)  # longer than the suite's 2 MiB file
+
+
+def test_a_planted_link_is_never_written_over_ssh(lab: Any, tmp_path: Path) -> None:
+    """Files uploaded over SFTP (job files, profiles, archives) are made exclusively: a link
+    planted at the name is refused and the file it points to is untouched."""
+    victim = tmp_path / "victim.bin"
+    victim.write_bytes(VICTIM)
+    planted = tmp_path / "job.fio"
+    planted.symlink_to(victim)
+    dangling = tmp_path / "profile.xml"
+    dangling.symlink_to(tmp_path / "made-through-the-link")
+    fresh = tmp_path / "fresh.bin"
+
+    async def upload(lib: Library) -> list[str]:
+        connector = Connector(lib)
+        refused = []
+        try:
+            transport = await connector.transport(get_host(lib, "lab-server"))
+            for path in (planted, dangling, victim):
+                try:
+                    await transport.write_bytes(str(path), b"[job]\nrw=write\n")
+                except TransportError as exc:
+                    refused.append(str(exc))
+            await transport.write_bytes(str(fresh), b"archive")
+        finally:
+            await connector.close()
+        return refused
+
+    with Library.open(lab.library) as lib:
+        refused = asyncio.run(upload(lib))
+    assert len(refused) == 3 and all("lab-server: cannot write" in r for r in refused)
+    assert victim.read_bytes() == VICTIM and planted.is_symlink()
+    assert not (tmp_path / "made-through-the-link").exists()
+    assert fresh.read_bytes() == b"archive" and stat.S_IMODE(fresh.stat().st_mode) == 0o600
+
+
+def test_a_directory_suite_over_ssh_never_writes_through_a_planted_link(
+    lab: Any, tmp_path: Path
+) -> None:
+    shared = tmp_path / "shared"  # like /tmp: everyone may write, with the sticky bit
+    shared.mkdir()
+    shared.chmod(0o1777)
+    victim = tmp_path / "victim.bin"
+    victim.write_bytes(VICTIM)
+    before = {s["id"] for s in json.loads(lab.cli("storage", "list", "--json").stdout)}
+    for suite_id in range(max(before, default=0) + 1, max(before, default=0) + 4):
+        (shared / f"pairbench-suite-{suite_id}.dat").symlink_to(victim)  # earlier versions' names
+    proc = start_cli(
+        lab.library, "storage", "run", *SUITE[:6], "--threads", "1", "--iodepth", "4",
+        "--size", "2MiB", "--precondition-passes", "1", "--target", str(shared),
+    )  # fmt: skip
+    try:
+        assert proc.stdout is not None
+        seen: list[str] = []
+        deadline = time.monotonic() + 120
+        while time.monotonic() < deadline and not (seen and seen[-1].startswith("[3/")):
+            line = proc.stdout.readline()
+            if not line:
+                break
+            seen.append(line)
+        assert seen and seen[-1].startswith("[3/"), seen
+        proc.send_signal(signal.SIGINT)
+        proc.wait(timeout=60)
+    finally:
+        proc.kill()
+        proc.wait(timeout=30)
+    assert victim.read_bytes() == VICTIM
+    links = [p for p in shared.iterdir() if p.is_symlink()]
+    assert len(links) == 3 and all(os.readlink(p) == str(victim) for p in links)
+    (made,) = [p for p in shared.iterdir() if not p.is_symlink()]
+    assert made.name.startswith("pairbench-suite.") and stat.S_IMODE(made.stat().st_mode) == 0o700
+    assert (made / "test.dat").stat().st_size == 2 * 2**20

@@ -191,7 +191,7 @@ def test_hosts_add_refuses_duplicates_and_missing_key(library_path: Path, tmp_pa
     status, _, err = _cli(library_path, "hosts", "add", "web1", "--address", "10.0.0.6")
     assert status == 1 and "already exists" in err
     status, _, err = _cli(library_path, "hosts", "add", "localhost", "--address", "10.0.0.6")
-    assert status == 1 and "already exists" in err
+    assert status == 1 and "'localhost' is reserved" in err
     status, _, err = _cli(
         library_path, "hosts", "add", "web2", "--address", "10.0.0.6", "--key", str(tmp_path / "x")
     )

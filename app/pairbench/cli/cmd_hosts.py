@@ -1,5 +1,5 @@
 """``pairbench hosts add|list|show|edit|remove|forget-key|import-ssh-config``: manage hosts
-(``install-tool`` lives in ``cmd_install_tool``)."""
+(``install-tool`` lives in ``cmd_install_tool``, ``rename`` in ``cmd_rename``)."""
 
 from __future__ import annotations
 
@@ -44,7 +44,7 @@ from pairbench.services.ssh_import import (
 )
 
 PASSWORD_STDIN_VAR = "PAIRBENCH_PASSWORD_STDIN"
-_COMMANDS = "add|list|show|edit|remove|forget-key|import-ssh-config|install-tool"
+_COMMANDS = "add|list|show|edit|rename|remove|forget-key|import-ssh-config|install-tool"
 
 
 def add_parser(sub: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
@@ -72,6 +72,10 @@ def add_parser(sub: argparse._SubParsersAction[argparse.ArgumentParser]) -> None
     p_edit.add_argument("--address", help="IP address or DNS name")
     _add_host_options(p_edit, editing=True)
     p_edit.set_defaults(handler=handle_edit)
+
+    from pairbench.cli import cmd_rename
+
+    cmd_rename.add_subparser(hosts_sub, "host")
 
     p_remove = hosts_sub.add_parser("remove", help="remove a host and forget its password")
     p_remove.add_argument("name", metavar="NAME")

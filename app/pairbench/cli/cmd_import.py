@@ -12,7 +12,7 @@ from pairbench.domain.units import format_value
 from pairbench.domain.validation import parse_tag
 from pairbench.export.escaping import terminal_text
 from pairbench.services.import_guess import read_output_file
-from pairbench.services.importing import import_output
+from pairbench.services.importing import InputRefusedError, import_output
 from pairbench.services.library import LibraryError
 from pairbench.services.parsing import ParseError
 
@@ -67,6 +67,9 @@ def handle(args: argparse.Namespace, env: Environment) -> ExitStatus:
             )
         except ParseError as exc:
             env.err(terminal_text(f"pairbench: {path} is not {args.tool} output: {exc}"))
+            return ExitStatus.ERROR
+        except InputRefusedError as exc:
+            env.err(terminal_text(f"pairbench: {path} not imported: {exc}; nothing stored"))
             return ExitStatus.ERROR
         except LibraryError as exc:
             env.err(terminal_text(f"pairbench: {exc}"))

@@ -9,7 +9,9 @@ from pathlib import Path
 from pairbench.cli.environment import Environment
 from pairbench.cli.exit_status import ExitStatus
 from pairbench.domain import group_records
+from pairbench.export.escaping import terminal_text
 from pairbench.export.run_json import parse_payload
+from pairbench.services.import_guess import read_output_file
 from pairbench.services.parsing import known_tool, parse_output
 
 
@@ -25,9 +27,9 @@ def handle(args: argparse.Namespace, env: Environment) -> ExitStatus:
     """Parse the whole file and print the ``parse`` JSON shape."""
     tool = known_tool(args.tool)
     try:
-        text = args.file.read_bytes().decode("utf-8", errors="replace")
-    except OSError as exc:
-        env.err(f"pairbench: cannot read {args.file}: {exc.strerror or exc}")
+        text = read_output_file(args.file)
+    except ValueError as exc:
+        env.err(terminal_text(f"pairbench: {exc}"))
         return ExitStatus.ERROR
     parsed = parse_output(tool, text)
     summary = parsed.summary

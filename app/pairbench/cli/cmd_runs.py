@@ -11,6 +11,7 @@ import argparse
 import contextlib
 import gc
 import json
+import math
 import re
 from collections.abc import Iterator
 from typing import TYPE_CHECKING, Any
@@ -189,9 +190,11 @@ def list_filter(args: argparse.Namespace) -> RunFilter:
 
 
 def when_text(timestamp: float) -> str:
-    from datetime import datetime
+    """A run's time as ``runs list``/``show`` print it; "(invalid time)" for a stored value
+    no calendar shows (a library written by an older or hostile program)."""
+    from pairbench.domain.timestamps import time_text
 
-    return datetime.fromtimestamp(timestamp).strftime("%Y-%m-%d %H:%M:%S")
+    return time_text(timestamp)
 
 
 def key_metric(run: Run) -> str:
@@ -306,9 +309,9 @@ def _show_lines(run: Run, series: list[Series], analyses: dict[str, Any]) -> lis
     lines = [f"run {run.id}: {run.spec.tool} on {run.spec.pair} — {run.status.value}"]
     lines.append(f"  started   {when_text(run.started_at)}")
     if run.ended_at is not None:
-        lines.append(
-            f"  ended     {when_text(run.ended_at)} ({run.ended_at - run.started_at:.1f} s)"
-        )
+        took = run.ended_at - run.started_at
+        length = f" ({took:.1f} s)" if math.isfinite(took) else ""
+        lines.append(f"  ended     {when_text(run.ended_at)}{length}")
     lines.append(f"  version   {run.tool_version}")
     lines.append("  params    " + " ".join(f"{k}={v}" for k, v in sorted(run.spec.params.items())))
     if run.label:

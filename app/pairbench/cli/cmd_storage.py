@@ -96,6 +96,11 @@ def add_parser(sub: argparse._SubParsersAction[argparse.ArgumentParser]) -> None
     run.set_defaults(handler=handle_run)
     resume = ssub.add_parser("resume", help="go on with a stopped suite from its next job")
     resume.add_argument("id", type=int)
+    resume.add_argument(
+        "--force",
+        action="store_true",
+        help="go on although the device now holds a file system or partitions (destroyed)",
+    )
     resume.add_argument("--json", action="store_true", help="end with one JSON object")
     resume.add_argument("--accept-new-host-key", action="store_true", help="pin a new host key")
     resume.set_defaults(handler=handle_resume)
@@ -278,6 +283,7 @@ def handle_resume(args: argparse.Namespace, env: Environment) -> ExitStatus:
                     secrets=TerminalPrompt(),
                     accept_new_host_key=args.accept_new_host_key,
                     on_resumed=on_resumed,
+                    force=args.force,
                 )
             )
     except (LibraryError, RunError, ValueError) as exc:

@@ -2,8 +2,9 @@
 
 from __future__ import annotations
 
-import time
 from collections.abc import Mapping, Sequence
+
+from pairbench.domain.timestamps import time_text
 
 
 class TransportError(Exception):
@@ -124,7 +125,7 @@ def describe_holder(holder: Mapping[str, object]) -> str:
         parts.append(f"pid {holder['pid']}")
     started = holder.get("started_at")
     if isinstance(started, int | float):
-        parts.append(f"started {time.strftime('%H:%M:%S', time.localtime(started))}")
+        parts.append(f"started {time_text(started, '%H:%M:%S')}")
     detail = f" ({', '.join(parts)})" if parts else ""
     return (
         f"in use by another Pairbench run{detail}; wait for it to end or cancel it where it "
@@ -165,6 +166,15 @@ class PairBusyError(RunError):
         super().__init__(message)
         self.host = host
         self.holder = dict(holder)
+
+
+class TargetHoldsDataError(RunError):
+    """A storage suite's device holds data it would destroy (``held``: a file system, a
+    partition table, ...) and was not forced; a front end may offer to force it."""
+
+    def __init__(self, message: str, host: str, target: str, held: Sequence[str]) -> None:
+        super().__init__(message)
+        self.host, self.target, self.held = host, target, list(held)
 
 
 class StalledOutError(Exception):
@@ -211,3 +221,45 @@ class FormErrors(ValueError):
 
 class AnalysisError(Exception):
     """A run cannot be analysed (no throughput series); the message says why."""
+
+
+class UserFileError(ValueError):
+    """A file the user named cannot be read as asked: missing, unreadable, not a regular file
+    (a FIFO, a device, a directory), or larger than the size allowed for what it should be.
+    ``path`` is the file as named; ``os_error`` the system's error when there was one."""
+
+    def __init__(self, message: str, *, path: str = "", os_error: OSError | None = None) -> None:
+        super().__init__(message)
+        self.path = path
+        self.os_error = os_error
+
+
+class InputRefusedError(ValueError):
+    """An input read whole but refused before anything was stored (an import holding no
+    result of its tool, an implausible time, a negative or non-finite figure); the message
+    says what was read and why it cannot be so."""
+
+
+class LibraryFullError(Exception):
+    """The file system holding the library is full: nothing more can be stored in it.
+
+    ``mount`` is that file system's mount point, ``detail`` its type and device, ``free`` the
+    bytes left on it; ``kept`` says what was kept of the work that met it ("run 3 is stored
+    as interrupted with its first 120 samples"; "nothing was imported").
+    """
+
+    def __init__(self, library: str, mount: str, detail: str, free: int, kept: str = "") -> None:
+        self.library, self.mount, self.detail = library, mount, detail
+        self.free, self.kept = free, kept
+        from pairbench.domain.units import format_quantity  # here: `runs list` needs no units
+
+        shown = f"{mount} ({detail})" if detail else mount
+        said = f"; {kept}" if kept else ""
+        super().__init__(
+            f"the library's disk is full: {shown} has {format_quantity('B', free)} free"
+            f"{said}; free space on {mount} and try again"
+        )
+
+    def keeping(self, kept: str) -> LibraryFullError:
+        """The same failure, saying what was kept."""
+        return LibraryFullError(self.library, self.mount, self.detail, self.free, kept)

@@ -60,3 +60,23 @@ LOCAL_PAIR = HostPair(
     data_address="127.0.0.1",
     description="This computer",
 )
+
+# Names that mean this computer wherever a host or a pair is named: the built-in pair, its
+# host, and ``--host local`` (a storage suite here). No other host or pair may take one, in
+# any letter case (``domain.validation.check_new_name``).
+RESERVED_NAMES = frozenset({LOCAL_PAIR.name, LOCAL_HOST.name})
+
+
+def is_reserved_name(name: str) -> bool:
+    """Whether ``name`` is one of ``RESERVED_NAMES``, in any letter case."""
+    return name.casefold() in RESERVED_NAMES
+
+
+def is_builtin_host(host: Host) -> bool:
+    """The built-in host: this computer, under its own name."""
+    return host.is_local and host.name == LOCAL_HOST.name
+
+
+def is_builtin_pair(pair: HostPair) -> bool:
+    """The built-in pair ``local``: this computer to itself."""
+    return pair.name == LOCAL_PAIR.name and pair.client.is_local and pair.server.is_local

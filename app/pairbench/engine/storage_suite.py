@@ -5,7 +5,6 @@ which ones finished, so a stopped suite goes on from its next job as if nothing 
 from __future__ import annotations
 
 import asyncio
-import posixpath
 from collections.abc import Iterable
 from dataclasses import dataclass, replace
 from typing import Protocol
@@ -19,9 +18,10 @@ from pairbench.analysis.storage_suite import (
     verdict_json,
 )
 from pairbench.domain import LineSource, Run, RunSpec, RunStatus
-from pairbench.domain.failures import RunError
+from pairbench.domain.failures import LibraryFullError, RunError
 from pairbench.domain.storage import Job, JobKey, SuiteParams, SuiteStatus, stages_of
 from pairbench.engine.execute import Prepared, execute_run
+from pairbench.engine.host_lock import HostLocks
 from pairbench.engine.observer import RunObserver
 from pairbench.library import Library
 from pairbench.library.series import load_raw_output
@@ -85,13 +85,13 @@ class SuiteOutcome:
     error: str | None = None
 
 
-def test_file(params: SuiteParams, suite_id: int) -> str:
-    """The suite's test file in a directory target (kept between jobs and on a stop)."""
-    return posixpath.join(params.target, f"pairbench-suite-{suite_id}.dat")
-
-
-def job_params(params: SuiteParams, suite_id: int, key: JobKey) -> dict[str, str]:
-    """The fio run parameters of the job at ``key``."""
+def job_params(
+    params: SuiteParams, suite_id: int, key: JobKey, test_file: str = ""
+) -> dict[str, str]:
+    """The fio run parameters of the job at ``key``: on the device, or on ``test_file`` (in
+    the suite's own directory, ``engine.storage_files``; the suite made it, so it is
+    confirmed); without one, a directory suite's jobs name the target directory (only for
+    checks: ``run_suite`` refuses to run that way)."""
     job = job_of(params, key)
     out = {
         "rw": job.rw,
@@ -112,8 +112,11 @@ def job_params(params: SuiteParams, suite_id: int, key: JobKey) -> dict[str, str
     if params.on_device:
         out["device"] = params.target
         out["confirm_destroy"] = params.target
+    elif test_file:
+        out["file"] = test_file
+        out["confirm_destroy"] = test_file
     else:
-        out["file"] = test_file(params, suite_id)
+        out["directory"] = params.target
     return out
 
 
@@ -124,7 +127,9 @@ def job_label(suite_id: int, key: JobKey, job: Job, params: SuiteParams) -> str:
     return f"storage {suite_id}: {stage.name} round {key.round}, {job.name}"
 
 
-def job_spec(pair: str, suite_id: int, params: SuiteParams, key: JobKey) -> RunSpec:
+def job_spec(
+    pair: str, suite_id: int, params: SuiteParams, key: JobKey, test_file: str = ""
+) -> RunSpec:
     """The run of one job: fio on the suite's host, tagged with its place in the suite."""
     job = job_of(params, key)
     stage = "precondition" if key.precondition else stages_of(params.test)[key.stage].name
@@ -135,7 +140,11 @@ def job_spec(pair: str, suite_id: int, params: SuiteParams, key: JobKey) -> RunS
         "suite_job": job.name,
     }
     return RunSpec(
-        pair, "fio", job_params(params, suite_id, key), job_label(suite_id, key, job, params), tags
+        pair,
+        "fio",
+        job_params(params, suite_id, key, test_file),
+        job_label(suite_id, key, job, params),
+        tags,
     )
 
 
@@ -197,10 +206,16 @@ async def run_suite(
     observer: SuiteObserver | None = None,
     run_observer: RunObserver | None = None,
     cancel: asyncio.Event | None = None,
+    test_file: str = "",
+    locks: HostLocks | None = None,
 ) -> SuiteOutcome:
     """Run the suite's remaining jobs, one at a time, and end it: completed when every stage
     is steady or out of rounds; cancelled, interrupted or failed (resumable) when a job did
-    not complete. ``prepared`` is fio on the suite's host, probed (its spec is replaced)."""
+    not complete. ``prepared`` is fio on the suite's host, probed (its spec is replaced);
+    ``test_file`` a directory suite's file (in its own directory); ``locks`` the host's lock,
+    held by the caller for the whole suite (else each job takes it)."""
+    if not params.on_device and not test_file:
+        raise ValueError("a directory suite runs on its test file, and none was given")
     observer = observer or NullSuiteObserver()
     cancel = cancel or asyncio.Event()
     done = done_jobs(lib, suite_id)
@@ -209,33 +224,42 @@ async def run_suite(
         key = progress.next_job
         if cancel.is_set():
             return _end(lib, suite_id, SuiteStatus.CANCELLED, progress, "cancelled")
-        spec = job_spec(prepared.pair.name, suite_id, params, key)
+        spec = job_spec(prepared.pair.name, suite_id, params, key, test_file)
         finished, planned = jobs_total(params, progress, done)
         observer.on_job_started(key, spec.label, finished, planned)
         job_prepared = replace(
             prepared, spec=replace(spec, params=prepared.tool.resolve(spec.params))
         )
         try:
-            run = await execute_run(lib, job_prepared, observer=run_observer, cancel=cancel)
-        except RunError as exc:
-            return _end(lib, suite_id, SuiteStatus.FAILED, progress, str(exc))
+            run = await execute_run(
+                lib, job_prepared, observer=run_observer, cancel=cancel, held=locks
+            )
+        except RunError as exc:  # the job could not start: the library's disk full interrupts
+            full = isinstance(exc.cause, LibraryFullError)
+            end = SuiteStatus.INTERRUPTED if full else SuiteStatus.FAILED
+            return _end(lib, suite_id, end, progress, str(exc))
         except asyncio.CancelledError:  # the task itself (a window closing): the run is stored
             _end(lib, suite_id, SuiteStatus.CANCELLED, progress, "cancelled")
             raise
         observer.on_job_finished(key, run)
         figures = _figures(lib, run)
         where = (key.stage, key.round, key.job)
+        failed = run.status if run.status is not RunStatus.COMPLETED else RunStatus.FAILED
+        try:
+            with lib.disk_errors():
+                if figures is None:
+                    record_job(lib, suite_id, where, run.id, failed.value, {})
+                else:
+                    record_job(lib, suite_id, where, run.id, RunStatus.COMPLETED.value, figures)
+                    done[key] = figures
+                    before, progress = progress, suite_progress(params, done)
+                    _report_rounds(lib, suite_id, before, progress, observer)
+        except LibraryFullError as exc:  # the job's run is stored; a resume runs it again
+            return _end(lib, suite_id, SuiteStatus.INTERRUPTED, progress, f"{spec.label}: {exc}")
         if figures is None:
-            status = run.status if run.status is not RunStatus.COMPLETED else RunStatus.FAILED
-            record_job(lib, suite_id, where, run.id, status.value, {})
             reason = run.error or f"the job's run {run.id} measured nothing"
             end = _SUITE_END.get(run.status, SuiteStatus.FAILED)
             return _end(lib, suite_id, end, progress, f"{spec.label}: {reason}")
-        record_job(lib, suite_id, where, run.id, RunStatus.COMPLETED.value, figures)
-        done[key] = figures
-        before = progress
-        progress = suite_progress(params, done)
-        _report_rounds(lib, suite_id, before, progress, observer)
     return _end(lib, suite_id, SuiteStatus.COMPLETED, progress, None)
 
 
@@ -271,6 +295,8 @@ def _end(
     progress: SuiteProgress,
     error: str | None,
 ) -> SuiteOutcome:
-    set_suite_verdicts(lib, suite_id, verdicts(progress))
-    finish_suite(lib, suite_id, status.value, error=error)
+    kept = f"suite {suite_id} could not be stored as {status.value}: it is marked interrupted"
+    with lib.disk_errors(f"{kept} the next time the library is opened with room"):
+        set_suite_verdicts(lib, suite_id, verdicts(progress))
+        finish_suite(lib, suite_id, status.value, error=error)
     return SuiteOutcome(suite_id, status, progress, error)

@@ -6,8 +6,8 @@ from __future__ import annotations
 
 import math
 import statistics
-import time
 
+from pairbench.domain.timestamps import time_text
 from pairbench.domain.units import Scale, axis_label, format_value, metric_scale
 from pairbench.export.campaign_data import PAIR, Column, GroupCell, ReportModel
 from pairbench.export.escaping import csv_line
@@ -177,7 +177,7 @@ def _rank_rule(model: ReportModel) -> str:
 def sections(model: ReportModel) -> list[Section]:
     """The report's tables with their notes, in order."""
     d = model.data
-    when = time.strftime("%Y-%m-%d %H:%M %Z", time.localtime(d.created_at))
+    when = time_text(d.created_at, "%Y-%m-%d %H:%M %Z")
     grouped = (
         "one row per pair"
         if d.group_by == PAIR

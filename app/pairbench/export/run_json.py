@@ -59,7 +59,8 @@ def run_fields(run: Run, *, number: Callable[[float], Any] = _number) -> dict[st
     """A stored run's own fields (without series), the one place that names them.
 
     ``number`` writes a summary value: by default NaN and infinities become null; the evidence
-    bundle (``export/bundle.py``) keeps them, as strings.
+    bundle (``export/bundle.py``) keeps them, as strings. A start or end time that is no
+    finite number (a library written by an older or hostile program) is null.
     """
     return {
         "id": run.id,
@@ -68,8 +69,8 @@ def run_fields(run: Run, *, number: Callable[[float], Any] = _number) -> dict[st
         "tool_version": run.tool_version,
         "params": dict(run.spec.params),
         "status": run.status.value,
-        "started_at": run.started_at,
-        "ended_at": run.ended_at,
+        "started_at": _number(run.started_at),
+        "ended_at": None if run.ended_at is None else _number(run.ended_at),
         "label": run.label,
         "tags": dict(run.tags),
         "notes": run.notes,

@@ -17,12 +17,12 @@ import math
 import statistics
 from collections.abc import Sequence
 from dataclasses import dataclass
-from datetime import UTC, datetime
 
 import numpy as np
 
 from pairbench.analysis.compare import Comparison, GroupKind, GroupResult
 from pairbench.analysis.outliers import OutlierMethod
+from pairbench.domain.timestamps import time_text
 from pairbench.domain.units import Scale, axis_label, format_value, metric_scale
 from pairbench.export.escaping import (
     csv_line,
@@ -290,7 +290,7 @@ def footer_text(cmp: Comparison) -> str:
             for r in cmp.runs
         }
     )
-    days = sorted(datetime.fromtimestamp(r.started_at, UTC).strftime("%Y-%m-%d") for r in cmp.runs)
+    days = sorted(time_text(r.started_at, "%Y-%m-%d", utc=True) for r in cmp.runs)
     when = days[0] if days[0] == days[-1] else f"{days[0]} – {days[-1]}"
     return f"Pairs: {', '.join(pairs)} · Tools: {', '.join(tools)} · Runs: {when} (UTC)"
 

@@ -77,11 +77,13 @@ class Transport(Protocol):
         ...
 
     async def write_bytes(self, path: str, content: bytes) -> None:
-        """Write ``content`` (an archive, say) to a new file ``path`` on the host."""
+        """Write ``content`` (an archive, say) to a new file ``path`` on the host (0600): made
+        exclusively, so an existing file or a link planted at ``path`` is refused
+        (``TransportError``), never overwritten nor followed."""
         ...
 
     async def write_file(self, path: str, content: str) -> None:
-        """Write a text file on the host (SFTP for SSH hosts)."""
+        """Write a new text file on the host (SFTP for SSH hosts), as ``write_bytes``."""
         ...
 
     async def remove_workdir(self, path: str) -> None:

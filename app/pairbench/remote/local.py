@@ -18,6 +18,8 @@ from pairbench.remote.base import USER_BIN, CommandResult, make_workdir_with, re
 from pairbench.remote.launcher import HEARTBEAT, HEARTBEAT_PERIOD_S, parse_pid_line, watchdog_argv
 
 _EOF = None
+# A file Pairbench writes on a host is always new: made exclusively, a link never followed.
+NEW_FILE_FLAGS = os.O_WRONLY | os.O_CREAT | os.O_EXCL | os.O_NOFOLLOW | os.O_CLOEXEC
 # A line longer than this is split: a tool gone mad must not exhaust memory.
 _LINE_LIMIT = 1 << 20
 START_TIMEOUT_S = 10.0
@@ -213,7 +215,13 @@ class LocalTransport:
         await self.write_bytes(path, content.encode("utf-8"))
 
     async def write_bytes(self, path: str, content: bytes) -> None:
-        Path(path).write_bytes(content)
+        """A new file only (``O_EXCL``: never over an existing file, never through a link)."""
+        try:
+            fd = os.open(path, NEW_FILE_FLAGS, 0o600)
+        except OSError as exc:
+            raise TransportError(f"this computer: cannot write {path}: {exc.strerror}") from exc
+        with os.fdopen(fd, "wb") as handle:
+            handle.write(content)
 
     async def remove_workdir(self, path: str) -> None:
         await remove_workdir_with(self, path)

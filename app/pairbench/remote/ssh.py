@@ -37,6 +37,9 @@ from pairbench.remote.secrets import NoPrompt, SecretPrompt, stored_password
 CONNECT_TIMEOUT_S = 10.0
 KEEPALIVE_INTERVAL_S = 2.0
 KEEPALIVE_COUNT_MAX = 3
+# A file Pairbench uploads is always new: sftp-server opens it O_CREAT|O_EXCL, which never
+# opens an existing file nor follows a link.
+NEW_FILE_FLAGS = asyncssh.FXF_WRITE | asyncssh.FXF_CREAT | asyncssh.FXF_EXCL
 
 
 # A KEXINIT's name-lists (RFC 4253 §7.1): key exchange, host key, then cipher, MAC and
@@ -568,7 +571,12 @@ class SSHTransport:
     async def write_bytes(self, path: str, content: bytes) -> None:
         conn = await self.connect()
         try:
-            async with conn.start_sftp_client() as sftp, sftp.open(path, "wb") as handle:
+            async with (
+                conn.start_sftp_client() as sftp,
+                sftp.open(
+                    path, NEW_FILE_FLAGS, asyncssh.SFTPAttrs(permissions=0o600), encoding=None
+                ) as handle,
+            ):
                 await handle.write(content)
         except (asyncssh.Error, OSError) as exc:
             raise TransportError(f"host {self.host.name}: cannot write {path}: {exc}") from exc

@@ -10,7 +10,12 @@ from collections.abc import Iterator
 from dataclasses import dataclass, field
 from pathlib import Path
 
+from pairbench.domain.failures import UserFileError
+from pairbench.domain.user_files import read_text
+
 MAX_INCLUDE_DEPTH = 5
+MAX_CONFIG_BYTES = 1 << 20  # each file (the config and each it includes)
+MAX_CONFIG_FILES = 256  # the config and every file its Includes read, in all
 _WILDCARDS = ("*", "?")
 # The keywords read here; every other keyword is accepted and ignored.
 _SINGLE_VALUE = ("hostname", "port", "user", "identityfile", "proxyjump")
@@ -50,15 +55,19 @@ class _Reader:
     home: Path
     directives: list[_Directive] = field(default_factory=list)
     aliases: list[str] = field(default_factory=list)
+    files_read: int = 0
 
     def read(self, path: Path, base: tuple[tuple[str, ...], ...] | None, depth: int) -> None:
         """Read one file; ``base`` is the including block's condition (None: never applies)."""
         if depth > MAX_INCLUDE_DEPTH:
             raise SSHConfigError(f"{path}: Include nested deeper than {MAX_INCLUDE_DEPTH} levels")
+        self.files_read += 1
+        if self.files_read > MAX_CONFIG_FILES:
+            raise SSHConfigError(f"{path}: the config includes more than {MAX_CONFIG_FILES} files")
         try:
-            text = path.read_bytes().decode("utf-8", errors="replace")
-        except OSError as exc:
-            raise SSHConfigError(f"cannot read {path}: {exc.strerror or exc}") from exc
+            text = read_text(path, what="the SSH config", limit=MAX_CONFIG_BYTES)
+        except UserFileError as exc:
+            raise SSHConfigError(str(exc)) from None
         conditions = base
         for lineno, keyword, args, raw in _lines(text, path):
             where = f"{path}:{lineno}"

@@ -176,6 +176,7 @@ class StorageCellRunner:
                     cancel=cancel,
                     secrets=self.secrets,
                     accept_new_host_key=self.accept_new_host_key,
+                    force=cell.params.get("force") == "true",  # as the plan forced its start
                 )
             else:
                 req = suite_request(suite_host(pair, cell.params), cell.params, label=label)

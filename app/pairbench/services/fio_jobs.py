@@ -8,7 +8,8 @@ from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 from pathlib import Path
 
-from pairbench.services.text_files import read_text_file
+from pairbench.domain.failures import UserFileError
+from pairbench.domain.user_files import read_text
 from pairbench.tools.fio_jobfile import (
     MAX_JOBFILE_CHARS,
     SHOWN,
@@ -48,10 +49,13 @@ def check_job_text(text: str, name: str = "") -> JobFile:
 
 def read_job_file(path: str | Path) -> JobFile:
     """The job file at ``path`` on this computer, checked; ``JobFileError`` if it cannot be
-    read, is not UTF-8 text, or would not be run (``tools.fio_jobfile.check_job_file``)."""
-    file, text = read_text_file(
-        path, max_chars=MAX_JOBFILE_CHARS, what="job file", error=JobFileError
-    )
+    read (``domain.user_files.read_text``: a regular file, not too large, text), or would
+    not be run (``tools.fio_jobfile.check_job_file``)."""
+    file = Path(path).expanduser()
+    try:
+        text = read_text(file, what="job file", limit=MAX_JOBFILE_CHARS * 4, errors="strict")
+    except UserFileError as exc:
+        raise JobFileError(str(exc)) from None
     try:
         return check_job_text(text, file.name)
     except JobFileError as exc:

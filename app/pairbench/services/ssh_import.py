@@ -16,7 +16,7 @@ from pairbench.domain import AuthMethod, Host
 from pairbench.domain.validation import (
     NAME_RE,
     check_address,
-    check_name,
+    check_new_name,
     check_port,
     check_user,
     shown,
@@ -120,7 +120,7 @@ def _plain_alias(value: str) -> bool:
 
 def _host_from_entry(entry: SSHConfigEntry, plan: ImportPlan) -> Host:
     """A host for one alias; ``ValueError`` when a field cannot be used."""
-    name = check_name("host", entry.alias)
+    name = check_new_name("host", entry.alias)
     address = check_address(entry.hostname)
     user = None if entry.user is None else check_user(entry.user)
     port = 22 if entry.port is None else check_port(entry.port)

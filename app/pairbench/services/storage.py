@@ -25,14 +25,22 @@ from pairbench.domain.storage import (
     block_size_bytes,
     stages_of,
 )
-from pairbench.engine.execute import Prepared, prepare
+from pairbench.engine.execute import Prepared, hold_pair, prepare
+from pairbench.engine.host_lock import HostLocks
 from pairbench.engine.observer import RunObserver
+from pairbench.engine.storage_files import FACT as TEST_DIR_FACT
+from pairbench.engine.storage_files import (
+    make_test_dir,
+    probe_direct,
+    remove_test_dir,
+    reopen_test_dir,
+    test_file_in,
+)
 from pairbench.engine.storage_suite import (
     SuiteObserver,
     completed_jobs,
     job_spec,
     run_suite,
-    test_file,
 )
 from pairbench.engine.storage_suite import SuiteOutcome as SuiteOutcome
 from pairbench.engine.storage_target import (
@@ -41,7 +49,7 @@ from pairbench.engine.storage_target import (
     inspect_device,
     inspect_directory,
     purge_device,
-    remove_file,
+    with_direct,
 )
 from pairbench.engine.transports import Connector
 from pairbench.library import Library, LibraryError
@@ -58,6 +66,7 @@ from pairbench.library.suites import (
 )
 from pairbench.remote.base import Transport
 from pairbench.remote.secrets import SecretPrompt
+from pairbench.services.storage_room import keep_library_room
 from pairbench.tools.fio import PathParam
 
 KIND = "storage"
@@ -120,25 +129,48 @@ def check_request(req: SuiteRequest) -> None:
 
 def suite_pair(lib: Library, host: str) -> HostPair:
     """The suite's host as a pair whose client and server are that host (``local``: this
-    computer); ``LibraryError`` for an unknown host."""
+    computer); ``LibraryError`` for an unknown host, and for ``local`` while a stored host
+    (of a library from before names were reserved) has that name too: which one was meant
+    cannot be told, and the wrong one may be this computer's device."""
     if host == LOCAL_PAIR.name:
-        return LOCAL_PAIR
+        try:
+            clash = stored_hosts.get_host(lib, host)
+        except LibraryError:
+            return LOCAL_PAIR
+        raise LibraryError(
+            f"'{host}' means this computer, but this library also holds a host named "
+            f"'{host}' ({clash.address}); rename that host first "
+            f"(pairbench hosts rename {host} NEW-NAME)"
+        )
     found = stored_hosts.get_host(lib, host)
     return HostPair(name=found.name, client=found, server=found)
 
 
 async def inspect_target(
-    transport: Transport, params: SuiteParams, *, force: bool, existing: str = ""
+    transport: Transport,
+    params: SuiteParams,
+    *,
+    force: bool,
+    existing: str = "",
+    remedy: str = "",
 ) -> TargetFacts:
-    """The target checked (nothing written but a 4 KiB O_DIRECT probe in a directory)."""
+    """The target checked (nothing written); ``remedy`` says how to force a device that
+    holds data (``inspect_device``)."""
     if params.on_device:
-        return await inspect_device(transport, params.target, force=force)
+        return await inspect_device(transport, params.target, force=force, remedy=remedy)
     return await inspect_directory(transport, params.target, params.size, existing_file=existing)
 
 
-async def prepared_fio(connector: Connector, pair: HostPair, params: SuiteParams) -> Prepared:
-    """fio probed on the host (and a device checked unmounted) for the suite's jobs."""
-    return await prepare(pair, job_spec(pair.name, 0, params, JobKey(0, 1, 0)), connector)
+async def prepared_fio(
+    connector: Connector, pair: HostPair, params: SuiteParams, test_dir: str = ""
+) -> Prepared:
+    """fio probed on the host, and its target checked there (a device unused; the test file
+    in ``test_dir``, the suite's own directory; without one the target directory) for the
+    suite's jobs."""
+    test_file = test_file_in(test_dir) if test_dir else ""
+    return await prepare(
+        pair, job_spec(pair.name, 0, params, JobKey(0, 1, 0), test_file), connector
+    )
 
 
 async def start_suite(
@@ -154,11 +186,14 @@ async def start_suite(
     tags: Mapping[str, str] | None = None,
 ) -> SuiteOutcome:
     """Check the target, store the suite (with ``tags``: its place in a campaign), purge,
-    and run it (``run_suite``). Raises ``RunError`` (nothing stored, nothing written) when
-    the host or the target refuses."""
+    and run it (``run_suite``), holding the host for the whole suite. Raises ``RunError``
+    (nothing stored, nothing written) when the host is busy or refuses, or the target does;
+    a directory suite's test file is made in a private directory of its own
+    (``engine.storage_files``)."""
     check_request(req)
     watch = _Watch(observer, run_observer, cancel)
     pair = suite_pair(lib, req.host)
+    locks = hold_pair(pair, "fio")
     connector = Connector(lib, secrets=secrets, accept_new_host_key=accept_new_host_key)
     try:
         transport = await connector.transport(pair.server)
@@ -166,24 +201,37 @@ async def start_suite(
         target = await inspect_target(transport, plan, force=req.force)
         size = min(req.size, target.size_bytes) if req.size else target.size_bytes
         _refuse_block_sizes(req, target)
-        params = SuiteParams(
-            test=req.test,
-            target=req.target,
-            size=size,
-            threads=req.threads or await cpu_count(transport),
-            iodepth=req.iodepth,
-            round_seconds=req.round_seconds,
-            max_rounds=req.max_rounds,
-            precondition_passes=req.precondition_passes,
-            purge=req.purge,
-            data_excursion=req.data_excursion,
-            slope_excursion=req.slope_excursion,
-            direct=target.direct,
-        )
-        prepared = await prepared_fio(connector, pair, params)
-        suite_id = create_suite(lib, KIND, req.host, params.to_json(), label=req.label, tags=tags)
+        test_dir = "" if plan.on_device else await make_test_dir(transport, req.target)
+        try:
+            if test_dir:
+                target = with_direct(target, await probe_direct(transport, test_dir))
+            params = SuiteParams(
+                test=req.test,
+                target=req.target,
+                size=size,
+                threads=req.threads or await cpu_count(transport),
+                iodepth=req.iodepth,
+                round_seconds=req.round_seconds,
+                max_rounds=req.max_rounds,
+                precondition_passes=req.precondition_passes,
+                purge=req.purge,
+                data_excursion=req.data_excursion,
+                slope_excursion=req.slope_excursion,
+                direct=target.direct,
+            )
+            keep_library_room(lib, pair, params, target.facts, params.size)
+            prepared = await prepared_fio(connector, pair, params, test_dir)
+            suite_id = create_suite(
+                lib, KIND, req.host, params.to_json(), label=req.label, tags=tags
+            )
+        except BaseException:
+            if test_dir:  # refused before anything was stored: leave nothing behind
+                await remove_test_dir(transport, req.target, test_dir)
+            raise
         facts = dict(target.facts)
         facts["fio"] = prepared.tool_version
+        if test_dir:
+            facts[TEST_DIR_FACT] = test_dir
         if params.purge and params.on_device:
             facts["purge"] = await purge_device(transport, params.target)
         elif params.purge:
@@ -193,8 +241,11 @@ async def start_suite(
         set_suite_facts(lib, suite_id, facts)
         if on_created is not None:
             on_created(suite_id, params)
-        return await _run_and_tidy(lib, transport, suite_id, params, prepared, watch)
+        return await _run_and_tidy(
+            lib, transport, suite_id, params, prepared, watch, _Files(test_dir, locks)
+        )
     finally:
+        locks.release()
         await connector.close()
 
 
@@ -218,6 +269,15 @@ class _Watch:
     cancel: asyncio.Event | None
 
 
+@dataclass(frozen=True, slots=True)
+class _Files:
+    """What a suite holds on its host while it runs: its directory ("" on a device), and the
+    host's lock."""
+
+    test_dir: str
+    locks: HostLocks
+
+
 async def _run_and_tidy(
     lib: Library,
     transport: Transport,
@@ -225,6 +285,7 @@ async def _run_and_tidy(
     params: SuiteParams,
     prepared: Prepared,
     watch: _Watch,
+    files: _Files,
 ) -> SuiteOutcome:
     """Run the suite's remaining jobs, then tidy up after a completed one."""
     outcome = await run_suite(
@@ -235,19 +296,16 @@ async def _run_and_tidy(
         observer=watch.observer,
         run_observer=watch.run_observer,
         cancel=watch.cancel,
+        test_file=test_file_in(files.test_dir) if files.test_dir else "",
+        locks=files.locks,
     )
-    await _tidy(lib, transport, params, outcome)
+    if files.test_dir and outcome.status is SuiteStatus.COMPLETED:
+        # A completed directory suite removes its test file and directory (a stopped one
+        # keeps them for ``storage resume``), and says so in its facts.
+        note = await remove_test_dir(transport, params.target, files.test_dir)
+        suite = get_suite(lib, suite_id)
+        set_suite_facts(lib, suite_id, {**suite.facts, "test_file": note})
     return outcome
-
-
-async def _tidy(lib: Library, transport: Transport, params: SuiteParams, out: SuiteOutcome) -> None:
-    """A completed suite on a directory removes its test file (a stopped one keeps it for
-    ``storage resume``), and says so in its facts."""
-    if params.on_device or out.status is not SuiteStatus.COMPLETED:
-        return
-    note = await remove_file(transport, test_file(params, out.suite_id))
-    suite = get_suite(lib, out.suite_id)
-    set_suite_facts(lib, out.suite_id, {**suite.facts, "test_file": note})
 
 
 async def resume_suite(
@@ -260,26 +318,52 @@ async def resume_suite(
     secrets: SecretPrompt | None = None,
     accept_new_host_key: bool = False,
     on_resumed: Callable[[int, SuiteParams], None] | None = None,
+    force: bool = False,
 ) -> SuiteOutcome:
     """Go on with a stopped suite from its next unfinished job (the job that was running
-    when it stopped runs again); ``LibraryError`` for a finished or unknown suite."""
+    when it stopped runs again); ``LibraryError`` for a finished or unknown suite. The target
+    is checked as at a start: a device that now holds a file system or partitions is refused
+    (``TargetHoldsDataError``) unless ``force``; a directory suite's own directory must be
+    as it made it (``engine.storage_files.check_test_dir``). Refused, the suite is left as
+    it was."""
     suite = get_suite(lib, suite_id)
     if suite.status == SuiteStatus.COMPLETED.value:
         raise LibraryError(f"suite {suite_id} is completed: nothing to resume")
     params = SuiteParams.from_json(suite.params)
     watch = _Watch(observer, run_observer, cancel)
     pair = suite_pair(lib, suite.host)
+    locks = hold_pair(pair, "fio")
     connector = Connector(lib, secrets=secrets, accept_new_host_key=accept_new_host_key)
     try:
         transport = await connector.transport(pair.server)
-        existing = "" if params.on_device else test_file(params, suite_id)
-        await inspect_target(transport, params, force=True, existing=existing)
-        prepared = await prepared_fio(connector, pair, params)
-        claim_suite(lib, suite_id)
+        recorded = "" if params.on_device else str(suite.facts.get(TEST_DIR_FACT) or "")
+        existing = test_file_in(recorded) if recorded else ""
+        remedy = (
+            f"Resume it only if that data may go: `pairbench storage resume {suite_id} --force`"
+        )
+        target = await inspect_target(
+            transport, params, force=force, existing=existing, remedy=remedy
+        )
+        keep_library_room(lib, pair, params, target.facts, 0)
+        test_dir, note = "", ""
+        if not params.on_device:
+            test_dir, note = await reopen_test_dir(transport, params.target, recorded)
+        try:
+            prepared = await prepared_fio(connector, pair, params, test_dir)
+            claim_suite(lib, suite_id)
+        except BaseException:
+            if note:  # a directory made for this resume
+                await remove_test_dir(transport, params.target, test_dir)
+            raise
+        if note:
+            set_suite_facts(lib, suite_id, {**suite.facts, TEST_DIR_FACT: test_dir, "resume": note})
         if on_resumed is not None:
             on_resumed(suite_id, params)
-        return await _run_and_tidy(lib, transport, suite_id, params, prepared, watch)
+        return await _run_and_tidy(
+            lib, transport, suite_id, params, prepared, watch, _Files(test_dir, locks)
+        )
     finally:
+        locks.release()
         await connector.close()
 
 

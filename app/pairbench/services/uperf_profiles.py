@@ -8,7 +8,8 @@ from collections.abc import Mapping
 from dataclasses import dataclass
 from pathlib import Path
 
-from pairbench.services.text_files import read_text_file
+from pairbench.domain.failures import UserFileError
+from pairbench.domain.user_files import read_text
 from pairbench.tools.uperf import PROFILES
 from pairbench.tools.uperf_custom import MAX_PROFILE_CHARS, ProfileError, parse_profile
 from pairbench.tools.uperf_custom_params import profile_file_name
@@ -41,10 +42,13 @@ def check_profile_text(text: str, name: str = "") -> ProfileFile:
 
 def read_profile(path: str | Path) -> ProfileFile:
     """The profile at ``path`` on this computer, checked; ``ProfileError`` if it cannot be
-    read, is not UTF-8 text, or would not be run (``tools.uperf_custom.parse_profile``)."""
-    file, text = read_text_file(
-        path, max_chars=MAX_PROFILE_CHARS, what="profile", error=ProfileError
-    )
+    read (``domain.user_files.read_text``: a regular file, not too large, text), or would
+    not be run (``tools.uperf_custom.parse_profile``)."""
+    file = Path(path).expanduser()
+    try:
+        text = read_text(file, what="profile", limit=MAX_PROFILE_CHARS * 4, errors="strict")
+    except UserFileError as exc:
+        raise ProfileError(str(exc)) from None
     try:
         return check_profile_text(text, file.name)
     except ProfileError as exc:

@@ -22,12 +22,14 @@ from pairbench.tools.base import (
 )
 from pairbench.tools.fio_auto import FioAutoParser
 from pairbench.tools.fio_devices import IN_USE_SCRIPT as IN_USE_SCRIPT
+from pairbench.tools.fio_devices import device_host_check
 from pairbench.tools.fio_devices import in_use_check_argv as in_use_check_argv
 from pairbench.tools.fio_devices import mounted_device_check_argv as mounted_device_check_argv
 from pairbench.tools.fio_devices import refuse_if_in_use as refuse_if_in_use
 from pairbench.tools.fio_devices import refuse_if_mounted as refuse_if_mounted
 from pairbench.tools.fio_histogram import fio_run_analyses
 from pairbench.tools.fio_jobfile import JobNameParam, JobTextParam
+from pairbench.tools.fio_paths import directory_check, file_check
 from pairbench.tools.params import Param, is_true, resolve_params
 
 NAME = "fio"
@@ -159,8 +161,8 @@ PARAMS: dict[str, Param] = {
             "file",
             "path",
             "",
-            "a test file kept after the run (a storage suite's, created when missing) instead "
-            "of files in a private directory",
+            "a test file kept after the run (created when missing; an existing one needs "
+            "confirm_destroy, a link is refused) instead of files in a private directory",
         ),
         Param("time_based", "bool", "true", "run for runtime even when size is done"),
         Param(
@@ -182,7 +184,8 @@ PARAMS: dict[str, Param] = {
             "confirm_destroy",
             "text",
             "",
-            "the device path again, to confirm that a write workload destroys its data",
+            "the device (or an existing file's) path again, to confirm that the run destroys "
+            "its data",
         ),
         JobNameParam(
             "jobfile",
@@ -214,9 +217,10 @@ def writes(rw: str) -> bool:
 def resolve(params: Mapping[str, str]) -> dict[str, str]:
     """Checked parameters with defaults filled in (``resolve(resolve(p)) == resolve(p)``).
 
-    ``directory`` and ``device`` exclude each other; a write workload on a device needs
-    ``confirm_destroy`` equal to the device path; ``rwmixread`` goes with mixed workloads only
-    (it resolves to ``""`` for the others).
+    ``directory``, ``file`` and ``device`` exclude each other; a write workload on a device
+    needs ``confirm_destroy`` equal to the device path (an existing ``file`` needs it equal to
+    the file's path: checked on the host, ``target_check``); ``rwmixread`` goes with mixed
+    workloads only (it resolves to ``""`` for the others).
     """
     resolved = resolve_params(PARAMS, params)
     if resolved["jobfile"] or resolved["jobfile_text"]:
@@ -247,8 +251,12 @@ def resolve(params: Mapping[str, str]) -> dict[str, str]:
                 f"systems, partition table, everything). If that is what you want, add "
                 f"--set confirm_destroy={device}"
             )
-    elif resolved["confirm_destroy"]:
-        raise ParamError("confirm_destroy applies only together with device")
+    elif file and resolved["confirm_destroy"] not in ("", file):
+        raise ParamError(
+            f"confirm_destroy must be the file's path ({file}), got {resolved['confirm_destroy']!r}"
+        )
+    elif not file and resolved["confirm_destroy"]:
+        raise ParamError("confirm_destroy applies only together with device or file")
     return resolved
 
 
@@ -351,15 +359,21 @@ def file_parser() -> Parser:
 
 
 def device_check(params: Mapping[str, str]) -> HostCheck | None:
-    """Before a run on a raw device: refuse it when it (or anything on it) is mounted in any
-    mount namespace, is swap, or holds another device (``IN_USE_SCRIPT``)."""
-    device = params.get("device", "")
-    if not device:
-        return None
-    return HostCheck(
-        argv=in_use_check_argv(device),
-        verdict=lambda text: refuse_if_in_use(text, device),
-    )
+    """Before a run on a raw device: refuse it when it (or anything on it) is in use."""
+    return device_host_check(params["device"]) if params.get("device") else None
+
+
+def target_check(params: Mapping[str, str]) -> HostCheck | None:
+    """The check on the host before fio starts, by target: a device in use; a kept test
+    file that is a link, in an unsafe folder, or exists unconfirmed; a ``directory`` (where
+    the run's work directory is made) missing, read-only or others may change."""
+    if params.get("file"):
+        rw, confirm = params.get("rw", ""), params.get("confirm_destroy", "")
+        size = _size_bytes("size", params["size"])
+        return file_check(params["file"], writes=writes(rw), size=size, confirm=confirm)
+    if params.get("directory"):
+        return directory_check(params["directory"])
+    return device_check(params)
 
 
 TOOL = Tool(
@@ -377,7 +391,7 @@ TOOL = Tool(
     needs_workdir=True,
     file_parser_factory=file_parser,
     server_only=True,
-    host_check=device_check,
+    host_check=target_check,
     workdir_parent=lambda params: params.get("directory", ""),
     run_analyses=fio_run_analyses,
 )

@@ -34,7 +34,15 @@ def provenance(tool: str, text: str) -> Provenance:
         return Provenance()
     try:
         return reader(text)
-    except (ValueError, KeyError, TypeError, AttributeError, IndexError):
+    except (
+        ValueError,
+        KeyError,
+        TypeError,
+        AttributeError,
+        IndexError,
+        ArithmeticError,  # an int beyond a float: round(float("1e999")), a 400-digit number
+        RecursionError,  # JSON nested a thousand deep
+    ):
         return Provenance()  # a damaged output records nothing we can trust
 
 

@@ -11,6 +11,7 @@ from PySide6.QtGui import QDragEnterEvent, QDragMoveEvent, QDropEvent
 from PySide6.QtWidgets import QInputDialog, QWidget
 
 from pairbench.domain import Run
+from pairbench.services.import_checks import check_text
 from pairbench.services.import_guess import ToolGuess, check_readable, guess_tool, read_output_file
 from pairbench.services.importing import ParseError, import_output
 from pairbench.services.library import Library
@@ -99,6 +100,7 @@ class FileImport(QObject):
 
         async def job(lib: Library) -> ImportOutcome:
             text = read_output_file(path)
+            check_text(text)  # empty or binary: refused before any tool is guessed or asked
             guess = None
             chosen = tool
             if chosen is None:

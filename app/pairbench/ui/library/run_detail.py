@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-from datetime import datetime
 from typing import Any
 
 from PySide6.QtCore import Qt, Signal
@@ -28,6 +27,7 @@ from PySide6.QtWidgets import (
 from pairbench.domain import Run
 from pairbench.domain.host_text import format_tags
 from pairbench.domain.metrics import metric_label, metric_order
+from pairbench.domain.timestamps import time_text
 from pairbench.domain.units import format_value
 from pairbench.services.library import Library
 from pairbench.services.run_again import (
@@ -49,7 +49,7 @@ LIVE_COLOR = "#1f6feb"  # the live line: the colour of a running status
 
 
 def _when(epoch: float | None) -> str:
-    return "" if epoch is None else datetime.fromtimestamp(epoch).strftime("%Y-%m-%d %H:%M:%S")
+    return time_text(epoch)
 
 
 def _duration(seconds: float | None) -> str:

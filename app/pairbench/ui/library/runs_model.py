@@ -3,7 +3,6 @@
 from __future__ import annotations
 
 import dataclasses
-from datetime import datetime
 from difflib import SequenceMatcher
 from typing import Any
 
@@ -12,6 +11,7 @@ from PySide6.QtGui import QColor
 
 from pairbench.domain import Run, RunStatus
 from pairbench.domain.host_text import format_tags
+from pairbench.domain.timestamps import time_text
 from pairbench.domain.units import format_count, format_value
 from pairbench.services.runs import SortKey
 from pairbench.services.team_browser import Published
@@ -287,7 +287,7 @@ class RunsTableModel(QAbstractTableModel):
         if column == ID:
             return run.id
         if column == STARTED:
-            return datetime.fromtimestamp(run.started_at).strftime("%Y-%m-%d %H:%M:%S")
+            return time_text(run.started_at)
         if column == PAIR:
             return run.spec.pair
         if column == TOOL:

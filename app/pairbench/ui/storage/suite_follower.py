@@ -13,7 +13,7 @@ from PySide6.QtCore import QObject, Signal, Slot
 
 from pairbench.analysis.storage_suite import StageProgress, jobs_total, suite_progress
 from pairbench.domain import Line, Record, Run, RunSpec, RunStatus
-from pairbench.domain.failures import RunError
+from pairbench.domain.failures import RunError, TargetHoldsDataError
 from pairbench.domain.storage import JobKey, SuiteParams
 from pairbench.services.library import Library, LibraryError
 from pairbench.services.running import SecretPrompt
@@ -40,6 +40,7 @@ class _Relay(QObject):
     records = Signal(object)  # list[Record] of the job in flight
     finished = Signal(object)  # SuiteOutcome
     failed = Signal(str)  # could not start (nothing stored) or stopped by an error
+    held = Signal(object)  # TargetHoldsDataError: the device holds data, not forced
 
 
 class _Observer:
@@ -93,6 +94,7 @@ class SuiteFollower(QObject):
     records = Signal(object)  # list[Record]
     finished = Signal(object)  # SuiteOutcome
     failed = Signal(str)
+    held = Signal(object)  # TargetHoldsDataError: refused (nothing written), may be forced
     changed = Signal()
 
     def __init__(
@@ -128,6 +130,7 @@ class SuiteFollower(QObject):
         relay.records.connect(self.records)
         relay.finished.connect(self._on_finished)
         relay.failed.connect(self._on_failed)
+        relay.held.connect(self._on_held)
 
     # -- starting --------------------------------------------------------------------------
 
@@ -142,15 +145,16 @@ class SuiteFollower(QObject):
 
         self._submit(call)
 
-    def resume(self, suite_id: int) -> None:
-        """Go on with a stopped suite; its stored jobs come first (``stateLoaded``)."""
+    def resume(self, suite_id: int, *, force: bool = False) -> None:
+        """Go on with a stopped suite; its stored jobs come first (``stateLoaded``).
+        ``force``: although its device now holds a file system or partitions."""
         relay = self._relay
 
         async def call(lib: Library, observer: _Observer, cancel: asyncio.Event) -> SuiteOutcome:
             relay.state.emit(suite_state(lib, suite_id))
             return await resume_suite(
                 lib, suite_id, observer=observer, run_observer=observer, cancel=cancel,
-                secrets=self.secrets, on_resumed=observer.on_created,
+                secrets=self.secrets, on_resumed=observer.on_created, force=force,
             )  # fmt: skip
 
         self._submit(call)
@@ -162,6 +166,9 @@ class SuiteFollower(QObject):
         async def job(lib: Library) -> Run | None:
             try:
                 outcome = await call(lib, observer, handle.cancel_event)
+            except TargetHoldsDataError as exc:
+                relay.held.emit(exc)
+                return None
             except (RunError, ValueError, LibraryError) as exc:
                 relay.failed.emit(friendly_error(str(exc)))
                 return None
@@ -262,6 +269,13 @@ class SuiteFollower(QObject):
         if self.params is not None:
             self.jobs_done, self.jobs_planned = jobs_total(self.params, outcome.progress, self.done)
         self.finished.emit(outcome)
+        self.changed.emit()
+
+    @Slot(object)
+    def _on_held(self, refusal: TargetHoldsDataError) -> None:
+        self.error = str(refusal)
+        self.job_started_at = None
+        self.held.emit(refusal)
         self.changed.emit()
 
     @Slot(str)

@@ -4,8 +4,6 @@ that says so and offers to resume the newest (never a dialog at start-up)."""
 
 from __future__ import annotations
 
-import time
-
 import shiboken6
 from PySide6.QtCore import Qt, Signal
 from PySide6.QtWidgets import (
@@ -19,6 +17,7 @@ from PySide6.QtWidgets import (
     QWidget,
 )
 
+from pairbench.domain.timestamps import time_text
 from pairbench.services.library import Library
 from pairbench.services.storage_watch import SuiteRow, resumable_suites
 from pairbench.ui.bridge import EngineBridge
@@ -121,7 +120,7 @@ class SuitesList(QWidget):
         self.rows = list(rows)
         self.list.clear()
         for row in rows:
-            when = time.strftime("%Y-%m-%d %H:%M", time.localtime(row.created_at))
+            when = time_text(row.created_at, "%Y-%m-%d %H:%M")
             item = QListWidgetItem(f"{row.title} — {row.status}, {when}")
             item.setData(Qt.ItemDataRole.UserRole, row.id)
             item.setToolTip(f"{row.title}\n{row.status}: {row.error or 'stopped'}")
