@@ -20,9 +20,9 @@ histograms by fio's rule. One group: the run's figures under the plain names; se
 
 from __future__ import annotations
 
-import io
 import json
 import math
+import os
 import re
 from collections.abc import Iterator
 from pathlib import Path
@@ -30,8 +30,7 @@ from typing import Any
 
 import pytest
 
-from pairbench.cli.environment import Environment
-from pairbench.cli.main import run_cli
+from cli_slots import cli, library_of, run_in_slots
 from pairbench.library import Library
 from pairbench.library.series import load_raw_output
 from pairbench.tools.fio_jobfile import JobFileError, check_job_file, parse_job_file
@@ -42,6 +41,7 @@ EXAMPLES = Path("/usr/share/doc/fio/examples")
 CAP_BYTES = 4 * 2**20
 PERCENTILES = (("50.000000", "p50"), ("99.000000", "p99"), ("99.900000", "p999"))
 P9999 = ("99.990000", "p9999")
+PARALLEL = 3  # job files run at once (``_runs``)
 
 # fio-examples 3.33 (Debian 12): what Pairbench runs after the capping rewrite, and what it
 # refuses, with the words of its reason. Another fio version ships other files: this list
@@ -196,54 +196,61 @@ def fios_groups(doc: dict[str, Any]) -> dict[str, float]:
 # --------------------------------------------------------------------------- running
 
 
-def _cli(library: Path, *argv: str) -> tuple[int, str, str]:
-    out, err = io.StringIO(), io.StringIO()
-    env = Environment(stdout=out, stderr=err, environ={"PAIRBENCH_LIBRARY": str(library)})
-    return run_cli(list(argv), env), out.getvalue(), err.getvalue()
-
-
 def _stdout_of(library: Path, run_id: int) -> str:
     with Library.open(library) as lib:
         chunks = load_raw_output(lib, run_id)
     return "\n".join(text for source, text in chunks if source == "client.stdout")
 
 
+def _run(slot: Path, job_text: tuple[str, str]) -> tuple[int, str, str, list[str], list[str]]:
+    """One job file run from ``slot`` (its own folder for the jobs' directory and, as fio's
+    working directory, ``cwd``): exit status, stdout, stderr, what is left in each folder."""
+    name, text = job_text
+    job, work, cwd = slot / name, slot / "work", slot / "cwd"
+    work.mkdir(exist_ok=True)
+    cwd.mkdir(exist_ok=True)
+    os.chdir(cwd)
+    job.write_text(text)
+    args = ["run", "--pair", "local", "--tool", "fio", "--json"]
+    status, out, err = cli(
+        library_of(slot), *args, "--set", f"jobfile={job}", "--set", f"directory={work}"
+    )
+    return status, out, err, sorted(map(str, work.iterdir())), sorted(map(str, cwd.iterdir()))
+
+
 def _runs(tmp_path: Path) -> Iterator[tuple[str, str | None, dict[str, Any] | None, str]]:
-    """Each example: its name, Pairbench's refusal (None: run), the run's JSON, its stdout."""
-    library = tmp_path / "lib.sqlite"
+    """Each example: its name, Pairbench's refusal (None: run), the run's JSON, its stdout.
+    ``PARALLEL`` run at once (``cli_slots``); nothing of a run may be left in the jobs'
+    directory nor in fio's working directory (surface-scan.fio's verify job, cut short, saves
+    a verify state file: in the run's work directory, removed)."""
+    refused: dict[str, str] = {}
+    to_run: list[tuple[str, str]] = []
     for example in examples():
         text = capped(example.read_text())
         try:
             check_job_file(text)
         except JobFileError as exc:
-            yield example.name, str(exc), None, ""
+            refused[example.name] = str(exc)
             continue
-        if example.name in NOT_RUN:
-            yield example.name, None, None, ""
+        if example.name not in NOT_RUN:
+            to_run.append((example.name, text))
+    ran = run_in_slots(tmp_path, _run, to_run, PARALLEL)
+    runs = dict(zip((name for name, _ in to_run), ran, strict=True))
+    for example in examples():
+        name = example.name
+        if name in refused or name in NOT_RUN:
+            yield name, refused.get(name), None, ""
             continue
-        job = tmp_path / example.name
-        job.write_text(text)
-        work = tmp_path / "work"
-        work.mkdir(exist_ok=True)
-        args = ["run", "--pair", "local", "--tool", "fio", "--json"]
-        status, out, err = _cli(
-            library, *args, "--set", f"jobfile={job}", "--set", f"directory={work}"
-        )
+        slot, (status, out, err, left_in_work, left_in_cwd) = runs[name]
         run = json.loads(out.strip().splitlines()[-1]) if out.strip() else None
-        assert status == 0 and run is not None, f"{example.name}: {status} {err}"
-        yield example.name, None, run, _stdout_of(library, int(run["id"]))
-        assert list(work.iterdir()) == [], f"{example.name}: the run left files behind"
+        assert status == 0 and run is not None, f"{name}: {status} {err}"
+        assert left_in_work == [], f"{name}: the run left files behind"
+        assert left_in_cwd == [], f"{name}: left in fio's working directory"
+        yield name, None, run, _stdout_of(library_of(slot), int(run["id"]))
 
 
 @pytest.mark.timeout(600)
-def test_every_example_job_file_stores_fios_own_groups(
-    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
-) -> None:
-    # fio's working directory: nothing of a run may be left there (surface-scan.fio's verify
-    # job, cut short, saves a verify state file: in the run's work directory, removed).
-    cwd = tmp_path / "cwd"
-    cwd.mkdir()
-    monkeypatch.chdir(cwd)
+def test_every_example_job_file_stores_fios_own_groups(tmp_path: Path) -> None:
     accepted: list[str] = []
     refused: dict[str, str] = {}
     not_run: list[str] = []
@@ -256,7 +263,6 @@ def test_every_example_job_file_stores_fios_own_groups(
             continue
         accepted.append(name)
         assert run["status"] == "completed", name
-        assert list(cwd.iterdir()) == [], f"{name}: left in fio's working directory"
         expected = fios_groups(final_document(stdout))
         assert expected, f"{name}: fio reported no I/O"
         stored = run["summary"]

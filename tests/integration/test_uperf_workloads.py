@@ -10,12 +10,13 @@ headline is what the README says (issue 27 §3).
 duration (a transaction's or a flowop's option) longer than 300 ms becomes ``300m`` (uperf's
 milliseconds). Variables are given small values: ``threads=2`` for ``$nthr``,
 ``profile_vars`` ``iter=200 conn=2``. Every ``remotehost`` variable is the pair's server
-(``127.0.0.1``), as for any run. Nothing else is changed.
+(``127.0.0.1``), as for any run. Nothing else is changed. Each run has ``interval=0.1``
+(``uperf -i 100m``): uperf's master polls for a transaction's end only once per interval, so
+at the default 1 s every transaction took a second or more.
 """
 
 from __future__ import annotations
 
-import io
 import json
 import os
 import re
@@ -27,8 +28,7 @@ from typing import Any
 
 import pytest
 
-from pairbench.cli.environment import Environment
-from pairbench.cli.main import run_cli
+from cli_slots import cli, library_of, run_in_slots
 from pairbench.lab import vendor
 from pairbench.lab.vendor_archive import ArchiveError, obtain
 from pairbench.library import Library
@@ -38,6 +38,8 @@ from testkit import require
 from uperf_final_lines import assert_figures_are_uperfs, final_lines
 
 VARS = {"iter": "200", "conn": "2"}
+INTERVAL = "0.1"  # seconds: uperf -i 100m (module docstring)
+PARALLEL = 3  # profiles run at once (``_runs``)
 # uperf 1.0.8-19 (the pinned build: TCP, UDP, VSOCK; no SCTP, no SSL): what each shipped
 # profile does on a local pair. "run": completed, compared with uperf's lines; "refused":
 # Pairbench refuses it before anything starts (its words); "uperf": uperf fails the run (its
@@ -132,10 +134,17 @@ def timed_transaction(text: str) -> int | None:
 # --------------------------------------------------------------------------- running
 
 
-def _cli(library: Path, *argv: str) -> tuple[int, str, str]:
-    out, err = io.StringIO(), io.StringIO()
-    env = Environment(stdout=out, stderr=err, environ={"PAIRBENCH_LIBRARY": str(library)})
-    return run_cli(list(argv), env), out.getvalue(), err.getvalue()
+def _argv(path: Path, text: str) -> list[str]:
+    """``pairbench run`` of the capped profile at ``path`` (its variables' values given)."""
+    used = set(re.findall(r"\$([a-z_][a-z0-9_]*)", text.lower()))
+    args = ["run", "--pair", "local", "--tool", "uperf", "--json", "--set", f"profile={path}"]
+    args += ["--set", f"interval={INTERVAL}"]
+    if "nthr" in used:
+        args += ["--set", "threads=2"]
+    given = " ".join(f"{k}={v}" for k, v in VARS.items() if k in used)
+    if given:
+        args += ["--set", f"profile_vars={given}"]
+    return args
 
 
 def _stored(library: Path, run_id: int) -> tuple[str, str]:
@@ -146,29 +155,29 @@ def _stored(library: Path, run_id: int) -> tuple[str, str]:
     return error, "\n".join(text for source, text in chunks if source == "client.stdout")
 
 
+def _run(slot: Path, task: tuple[Path, str]) -> tuple[int, str, str]:
+    return cli(library_of(slot), *_argv(*task))
+
+
 def _runs(
     tmp_path: Path, profiles: dict[str, str]
 ) -> Iterator[tuple[str, str, int, dict[str, Any] | None, str, str]]:
     """Each profile: its name, its capped text, the CLI's exit status, its run (None when
-    refused), its stderr (or the stored run's error) and the run's stored stdout."""
-    library = tmp_path / "lib.sqlite"
-    for name, text in sorted(profiles.items()):
-        path = tmp_path / name
-        path.write_text(capped(text))
-        used = set(re.findall(r"\$([a-z_][a-z0-9_]*)", text.lower()))
-        args = ["run", "--pair", "local", "--tool", "uperf", "--json", "--set", f"profile={path}"]
-        if "nthr" in used:
-            args += ["--set", "threads=2"]
-        given = " ".join(f"{k}={v}" for k, v in VARS.items() if k in used)
-        if given:
-            args += ["--set", f"profile_vars={given}"]
-        status, out, err = _cli(library, *args)
+    refused), its stderr (or the stored run's error) and the run's stored stdout. ``PARALLEL``
+    run at once (``cli_slots``); each uperf server gets a free port (Pairbench's local port
+    choice, tried again when taken meanwhile)."""
+    names = sorted(profiles)
+    for name in names:
+        (tmp_path / name).write_text(capped(profiles[name]))
+    tasks = [(tmp_path / name, (tmp_path / name).read_text()) for name in names]
+    results = run_in_slots(tmp_path, _run, tasks, PARALLEL)
+    for name, (_, text), (slot, (status, out, err)) in zip(names, tasks, results, strict=True):
         if status != 0 and not out.strip():
-            yield name, path.read_text(), status, None, err, ""
+            yield name, text, status, None, err, ""
             continue
         run = json.loads(out.strip().splitlines()[-1])
-        error, stdout = _stored(library, int(run["id"]))
-        yield name, path.read_text(), status, run, err + error, stdout
+        error, stdout = _stored(library_of(slot), int(run["id"]))
+        yield name, text, status, run, err + error, stdout
 
 
 @pytest.fixture

@@ -223,6 +223,7 @@ def test_resolve_keeps_what_applies_to_the_profile_and_is_idempotent() -> None:
         "profile_file": "profile.xml",
         "profile_xml": CONNECT,
         "profile_vars": "iter=50",
+        "interval": "1",
         "threads": "2",
     }
     assert UPERF.resolve(resolved) == resolved
@@ -231,6 +232,7 @@ def test_resolve_keeps_what_applies_to_the_profile_and_is_idempotent() -> None:
         "profile_file",
         "profile_xml",
         "profile_vars",
+        "interval",
         "protocol",
         "threads",
         "duration",
@@ -267,6 +269,11 @@ def test_commands_upload_the_profile_and_fill_its_variables_in_the_environment()
     assert commands.server == ["uperf", "-s", "-P", "20123"]
     with pytest.raises(ParamError, match="not a host name"):
         UPERF.commands(params, CAPS, CommandContext("$(reboot)", 1, "/w"))
+    # uperf's own options apply to every profile
+    fast = UPERF.resolve({**params, "interval": "0.2"})
+    assert fast["interval"] == "0.2"
+    client = UPERF.commands(fast, CAPS, CommandContext("10.9.8.7", 20123, "/tmp/pb.w")).client
+    assert client[client.index("-i") + 1] == "200m"
     assert UPERF.expected_seconds(params) == pytest.approx(3.0)  # no timed transaction
     rr = UPERF.resolve({"profile_xml": RR, "size": "90", "duration": "4"})
     assert UPERF.expected_seconds(rr) == pytest.approx(4.0 + 3.0)

@@ -4,6 +4,7 @@ argv, its parser."""
 from __future__ import annotations
 
 from collections.abc import Mapping
+from decimal import Decimal
 
 from pairbench.tools import uperf_custom_params as custom
 from pairbench.tools.base import (
@@ -15,7 +16,7 @@ from pairbench.tools.base import (
     Tool,
     parse_version_tuple,
 )
-from pairbench.tools.params import Param, is_true, resolve_params
+from pairbench.tools.params import Param, SecondsParam, is_true, resolve_params
 from pairbench.tools.uperf_profiles import (
     LATENCY_DEFAULTS,
     PROTOCOLS,
@@ -65,6 +66,15 @@ PARAMS: dict[str, Param] = {
         Param("nodelay", "bool", "true", "set TCP_NODELAY"),
         Param(
             "duration", "int", "10", "seconds of the timed transaction", minimum=1, maximum=86400
+        ),
+        SecondsParam(
+            "interval",
+            "seconds",
+            "1",
+            "seconds between uperf's progress lines (-i), 0.1 to 10; uperf's master also "
+            "sees a transaction end only this often",
+            low=Decimal("0.1"),
+            high=Decimal(10),
         ),
         *custom.PARAMS,
     )
@@ -148,7 +158,8 @@ def commands(params: Mapping[str, str], caps: Capabilities, ctx: CommandContext)
     The profile goes into the run's work directory; its values travel in the environment
     (lower-case names: uperf lower-cases the profile before it reads them). ``-R`` gives one
     raw line per interval (live through a pipe; the default progress output only ends its line
-    when a transaction ends), ``-a`` every table the summary needs.
+    when a transaction ends), ``-i`` that interval (``interval``, 1 s unless set), ``-a`` every
+    table the summary needs.
     """
     resolved = resolve(params)
     if resolved.get("profile_xml"):
@@ -158,16 +169,23 @@ def commands(params: Mapping[str, str], caps: Capabilities, ctx: CommandContext)
         name = PROFILE_FILE
         profile = _profile(resolved, ctx.target)
         xml, env = profile.xml, dict(profile.env)
-    port = str(ctx.port)
+    port, interval = str(ctx.port), interval_option(resolved["interval"])
     # The engine first asks with no work directory (to learn where the run happens); the
     # commands it then starts always have one (``Tool.needs_workdir``).
     path = f"{ctx.workdir.rstrip('/')}/{name}" if ctx.workdir else name
     return Commands(
-        client=["uperf", "-m", path, "-R", "-i", "1s", "-a", "-P", port],
+        client=["uperf", "-m", path, "-R", "-i", interval, "-a", "-P", port],
         server=["uperf", "-s", "-P", port],
         env=env,
         files={name: xml},
     )
+
+
+def interval_option(seconds: str) -> str:
+    """uperf's ``-i`` for an ``interval`` in seconds: ``1s`` for whole seconds, else whole
+    milliseconds (``100m``: uperf reads a bare ``m`` as milliseconds)."""
+    millis = int(Decimal(seconds) * 1000)
+    return f"{millis // 1000}s" if millis % 1000 == 0 else f"{millis}m"
 
 
 def parser(params: Mapping[str, str], caps: Capabilities) -> Parser:

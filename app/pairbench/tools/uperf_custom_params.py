@@ -32,6 +32,8 @@ __all__ = [
 
 DEFAULT_NAME: Final = "profile.xml"
 NAMES: Final = ("profile_file", "profile_xml", "profile_vars")
+# uperf's own options (``tools/uperf.py``'s parameters), whatever the profile.
+MASTER_OPTIONS: Final = ("interval",)
 
 
 def profile_file_name(path_or_name: str) -> str:
@@ -82,9 +84,10 @@ PARAMS: Final[tuple[Param, ...]] = (
 
 def resolve_custom(resolved: Mapping[str, str], defaults: Mapping[str, str]) -> dict[str, str]:
     """The parameters of a run of the user's profile (from fully resolved ones): its name,
-    text and variables, and the parameters whose variables it uses (``$proto``: protocol,
-    ``$nthr``: threads...); any other parameter given is refused, as the profile decides it.
-    Every variable must be filled (checked with a stand-in server address)."""
+    text and variables, uperf's own options (``interval``), and the parameters whose variables
+    it uses (``$proto``: protocol, ``$nthr``: threads...); any other parameter given is
+    refused, as the profile decides it. Every variable must be filled (checked with a
+    stand-in server address)."""
     text = resolved["profile_xml"]
     if not text:
         raise ParamError(
@@ -93,7 +96,11 @@ def resolve_custom(resolved: Mapping[str, str], defaults: Mapping[str, str]) -> 
         )
     profile = parse_profile(text)
     used = profile.variables()
-    applies = [*NAMES, *(STANDARD_VARS[v] for v in sorted(used) if v in STANDARD_VARS)]
+    applies = [
+        *NAMES,
+        *MASTER_OPTIONS,
+        *(STANDARD_VARS[v] for v in sorted(used) if v in STANDARD_VARS),
+    ]
     others = sorted(k for k, v in resolved.items() if k not in applies and v != defaults[k])
     if others:
         raise ParamError(
