@@ -34,6 +34,7 @@ from pairbench.services.compare import compare_inputs
 from pairbench.ui.bridge import EngineBridge
 from pairbench.ui.compare.view import CompareView
 from pairbench.ui.main_window import MainWindow
+from pairbench.ui.run.run_tab import summary_rows
 from testkit import REPO
 
 SHOTS = REPO / "test-output" / "layout-1280"
@@ -105,6 +106,23 @@ def test_run_tabs_fit_live_and_finished(
     for tab in list(window.run_tabs.tabs):
         window.run_tabs.close_tab(tab, ask=False)
     del signals
+
+
+def test_a_long_summary_scrolls_in_its_box(window: MainWindow) -> None:
+    """uperf's final lines (dozens of figures) stay in a finished run's summary, each a scroll
+    away in the box, instead of growing the window past 720 px."""
+    window.resize(*SCREEN)
+    controller = replay_run(window, "uperf", "rr_tcp_t4_aep_i1.out", {"threads": "4"})[0]
+    tab = tab_of(window, controller)
+    run = controller.run
+    assert run is not None and len(run.summary) > 40
+    grid = tab.summary_grid
+    shown = {grid.itemAt(i).widget().text() for i in range(grid.count())}  # type: ignore[union-attr]
+    assert {label for label, _ in summary_rows(run.summary, "uperf")} <= shown
+    assert tab.summary_area.verticalScrollBar().maximum() > 0
+    _fits(window, "uperf summary")
+    for each in list(window.run_tabs.tabs):
+        window.run_tabs.close_tab(each, ask=False)
 
 
 def test_hidden_run_panel_comes_back_on_every_tab(window: MainWindow, qtbot: QtBot) -> None:

@@ -5,6 +5,7 @@ from __future__ import annotations
 import re
 from collections.abc import Callable, Mapping
 from dataclasses import dataclass
+from decimal import Decimal
 
 from pairbench.tools.base import ParamError
 
@@ -14,6 +15,8 @@ _RATE = re.compile(r"^\d+(\.\d+)?[kKmMgGtT]?$")
 _SIZE = re.compile(r"^\d+[kKmMgG]?$")
 _NAME = re.compile(r"^[A-Za-z0-9._-]{1,64}$")
 _CPUS = re.compile(r"^\d{1,4}(,\d{1,4})?$")
+_FILE_NAME = re.compile(r"[A-Za-z0-9._+-]{1,100}")
+_SECONDS = re.compile(r"[0-9]{1,6}(?:\.[0-9]{1,6})?")
 _OPTIONAL_NAME = re.compile(r"^[A-Za-z0-9._-]{0,64}$")
 # An IPv4/IPv6 address or a host name, optionally %interface (iperf3 -B host%dev); "" = none.
 _ADDRESS = re.compile(r"^([A-Za-z0-9.:_-]{1,253}(%[A-Za-z0-9._-]{1,15})?)?$")
@@ -84,6 +87,57 @@ _CHECKERS: dict[str, Callable[[Param, str], str]] = {
     "address": _check_pattern(_ADDRESS, "empty, or an address or host name (host%device)"),
     "dscp": _check_pattern(_DSCP, "empty, 0-63, or a class such as EF, AF11, CS1"),
 }
+
+
+def file_name(path_or_name: str, default: str) -> str:
+    """The name a file of the user's (a job file, a profile) is stored and uploaded under: its
+    base name, characters other than letters, digits and ``._+-`` replaced by ``_``."""
+    base = path_or_name.replace("\\", "/").rsplit("/", 1)[-1]
+    name = re.sub(r"[^A-Za-z0-9._+-]", "_", base)[:100].lstrip(".")
+    return name or default
+
+
+@dataclass(frozen=True, slots=True)
+class FileNameParam(Param):
+    """The name of a file of the user's that a run uploads (``file_name``'s form): the CLI's
+    ``--set NAME=PATH`` and the window's ``button`` read the file at a path and give its name
+    and text, so a path is refused here with where it is read."""
+
+    button: str = ""
+
+    def check(self, raw: str) -> str:
+        value = raw.strip()
+        if value and not _FILE_NAME.fullmatch(value):
+            raise ParamError(
+                f"{self.name} must be a file name (letters, digits, ._+-), got {value[:80]!r}: "
+                f"a path is read by pairbench run --set {self.name}=PATH and the {self.button} "
+                "button"
+            )
+        return value
+
+
+@dataclass(frozen=True, slots=True)
+class SecondsParam(Param):
+    """A decimal number of seconds within ``[low, high]``, such as ``0.2`` (``kind="seconds"``).
+
+    A decimal kind of its own: it checks its own values and keeps a schema a plain
+    ``dict[str, Param]`` (ping's and uperf's ``interval``).
+    """
+
+    low: Decimal = Decimal(0)
+    high: Decimal = Decimal(0)
+
+    def check(self, raw: str) -> str:
+        """The canonical decimal text of ``raw`` ("0.20" -> "0.2"); ``ParamError`` if invalid."""
+        value = raw.strip()
+        if not _SECONDS.fullmatch(value):
+            raise ParamError(f"{self.name} must be a number of seconds such as 0.2, got {raw!r}")
+        number = Decimal(value)
+        if not self.low <= number <= self.high:
+            raise ParamError(
+                f"{self.name} must be between {self.low} and {self.high} seconds, got {value}"
+            )
+        return format(number.normalize(), "f")
 
 
 def resolve_params(schema: Mapping[str, Param], given: Mapping[str, str]) -> dict[str, str]:

@@ -9,10 +9,12 @@ import shiboken6
 from PySide6.QtCore import Qt, QTimer, Signal
 from PySide6.QtGui import QFont, QFontDatabase
 from PySide6.QtWidgets import (
+    QFrame,
     QGridLayout,
     QGroupBox,
     QLabel,
     QPlainTextEdit,
+    QScrollArea,
     QSplitter,
     QToolButton,
     QVBoxLayout,
@@ -35,6 +37,9 @@ from pairbench.ui.run.progress import RunProgress
 MAX_RAW_LINES = 5000
 RAW_FLUSH_MS = 250
 SUMMARY_COLUMNS = 3
+# Rows of the summary shown at once: a tool that reports many figures (uperf's final lines:
+# every transaction and flowop) scrolls in the box instead of growing the window past 720 px.
+SUMMARY_ROWS = 6
 
 STATUS_MARKS = {
     RunStatus.COMPLETED: "✓",
@@ -177,8 +182,16 @@ class RunTab(QWidget):
         self.message.setVisible(False)
         self.plots = RunPlots()
         self.summary_box = QGroupBox("Summary")
-        self.summary_grid = QGridLayout(self.summary_box)
+        self.summary_area = QScrollArea()  # at most SUMMARY_ROWS rows high, the rest scrolls
+        self.summary_area.setWidgetResizable(True)
+        self.summary_area.setFrameShape(QFrame.Shape.NoFrame)
+        self.summary_area.setHorizontalScrollBarPolicy(Qt.ScrollBarPolicy.ScrollBarAlwaysOff)
+        cells = QWidget()
+        self.summary_grid = QGridLayout(cells)
+        self.summary_grid.setContentsMargins(0, 0, 0, 0)
         self.summary_grid.setHorizontalSpacing(14)
+        self.summary_area.setWidget(cells)
+        QVBoxLayout(self.summary_box).addWidget(self.summary_area)
         self.summary_box.setVisible(False)
         self.raw = RawLinesPane()
 
@@ -290,7 +303,8 @@ class RunTab(QWidget):
         self._update_title()
 
     def _fill_summary(self, run: Run) -> None:
-        """Status, duration, tool and the summary values, three label/value pairs a row."""
+        """Status, duration, tool and the summary values, three label/value pairs a row
+        (``SUMMARY_ROWS`` rows in view, the others a scroll away)."""
         while self.summary_grid.count():
             item = self.summary_grid.takeAt(0)
             widget = item.widget() if item is not None else None
@@ -317,6 +331,9 @@ class RunTab(QWidget):
             note = QLabel("Derived from the intervals: the tool's own summary is missing.")
             note.setStyleSheet("color: #777;")
             self.summary_grid.addWidget(note, self.summary_grid.rowCount(), 0, 1, -1)
+        row = QLabel("X").sizeHint().height() + max(self.summary_grid.verticalSpacing(), 0)
+        cells_height = self.summary_grid.sizeHint().height()
+        self.summary_area.setFixedHeight(min(cells_height, SUMMARY_ROWS * row))
         self.summary_box.setVisible(True)
 
     def _on_failed(self, message: str) -> None:
