@@ -322,6 +322,7 @@ def test_resolve_fills_the_profile_defaults() -> None:
         "wndsz": "50k",
         "nodelay": "true",
         "duration": "10",
+        "interval": "1",
     }
     t = uperf.resolve({"profile": "throughput", "protocol": "UDP"})
     assert (t["size"], t["threads"], t["wndsz"], t["protocol"]) == ("8k", "8", "500k", "udp")

@@ -213,10 +213,22 @@ class FioJsonParser:
         "_last",
         "_last_t",
         "_max_chars",
+        "_min_ms",
+        "_prev_ts",
+        "_step_ms",
     )
 
-    def __init__(self, *, max_document_chars: int = MAX_DOCUMENT_CHARS) -> None:
+    def __init__(
+        self, *, max_document_chars: int = MAX_DOCUMENT_CHARS, interval_s: float | None = None
+    ) -> None:
         self._max_chars = max_document_chars
+        # Intervals shorter than this are merged into the next: ``MIN_INTERVAL_MS``, or half
+        # the status interval when that is shorter (``interval_s`` for a live run; for a saved
+        # output, half the longest step between its documents so far, the first one
+        # measured from the start of I/O).
+        self._min_ms = _min_interval_ms(interval_s * 1000.0) if interval_s else None
+        self._step_ms = 0.0
+        self._prev_ts: float | None = None
         self._doc_lines: list[str] | None = None  # None: outside a document
         self._doc_chars = 0
         self._documents = 0
@@ -324,6 +336,7 @@ class FioJsonParser:
         """Records of the intervals since the previous document; baselines move on."""
         per_job: list[tuple[_Job, list[_Interval | None]]] = []
         bases = self._bases
+        min_ms = self._shortest_kept(doc)
         max_runtime = 0.0
         advanced = False
         for job in doc.jobs:
@@ -335,7 +348,7 @@ class FioJsonParser:
                 max_runtime = max(max_runtime, cur.runtime_ms)
                 key = (job.key, index)
                 base = bases.get(key, _ZERO)
-                interval, bases[key] = _interval(cur, base)
+                interval, bases[key] = _interval(cur, base, min_ms)
                 if job.in_ramp and cur.lat_n <= 0.0:
                     interval = None  # ramp_time: fio measures nothing yet, nor do we
                 if interval is not None:
@@ -359,6 +372,20 @@ class FioJsonParser:
                 if record is not None:
                     records.append(record)
         return records
+
+    def _shortest_kept(self, doc: _Doc) -> float:
+        """The shortest interval kept (ms): known, or half the longest step so far."""
+        if self._min_ms is not None:
+            return self._min_ms
+        ts = doc.timestamp_ms
+        if ts is not None and self._prev_ts is not None:
+            self._step_ms = max(self._step_ms, ts - self._prev_ts)
+        elif self._step_ms <= 0.0:  # the first document with I/O: its own runtime
+            runtimes = (d.runtime_ms for job in doc.jobs for d in job.dirs if d is not None)
+            self._step_ms = max(runtimes, default=0.0)
+        if self._step_ms > 0.0 and ts is not None:
+            self._prev_ts = ts
+        return _min_interval_ms(self._step_ms) if self._step_ms > 0.0 else MIN_INTERVAL_MS
 
     def _time(self, doc: _Doc, max_runtime_ms: float) -> float | None:
         """The document's ``t`` (see the class docstring); None before any I/O."""
@@ -499,14 +526,23 @@ def _read_direction(entry: Mapping[str, object], name: str) -> _Dir | None:
 # ---------------------------------------------------------------------- arithmetic
 
 
-def _interval(cur: _Dir, base: _Base) -> tuple[_Interval | None, _Base]:
+def _min_interval_ms(status_interval_ms: float) -> float:
+    """The shortest interval kept at a status interval: ``MIN_INTERVAL_MS``, or half the
+    status interval when that is less (at ``--status-interval=100ms`` an interval is 99 to
+    101 ms of runtime; the final document's few ms are still merged)."""
+    return min(MIN_INTERVAL_MS, status_interval_ms / 2.0)
+
+
+def _interval(
+    cur: _Dir, base: _Base, min_ms: float = MIN_INTERVAL_MS
+) -> tuple[_Interval | None, _Base]:
     """The interval from ``base`` to ``cur`` (None if there is none yet) and the next base.
 
     fio resets its statistics when ``ramp_time`` ends; the interval then starts from zero. A
     reset shows as a counter that went down, or as the first latency samples after documents
     with I/O but none (fio records no latency during ``ramp_time``; the counters after the
-    reset may well exceed those before it). An interval shorter than ``MIN_INTERVAL_MS`` keeps
-    the old base: its I/O goes into the next interval.
+    reset may well exceed those before it). An interval shorter than ``min_ms`` keeps the old
+    base: its I/O goes into the next interval.
     """
     if (
         cur.runtime_ms < base.runtime_ms
@@ -522,7 +558,7 @@ def _interval(cur: _Dir, base: _Base) -> tuple[_Interval | None, _Base]:
     dt_ms = cur.runtime_ms - base.runtime_ms
     if dt_ms <= 0.0 or (cur.ios <= 0.0 and cur.io_bytes <= 0.0):
         return None, nxt
-    if dt_ms < MIN_INTERVAL_MS:
+    if dt_ms < min_ms:
         return None, base
     bins: dict[int, float] | None = None
     if cur.bins is not None:

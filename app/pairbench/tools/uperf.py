@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 from collections.abc import Mapping
+from decimal import Decimal
 
 from pairbench.tools.base import (
     Capabilities,
@@ -13,7 +14,7 @@ from pairbench.tools.base import (
     Tool,
     parse_version_tuple,
 )
-from pairbench.tools.params import Param, is_true, resolve_params
+from pairbench.tools.params import Param, SecondsParam, is_true, resolve_params
 from pairbench.tools.uperf_profiles import (
     LATENCY_DEFAULTS,
     PROTOCOLS,
@@ -63,6 +64,14 @@ PARAMS: dict[str, Param] = {
         Param("nodelay", "bool", "true", "set TCP_NODELAY"),
         Param(
             "duration", "int", "10", "seconds of the timed transaction", minimum=1, maximum=86400
+        ),
+        SecondsParam(
+            "interval",
+            "seconds",
+            "1",
+            "seconds between reports (-i), 0.1 to 60",
+            low=Decimal("0.1"),
+            high=Decimal(60),
         ),
     )
 }
@@ -141,11 +150,20 @@ def commands(params: Mapping[str, str], caps: Capabilities, ctx: CommandContext)
     # commands it then starts always have one (``Tool.needs_workdir``).
     path = f"{ctx.workdir.rstrip('/')}/{PROFILE_FILE}" if ctx.workdir else PROFILE_FILE
     return Commands(
-        client=["uperf", "-m", path, "-R", "-i", "1s", "-a", "-P", port],
+        client=["uperf", "-m", path, "-R", "-i", uperf_interval(resolved), "-a", "-P", port],
         server=["uperf", "-s", "-P", port],
         env=dict(profile.env),
         files={PROFILE_FILE: profile.xml},
     )
+
+
+def uperf_interval(params: Mapping[str, str]) -> str:
+    """``-i`` as uperf reads it: whole seconds as "1s", else milliseconds ("100ms"; uperf
+    takes a bare ``m`` as milliseconds too, never minutes)."""
+    seconds = Decimal(params.get("interval", "1"))
+    if seconds == seconds.to_integral_value():
+        return f"{int(seconds)}s"
+    return f"{int(seconds * 1000)}ms"
 
 
 def parser(params: Mapping[str, str], caps: Capabilities) -> Parser:
