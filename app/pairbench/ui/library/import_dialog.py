@@ -21,6 +21,7 @@ from PySide6.QtWidgets import (
 )
 
 from pairbench.domain.host_text import parse_tags, split_tags_text
+from pairbench.services.flent_import import FLENT
 from pairbench.services.hosts import list_pairs
 from pairbench.services.library import Library
 from pairbench.tools.registry import TOOLS
@@ -64,7 +65,7 @@ class ImportDialog(QDialog):
             self.table.setItem(row, 0, name)
             box = QComboBox()
             box.addItem(GUESS, None)
-            for tool in sorted(TOOLS):
+            for tool in sorted([*TOOLS, FLENT]):
                 box.addItem(tool, tool)
             box.setAccessibleName(f"Tool of {path.name}")
             self.table.setCellWidget(row, 1, box)
