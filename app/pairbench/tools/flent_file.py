@@ -163,7 +163,7 @@ def _version(value: object) -> int:
     try:
         version = int(str(value))
     except ValueError:
-        raise ParseError(f"its format version {preview(value)} is not a number") from None
+        version = 1  # as Flent reads it (ResultSet.unserialise)
     if version > FILEFORMAT_VERSION:
         raise ParseError(
             f"its format version {version} is newer than Flent's {FILEFORMAT_VERSION}, the "
