@@ -31,7 +31,7 @@ from pairbench.tools.fio_jobfile import JobNameParam, JobTextParam
 from pairbench.tools.fio_param_kinds import ChoiceParam, ConfirmParam, OptionalIntParam
 from pairbench.tools.fio_param_kinds import PathParam as PathParam
 from pairbench.tools.fio_paths import directory_check, file_check
-from pairbench.tools.params import Param, SecondsParam, is_true, resolve_params
+from pairbench.tools.params import Param, is_true, report_interval, resolve_params
 
 NAME = "fio"
 DEBIAN_PACKAGE = "fio"
@@ -111,14 +111,7 @@ PARAMS: dict[str, Param] = {
         ),
         Param("group_reporting", "bool", "true", "report the jobs as one (--group_reporting)"),
         Param("ramp", "int", "0", "seconds before measuring", minimum=0, maximum=3600),
-        SecondsParam(
-            "status_interval",
-            "seconds",
-            "1",
-            "seconds between reports (--status-interval), 0.1 to 60; 100ms is 0.1",
-            low=Decimal("0.1"),
-            high=Decimal(60),
-        ),
+        report_interval("status_interval", "--status-interval"),
         ConfirmParam(
             "confirm_destroy",
             "text",

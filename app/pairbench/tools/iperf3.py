@@ -3,7 +3,6 @@
 from __future__ import annotations
 
 from collections.abc import Mapping
-from decimal import Decimal
 
 from pairbench.domain import LineSource
 from pairbench.tools.base import (
@@ -20,9 +19,9 @@ from pairbench.tools.iperf3_json import Iperf3JsonParser
 from pairbench.tools.iperf3_text import Iperf3TextParser
 from pairbench.tools.params import (
     Param,
-    SecondsParam,
     count_value,
     is_true,
+    report_interval,
     resolve_params,
 )
 
@@ -62,14 +61,7 @@ PARAMS: dict[str, Param] = {
         Param("tos", "int", "0", "IP type of service, 0-255 (-S)", minimum=0, maximum=255),
         Param("dscp", "dscp", "", "IP DSCP, 0-63 or EF, AF11, CS1... (--dscp)"),
         Param("cport", "int", "0", "the client's first port, 0 = any (--cport)", 0, 65535),
-        SecondsParam(
-            "interval",
-            "seconds",
-            "1",
-            "seconds between reports (-i), 0.1 to 60",
-            low=Decimal("0.1"),
-            high=Decimal(60),
-        ),
+        report_interval(),
         Param(
             "bytes",
             "count",

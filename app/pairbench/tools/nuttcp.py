@@ -16,7 +16,7 @@ from pairbench.tools.base import (
     target_argument,
 )
 from pairbench.tools.nuttcp_text import NuttcpTextParser
-from pairbench.tools.params import Param, SecondsParam, is_true, resolve_params
+from pairbench.tools.params import Param, is_true, report_interval, resolve_params
 
 NAME = "nuttcp"
 DEBIAN_PACKAGE = "nuttcp"
@@ -50,14 +50,7 @@ PARAMS: dict[str, Param] = {
         Param("streams", "int", "1", "parallel TCP streams (-N)", minimum=1, maximum=128),
         Param("window", "size", "0", "TCP socket window, 0 = system default (-w, in KB)"),
         Param("reverse", "bool", "false", "server sends, client receives (-r)"),
-        SecondsParam(
-            "interval",
-            "seconds",
-            "1",
-            "seconds between reports (-i), 0.1 to 60",
-            low=Decimal("0.1"),
-            high=Decimal(60),
-        ),
+        report_interval(),
     )
 }
 

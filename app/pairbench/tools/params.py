@@ -109,9 +109,16 @@ class SecondsParam(Param):
         return format(number.normalize(), "f")
 
 
-def seconds_value(value: str) -> float:
-    """A canonical ``seconds`` parameter value as a float."""
-    return float(Decimal(value))
+def report_interval(name: str = "interval", option: str = "-i") -> SecondsParam:
+    """A tool's interval between reports: 0.1 to 60 seconds, 1 by default."""
+    return SecondsParam(
+        name,
+        "seconds",
+        "1",
+        f"seconds between reports ({option}), 0.1 to 60; 100ms is 0.1",
+        low=Decimal("0.1"),
+        high=Decimal(60),
+    )
 
 
 def count_value(value: str) -> int:

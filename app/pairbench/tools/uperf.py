@@ -14,7 +14,7 @@ from pairbench.tools.base import (
     Tool,
     parse_version_tuple,
 )
-from pairbench.tools.params import Param, SecondsParam, is_true, resolve_params
+from pairbench.tools.params import Param, is_true, report_interval, resolve_params
 from pairbench.tools.uperf_profiles import (
     LATENCY_DEFAULTS,
     PROTOCOLS,
@@ -65,14 +65,7 @@ PARAMS: dict[str, Param] = {
         Param(
             "duration", "int", "10", "seconds of the timed transaction", minimum=1, maximum=86400
         ),
-        SecondsParam(
-            "interval",
-            "seconds",
-            "1",
-            "seconds between reports (-i), 0.1 to 60",
-            low=Decimal("0.1"),
-            high=Decimal(60),
-        ),
+        report_interval(),
     )
 }
 
