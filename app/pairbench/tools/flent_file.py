@@ -19,7 +19,7 @@ import bz2
 import json
 import math
 import zlib
-from collections.abc import Mapping, Sequence
+from collections.abc import Iterator, Mapping, Sequence
 from dataclasses import dataclass, field, replace
 from typing import Any, Final
 
@@ -35,6 +35,7 @@ MAX_JSON_BYTES: Final = 512 * 1024 * 1024
 SUFFIXES: Final = (".flent.gz", ".flent.bz2", ".flent")
 _GZIP: Final = b"\x1f\x8b"
 _BZIP2: Final = b"BZh"
+_PIECE: Final = 1 << 20
 _THROUGHPUT_SCALE: Final = {"mbits/s": 1e6, "kbits/s": 1e3, "kbps": 1e3, "bits/s": 1.0}
 _AGGREGATE_RUNNERS: Final = frozenset({"SumRunner", "AverageRunner", "SmoothAverageRunner"})
 _RTT_RUNNERS: Final = frozenset({"PingRunner", "IrttRunner", "UdpRttRunner", "FpingRunner"})
@@ -71,34 +72,60 @@ def looks_like_flent(name: str, head: bytes) -> bool:
 
 def decompress(data: bytes, limit: int = MAX_JSON_BYTES) -> bytes:
     """The JSON bytes of a data file: gunzipped, bunzipped or as they are; at most
-    ``limit`` bytes (a small file that inflates past it is refused, not read)."""
+    ``limit`` bytes. The inflated size is counted first, nothing kept, so a small file that
+    inflates past the limit is refused without ever holding what it inflates to."""
+    if not data.startswith((_GZIP, _BZIP2)):
+        return data
     try:
-        if data.startswith(_GZIP):
-            inflater = zlib.decompressobj(wbits=47)
-            out = inflater.decompress(data, limit + 1)
-            if len(out) > limit or inflater.unconsumed_tail:
-                raise ParseError(f"its data inflates to more than {limit // 2**20} MiB")
-            return out
-        if data.startswith(_BZIP2):
-            unzipper = bz2.BZ2Decompressor()
-            out = unzipper.decompress(data, max_length=limit + 1)
-            if len(out) > limit:
-                raise ParseError(f"its data inflates to more than {limit // 2**20} MiB")
-            return out
+        size = sum(len(piece) for piece in _inflate(data, limit))
+        if size > limit:
+            raise ParseError(f"its data inflates to more than {limit // 2**20} MiB")
+        return b"".join(_inflate(data, limit))
     except (zlib.error, OSError, EOFError) as exc:
         raise ParseError(f"damaged compressed data: {exc}") from exc
-    return data
+
+
+def _inflate(data: bytes, limit: int) -> Iterator[bytes]:
+    """The inflated pieces of gzip or bzip2 ``data`` (1 MiB at a time), stopping once more
+    than ``limit`` bytes came out."""
+    total = 0
+    if data.startswith(_GZIP):
+        gunzip = zlib.decompressobj(wbits=47)
+        piece = gunzip.decompress(data, _PIECE)
+        while piece:
+            total += len(piece)
+            yield piece
+            if total > limit or not gunzip.unconsumed_tail:
+                break
+            piece = gunzip.decompress(gunzip.unconsumed_tail, _PIECE)
+        if total <= limit:
+            yield gunzip.flush()
+        return
+    bunzip = bz2.BZ2Decompressor()
+    piece = bunzip.decompress(data, max_length=_PIECE)
+    while piece:
+        total += len(piece)
+        yield piece
+        if total > limit or bunzip.eof:
+            break
+        piece = bunzip.decompress(b"", max_length=_PIECE)
 
 
 def read_flent(data: bytes) -> FlentRun:
     """A Flent data file's run; ``ParseError`` saying why when it is not one Pairbench can
     read (not JSON, not Flent's shape, a newer format version)."""
-    raw = decompress(data)
     try:
+        raw = decompress(data)
         text = raw.decode("utf-8")
         document = json.loads(text)
     except (UnicodeDecodeError, ValueError, RecursionError) as exc:
+        if isinstance(exc, ParseError):
+            raise
         raise ParseError(f"not a Flent data file (no JSON in it): {exc}"[:300]) from exc
+    except MemoryError:
+        raise ParseError(
+            f"its {len(data) / 2**20:.0f} MiB do not fit in the memory Pairbench may use"
+        ) from None
     if not isinstance(document, dict) or not {"x_values", "results"} <= set(document):
         raise ParseError(
             "not a Flent data file: its JSON has no x_values and results "
