@@ -7,10 +7,12 @@ without end is refused in one line with nothing stored; the run compares with ip
 from __future__ import annotations
 
 import bz2
+import contextlib
 import gzip
 import io
 import json
 import os
+import random
 from datetime import datetime
 from pathlib import Path
 from typing import Any
@@ -223,3 +225,38 @@ def test_the_cli_imports_and_refuses_in_one_line(tmp_path: Path) -> None:
     assert status == 1 and "nothing stored" in err and err.count("\n") == 1
     with Library.open(library) as lib:
         assert count_runs(lib) == 1
+
+
+def _mutations(doc: Any, rng: random.Random) -> Any:
+    """``doc`` with one value somewhere replaced by a value of another kind."""
+    odd = [None, True, -1, 1e308, float("nan"), "x", [], {}, [None, "a", 3], {"t": "s"}]
+    paths: list[tuple[Any, Any]] = []
+
+    def walk(node: Any) -> None:
+        items = node.items() if isinstance(node, dict) else enumerate(node)
+        for key, value in list(items)[:40]:
+            paths.append((node, key))
+            if isinstance(value, dict | list):
+                walk(value)
+
+    walk(doc)
+    metadata = doc["metadata"]
+    node, key = rng.choice(paths) if rng.random() < 0.5 else (metadata, rng.choice(list(metadata)))
+    node[key] = rng.choice(odd)
+    return doc
+
+
+@pytest.mark.parametrize("name", FILES)
+def test_any_value_of_another_kind_is_read_or_refused_never_a_crash(name: str) -> None:
+    """Flent's own files with one value of another kind put anywhere (300 seeded changes per
+    file): a run or a ``ParseError``, never another exception."""
+    raw = gzip.decompress((DATA / name).read_bytes())
+    rng = random.Random(f"flent-{name}")
+    for _ in range(300):
+        doc = _mutations(json.loads(raw), rng)
+        data = json.dumps(doc).encode()
+        with contextlib.suppress(ParseError):
+            read_flent(data)
+        cut = data[: rng.randrange(len(data))]
+        with pytest.raises(ParseError):
+            read_flent(gzip.compress(cut)) if cut.strip() else read_flent(b"{")

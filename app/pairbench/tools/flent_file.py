@@ -148,7 +148,7 @@ def read_flent(data: bytes) -> FlentRun:
     started, note = start_time(metadata, raw_times(document.get("raw_values")))
     if note:
         notes.append(note)
-    hosts = tuple(str(h) for h in (metadata.get("HOSTS") or [metadata.get("HOST") or ""]) if h)
+    hosts = _hosts(metadata)
     return FlentRun(
         records=records,
         summary=summary,
@@ -160,6 +160,15 @@ def read_flent(data: bytes) -> FlentRun:
         text=text,
         notes=notes,
     )
+
+
+def _hosts(metadata: Mapping[str, Any]) -> tuple[str, ...]:
+    """The hosts Flent tested against (``HOSTS``, else ``HOST``), as printable texts."""
+    hosts = metadata.get("HOSTS")
+    if not isinstance(hosts, list):
+        hosts = [hosts if isinstance(hosts, str) else metadata.get("HOST")]
+    texts = (meta_text(h) for h in hosts[:16] if isinstance(h, str | int | float))
+    return tuple(text for text in texts if text)
 
 
 # ------------------------------------------------------------------------------ series
