@@ -260,3 +260,17 @@ def test_any_value_of_another_kind_is_read_or_refused_never_a_crash(name: str) -
         cut = data[: rng.randrange(len(data))]
         with pytest.raises(ParseError):
             read_flent(gzip.compress(cut)) if cut.strip() else read_flent(b"{")
+
+
+def test_parse_prints_a_flent_file_in_the_parse_shape_and_stores_nothing(tmp_path: Path) -> None:
+    library = tmp_path / "lib.sqlite"
+    doc = _document("udp_flood-loopback.flent.gz")
+    status, out, _ = _cli(library, "parse", "flent", str(DATA / "udp_flood-loopback.flent.gz"))
+    assert status == 0
+    parsed = json.loads(out)
+    assert parsed["tool"] == "flent"
+    [flow] = [s for s in parsed["series"] if s["stream"] == "UDP upload"]
+    assert (flow["t"], flow["v"]) == tuple(map(list, _flent_values(doc, "UDP upload", MBIT)))
+    status, _, err = _cli(library, "parse", "flent", str(IPERF3 / "v321_tcp_P2_json.out"))
+    assert status == 1 and err.startswith("pairbench: ") and err.count("\n") == 1
+    assert not library.exists()

@@ -121,24 +121,24 @@ def read_flent(data: bytes) -> FlentRun:
     except (UnicodeDecodeError, ValueError, RecursionError) as exc:
         if isinstance(exc, ParseError):
             raise
-        raise ParseError(f"not a Flent data file (no JSON in it): {exc}"[:300]) from exc
+        raise ParseError(f"no JSON in it: {exc}"[:300]) from exc
     except MemoryError:
         raise ParseError(
             f"its {len(data) / 2**20:.0f} MiB do not fit in the memory Pairbench may use"
         ) from None
     if not isinstance(document, dict) or not {"x_values", "results"} <= set(document):
         raise ParseError(
-            "not a Flent data file: its JSON has no x_values and results "
+            "its JSON has no x_values and results "
             f"({preview(sorted(document) if isinstance(document, dict) else document)})"
         )
     version = _version(document.get("version", 1))
     metadata = document.get("metadata") or {}
     if not isinstance(metadata, dict):
-        raise ParseError("not a Flent data file: its metadata is not an object")
+        raise ParseError("its metadata is not an object")
     x = _numbers(document["x_values"], "x_values")
     results = document["results"]
     if not isinstance(results, dict):
-        raise ParseError("not a Flent data file: its results are not an object")
+        raise ParseError("its results are not an object")
     series_meta = metadata.get("SERIES_META") or {}
     if not isinstance(series_meta, dict):
         series_meta = {}
@@ -210,7 +210,7 @@ def _version(value: object) -> int:
 
 def _numbers(values: object, what: str) -> list[float | None]:
     if not isinstance(values, list):
-        raise ParseError(f"not a Flent data file: its {what} are not a list")
+        raise ParseError(f"its {what} are not a list")
     out: list[float | None] = []
     for value in values:
         if value is None:
