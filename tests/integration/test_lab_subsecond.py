@@ -47,7 +47,8 @@ def test_a_run_by_bytes_on_a_chosen_port_at_a_tenth_of_a_second(lab: Any, shaped
     sender = re.findall(r"sec\s+(\S+ \S?Bytes).*sender", raw)
     assert sender and sender[-1] == "12.0 MBytes"  # iperf3's count: -n 12M, 1024-based
     steps = np.diff(_sum_times(lab, run["id"]))
-    assert len(steps) >= 9 and np.allclose(steps[:-1], 0.1, atol=0.011), steps
+    assert len(steps) >= 9 and abs(float(np.median(steps)) - 0.1) <= 0.01, steps
+    assert np.all(steps[:-1] < 0.15), steps
 
 
 def test_burst_credits_from_a_run_at_a_tenth_of_a_second(lab: Any, shaped: Any) -> None:
