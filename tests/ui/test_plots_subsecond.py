@@ -8,14 +8,24 @@ from __future__ import annotations
 from pathlib import Path
 
 import numpy as np
+import pytest
 from plot_kit import LiveRun, last_drawn_x
 from pytestqt.qtbot import QtBot
 
-from pairbench.domain import RunSpec
+from pairbench.domain import Record, RunSpec
+from pairbench.ui.plotting import run_plots
+from pairbench.ui.plotting.run_plots import RunPlots
 from pairbench.ui.plotting.time_axis import clock_text, pick_step
 
 CAPTURE = Path(__file__).resolve().parents[1] / "data" / "subsecond"
 LINES = (CAPTURE / "iperf3-3.12_bytes8M_interval0.1.txt").read_text().splitlines()
+TCP = ("throughput_bps", "retransmits", "cwnd_bytes")
+
+
+def _report(t: float) -> list[Record]:
+    """One 0.1 s report of iperf3 -P 8: eight streams and their sum."""
+    streams = [Record(str(5 + 2 * i), t, TCP, (1e8, 0.0, 6e5)) for i in range(8)]
+    return [*streams, Record("sum", t, TCP[:2], (8e8, 0.0))]
 
 
 def test_a_tenth_of_a_second_run_is_drawn_report_by_report(qtbot: QtBot) -> None:
@@ -33,3 +43,28 @@ def test_a_tenth_of_a_second_run_is_drawn_report_by_report(qtbot: QtBot) -> None
     assert len(drawn) == len(times) - 1
     assert live.tab.burst.model.params.confirm_intervals == 60  # 6 s at 0.1 s, as at 1 s
     assert clock_text(1.3, pick_step(2.0, 900)) == "1.3 s"
+
+
+def test_ticks_take_records_in_but_redraw_a_plot_at_most_every_quarter_second(
+    qtbot: QtBot, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """Ten ticks in a second, a report of 8 streams before each: every record is in the
+    buffers at once, but only four plots are redrawn (one every 0.25 s)."""
+    plots = RunPlots()
+    qtbot.addWidget(plots)
+    plots.resize(900, 600)
+    plots.show()
+    qtbot.waitExposed(plots)
+    now = [1000.0]
+    monkeypatch.setattr(run_plots.time, "monotonic", lambda: now[0])
+    plots.timer.stop()
+    plots.add_records(_report(0.1))
+    plots.refresh(force=True)  # the plots built and drawn once
+    before = plots.redraws
+    for k in range(2, 12):
+        plots.add_records(_report(0.1 * k))
+        now[0] += 0.1
+        plots._tick()
+        buffer = plots.buffer("5", "throughput_bps")
+        assert buffer is not None and len(buffer) == k  # taken in at every tick
+    assert plots.redraws - before == 4  # at 1000.1 (first), 1000.4, 1000.7, 1001.0
