@@ -13,7 +13,7 @@ from pytestqt.qtbot import QtBot
 from pairbench.library import Library
 from pairbench.library.runs import count_runs, get_run
 from pairbench.ui.bridge import EngineBridge
-from pairbench.ui.library.import_dialog import GUESS, ImportDialog
+from pairbench.ui.library.import_dialog import ImportDialog
 from pairbench.ui.library.library_view import LibraryView
 
 WAIT_MS = 10_000
@@ -31,14 +31,16 @@ def _view(qtbot: QtBot, library_path: Path) -> tuple[LibraryView, EngineBridge]:
 
 
 def _accept(view: LibraryView, seen: list[list[str]]) -> None:
+    """Accept the import dialog once it shows its guesses, keeping what the box offered."""
+
     def opened(dialog: ImportDialog) -> None:
         def fill() -> None:
             box = dialog.tool_boxes[0]
             seen.append([box.itemText(i) for i in range(box.count())])
-            assert box.currentText() == GUESS
+            assert box.currentIndex() == 0 and box.currentData() is None  # the guess
             dialog.buttons.button(QDialogButtonBox.StandardButton.Ok).click()
 
-        QTimer.singleShot(0, fill)
+        dialog.guessed.connect(lambda: QTimer.singleShot(0, fill))
 
     view.files.dialog_opened.connect(opened)
 
@@ -59,6 +61,7 @@ def test_a_flent_file_is_told_and_imported_and_an_empty_one_refused(
         run = get_run(library, imported[0])
         assert run.spec.tool == "flent" and run.spec.params["test"] == "tcp_2up_iperf"
         assert "flent" in seen[0]  # the dialog offers it as a tool too
+        assert seen[0][0] == "flent (guessed)"  # and says the file reads as Flent's
 
         assert view.files.import_files([DATA / "udp_flood-empty.flent.gz"]) is not None
         qtbot.waitUntil(lambda: len(failed) == 1, timeout=WAIT_MS)

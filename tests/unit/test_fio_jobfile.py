@@ -219,7 +219,7 @@ def test_commands_upload_the_file_and_run_it_with_pairbench_output_options() -> 
     assert commands.run_on == "server" and commands.server is None
     assert commands.client == [
         "fio", "--output-format=json+", "--status-interval=1", "--eta=never",
-        f"--directory={workdir}", f"{workdir}/two.fio",
+        f"--directory={workdir}", f"--aux-path={workdir}", f"{workdir}/two.fio",
     ]  # fmt: skip
     assert fio.expected_seconds(params) == 10.0
 

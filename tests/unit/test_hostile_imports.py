@@ -334,17 +334,23 @@ def test_there_are_at_least_twenty_five_hostile_import_files() -> None:
 
 
 @pytest.mark.timeout(60)
-def test_a_job_file_that_is_no_regular_file_is_refused(template: Path, tmp_path: Path) -> None:
-    """`run --set jobfile=PATH` reads a file on this computer too: a device or a FIFO there is
-    refused before any run is stored."""
-    fifo = tmp_path / "job.fio"
+@pytest.mark.parametrize(
+    ("tool", "param", "name"),
+    [("fio", "jobfile", "job.fio"), ("uperf", "profile_file", "mine.xml")],
+)
+def test_a_job_file_that_is_no_regular_file_is_refused(
+    tool: str, param: str, name: str, template: Path, tmp_path: Path
+) -> None:
+    """`run --set jobfile=PATH` (fio) and `--set profile_file=PATH` (uperf) read a file on this
+    computer too: a device or a FIFO there is refused before any run is stored."""
+    fifo = tmp_path / name
     os.mkfifo(fifo)
-    device = ("run", "--pair", "p1", "--tool", "fio", "--set", "jobfile=/dev/zero")
+    device = ("run", "--pair", "p1", "--tool", tool, "--set", f"{param}=/dev/zero")
     (outcome,) = refused_here(template, tmp_path, device)
     assert "character device" in outcome.err
     library = tmp_path / "library.sqlite"  # the copy refused_here made, unchanged
     before = snapshot(library)
-    argv = ("run", "--pair", "p1", "--tool", "fio", "--set", f"jobfile={fifo}")
+    argv = ("run", "--pair", "p1", "--tool", tool, "--set", f"{param}={fifo}")
     outcome = run_here_unblocking(library, fifo, *argv)
     assert_refused(outcome, before, library, tmp_path)
     assert "named pipe (FIFO)" in outcome.err

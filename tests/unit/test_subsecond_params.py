@@ -36,7 +36,7 @@ def _has(argv: list[str], *part: str) -> bool:
         ("iperf3", "interval", "0.1", ("-i", "0.1")),
         ("ping", "interval", "0.2", ("-i", "0.2")),
         ("nuttcp", "interval", "0.1", ("-i", "0.1")),
-        ("uperf", "interval", "0.1", ("-i", "100ms")),
+        ("uperf", "interval", "0.1", ("-i", "100m")),  # uperf's bare m: milliseconds
         ("uperf", "interval", "2", ("-i", "2s")),
         ("fio", "status_interval", "100ms", ("--status-interval=100ms",)),
         ("fio", "status_interval", "0.25", ("--status-interval=250ms",)),

@@ -190,6 +190,12 @@ class TargetHoldsDataError(RunError):
         self.host, self.target, self.held = host, target, list(held)
 
 
+class TargetChangedError(RunError):
+    """A running storage suite's target is no longer as the suite checked it (a device now in
+    use, its own directory changed or gone): checked before a purge, nothing written; the
+    suite stops there (resumable, the resume checks it again)."""
+
+
 class StalledOutError(Exception):
     """The tool stayed quiet past the run's expected end: the run is ended as stalled."""
 
@@ -251,3 +257,28 @@ class InputRefusedError(ValueError):
     """An input read whole but refused before anything was stored (an import holding no
     result of its tool, an implausible time, a negative or non-finite figure); the message
     says what was read and why it cannot be so."""
+
+
+class LibraryFullError(Exception):
+    """The file system holding the library is full: nothing more can be stored in it.
+
+    ``mount`` is that file system's mount point, ``detail`` its type and device, ``free`` the
+    bytes left on it; ``kept`` says what was kept of the work that met it ("run 3 is stored
+    as interrupted with its first 120 samples"; "nothing was imported").
+    """
+
+    def __init__(self, library: str, mount: str, detail: str, free: int, kept: str = "") -> None:
+        self.library, self.mount, self.detail = library, mount, detail
+        self.free, self.kept = free, kept
+        from pairbench.domain.units import format_quantity  # here: `runs list` needs no units
+
+        shown = f"{mount} ({detail})" if detail else mount
+        said = f"; {kept}" if kept else ""
+        super().__init__(
+            f"the library's disk is full: {shown} has {format_quantity('B', free)} free"
+            f"{said}; free space on {mount} and try again"
+        )
+
+    def keeping(self, kept: str) -> LibraryFullError:
+        """The same failure, saying what was kept."""
+        return LibraryFullError(self.library, self.mount, self.detail, self.free, kept)

@@ -88,6 +88,8 @@ def metric_order(names: Iterable[str]) -> list[str]:
 
 # The unit a metric name ends in (DESIGN §4: names carry their unit), longest suffix first.
 _SUFFIX_UNITS: tuple[tuple[str, str], ...] = (
+    ("_time_s", "s"),
+    ("_count", "count"),
     ("_bytes_per_s", "B/s"),
     ("_per_s", "op/s"),
     ("_bps", "bit/s"),

@@ -6,13 +6,16 @@ import asyncio
 import os
 import sys
 import time
+from collections.abc import Awaitable
 from dataclasses import dataclass, replace
+from typing import TypeVar
 
 from pairbench.domain import HostPair, Run, RunSpec, RunStatus
 from pairbench.domain.failures import (
     ConnectionLostError,
     HostBusyError,
     HostInUseError,
+    LibraryFullError,
     PairBusyError,
     PortInUseError,
     RunError,
@@ -39,6 +42,7 @@ from pairbench.tools.base import Capabilities, HostCheck, Tool
 from pairbench.tools.registry import get_tool
 
 FLUSH_PERIOD_S = 0.1
+T = TypeVar("T")
 
 
 def _program() -> str:
@@ -215,9 +219,13 @@ async def _execute_locked(
 ) -> Run:
     spec = prepared.spec
     cleared = await _clear_leftovers(prepared)
-    run_id = create_run(lib, spec)
+    try:
+        with lib.disk_errors("nothing was stored: the run did not start"):
+            run_id = create_run(lib, spec)
+            set_run_facts(lib, run_id, tool_version=prepared.tool_version)
+    except LibraryFullError as exc:
+        raise RunError(str(exc)) from exc
     locks.note(run_id=run_id)
-    set_run_facts(lib, run_id, tool_version=prepared.tool_version)
     tag = str(RunTag.new())
     ACTIVE_TAGS.add(tag)
     try:
@@ -243,12 +251,15 @@ async def _execute_session(
     session.preflight_notes = cleared
     observer.on_started(run_id, spec, tool.expected_seconds(spec.params))
     status, error, by_stop = RunStatus.FAILED, None, False
-    work = asyncio.ensure_future(session.run(lib, run_id))
+    full: LibraryFullError | None = None
+    work = asyncio.ensure_future(_storing(lib, session.run(lib, run_id)))
     cancelled = asyncio.ensure_future(cancel.wait())
     stopped = asyncio.ensure_future(session.stop_requested.wait())
     flusher = asyncio.ensure_future(_flush_periodically(recorder))
     try:
-        await asyncio.wait({work, cancelled, stopped}, return_when=asyncio.FIRST_COMPLETED)
+        await asyncio.wait({work, cancelled, stopped, flusher}, return_when=asyncio.FIRST_COMPLETED)
+        if flusher.done():  # only a failure ends it: the library cannot store the run
+            flusher.result()
         if work.done():
             try:
                 status, error = work.result()
@@ -265,12 +276,15 @@ async def _execute_session(
     except asyncio.CancelledError:
         status, error = RunStatus.CANCELLED, "cancelled"
         raise
+    except LibraryFullError as exc:  # the run cannot be stored: ended, kept as far as can be
+        full = exc
     except Exception as exc:  # a bug or an unforeseen failure: store it, never lose data
         status, error = RunStatus.FAILED, f"{type(exc).__name__}: {exc}"
     finally:
         for task in (work, cancelled, stopped, flusher):
             task.cancel()
-        await asyncio.shield(_finish(lib, run_id, session, status, error, by_stop))
+        outcome = (status, error, by_stop)
+        await asyncio.shield(_finish(lib, run_id, session, outcome, full))
     run = get_run(lib, run_id)
     observer.on_finished(run)
     return run
@@ -280,12 +294,14 @@ async def _finish(
     lib: Library,
     run_id: int,
     session: RunSession,
-    status: RunStatus,
-    error: str | None,
-    by_stop: bool,
+    outcome: tuple[RunStatus, str | None, bool],
+    full: LibraryFullError | None,
 ) -> None:
-    """Stop the processes and store the outcome. ``by_stop``: the stop condition ended the
-    run on purpose, so the interrupted tool's message and incomplete summary are no failure."""
+    """Stop the processes and store the outcome: (status, error, ``by_stop``: the stop
+    condition ended the run on purpose, so the interrupted tool's message and incomplete
+    summary are no failure). ``full``: the library's disk filled up under the run, which is
+    then stored as interrupted with the samples stored before."""
+    status, error, by_stop = outcome
     try:
         await (session.stop_main_first() if by_stop else session.stop_all())
     except Exception as exc:  # still store the run below
@@ -306,24 +322,41 @@ async def _finish(
             status, error = RunStatus.FAILED, "the tool's output ended before its summary"
     if error is None and summary.error and not by_stop:
         error = summary.error
-    session.recorder.flush()
-    finish_run(
-        lib,
-        run_id,
-        status,
-        summary=dict(summary.values),
-        complete=summary.complete,
-        error=error,
-    )
+    complete = summary.complete
+    try:
+        session.recorder.flush()
+    except LibraryFullError as exc:
+        full = exc
+    if full is not None:
+        status, complete = RunStatus.INTERRUPTED, False
+        error = str(full.keeping(_kept(session.recorder)))
+    kept = f"run {run_id} could not be stored as {status.value}: it is marked interrupted"
+    with lib.disk_errors(f"{kept} the next time the library is opened with room"):
+        finish_run(
+            lib, run_id, status, summary=dict(summary.values), complete=complete, error=error
+        )
     notes = [
         *session.preflight_notes,
         *([f"summary incomplete: {summary.reason}"] if summary.reason else []),
         *(n for n in (session.stop_reason if by_stop else None, session.stop_error) if n),
     ]
-    if notes:
-        update_run_notes(lib, run_id, notes="\n".join(notes))
-    _store_run_analyses(lib, run_id, session)
-    compact_series(lib.conn, run_id)
+    try:  # what follows adds to a run already stored: a full disk leaves it out
+        with lib.disk_errors():
+            if notes:
+                update_run_notes(lib, run_id, notes="\n".join(notes))
+            _store_run_analyses(lib, run_id, session)
+            compact_series(lib.conn, run_id)
+    except LibraryFullError:
+        pass
+
+
+def _kept(recorder: Recorder) -> str:
+    """What a run keeps when the disk filled up under it (what could not be stored is
+    dropped): "the run is stored as interrupted with its 120 samples stored before (64
+    received later were lost)"."""
+    lost = recorder.discard()
+    kept = f"the run is stored as interrupted with its {recorder.samples_written} samples"
+    return f"{kept} stored before ({lost} received later were lost)" if lost else kept
 
 
 def _store_run_analyses(lib: Library, run_id: int, session: RunSession) -> None:
@@ -336,6 +369,12 @@ def _store_run_analyses(lib: Library, run_id: int, session: RunSession) -> None:
         run = get_run(lib, run_id)
         note = f"run analyses failed: {type(exc).__name__}: {exc}"
         update_run_notes(lib, run_id, notes="\n".join(n for n in (run.notes, note) if n))
+
+
+async def _storing(lib: Library, work: Awaitable[T]) -> T:
+    """``work``, with a full disk met while it stores raised as ``LibraryFullError``."""
+    with lib.disk_errors():
+        return await work
 
 
 async def _flush_periodically(recorder: Recorder) -> None:

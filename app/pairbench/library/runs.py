@@ -286,6 +286,12 @@ def delete_run(lib: Library, run_id: int) -> None:
     lib.conn.execute("DELETE FROM runs WHERE id = ?", (run_id,))
 
 
+def discard_run(lib: Library, run_id: int) -> None:
+    """Delete a run this process created and could not store whole (an import on a full
+    disk), running or not."""
+    lib.conn.execute("DELETE FROM runs WHERE id = ?", (run_id,))
+
+
 def _row_to_run(row: tuple[object, ...]) -> Run:
     (
         run_id,

@@ -100,6 +100,7 @@ def claim_suite(lib: Library, suite_id: int) -> None:
     """Mark a suite ``running`` by this process again (to resume it); ``LibraryError`` when
     another live process runs it."""
     get_suite(lib, suite_id)
+    lib.ensure_whole()
     try:
         claim_row(lib.conn, "suites", suite_id, f"suite {suite_id}")
     except ValueError as exc:

@@ -9,10 +9,9 @@ from collections.abc import Mapping
 from pathlib import Path
 
 from pairbench.domain import Run, RunSpec
-from pairbench.domain.failures import InputRefusedError
 from pairbench.domain.user_files import open_regular, read_bytes
 from pairbench.library import Library
-from pairbench.services.import_checks import check_figures, check_times
+from pairbench.services.import_checks import check_figures, check_has_series, check_times
 from pairbench.services.importing import (
     IMPORT_TAG,
     MAX_IMPORT_BYTES,
@@ -64,11 +63,7 @@ def import_flent(
     refused (``InputRefusedError``), as is a negative or non-finite figure or an implausible
     start time: nothing is stored then.
     """
-    if not flent.records:
-        raise InputRefusedError(
-            "the Flent file holds no data Pairbench reads (no throughput, ping, RTT or VoIP "
-            "series with values)"
-        )
+    check_has_series(flent.records, "the Flent file", "throughput, ping, RTT or VoIP series")
     check_figures(flent.records, flent.summary)
     check_times(flent.started_at, flent.records)
     server = flent.hosts[0] if flent.hosts else ""

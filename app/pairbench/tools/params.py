@@ -21,6 +21,7 @@ _SECONDS = re.compile(r"([0-9]{1,6}(?:\.[0-9]{1,6})?)(s|ms)?")
 _SIZE = re.compile(r"^\d+[kKmMgG]?$")
 _NAME = re.compile(r"^[A-Za-z0-9._-]{1,64}$")
 _CPUS = re.compile(r"^(\d{1,4}(,\d{1,4})?)?$")
+_FILE_NAME = re.compile(r"[A-Za-z0-9._+-]{1,100}")
 _OPTIONAL_NAME = re.compile(r"^[A-Za-z0-9._-]{0,64}$")
 # An IPv4/IPv6 address or a host name, optionally %interface (iperf3 -B host%dev); "" = none.
 _ADDRESS = re.compile(r"^([A-Za-z0-9.:_-]{1,253}(%[A-Za-z0-9._-]{1,15})?)?$")
@@ -84,8 +85,9 @@ def _check_pattern(pattern: re.Pattern[str], what: str) -> Callable[[Param, str]
 class SecondsParam(Param):
     """A decimal number of seconds within ``[low, high]``, such as ``0.2`` (``kind="seconds"``).
 
-    ``ms`` and ``s`` units are read too ("100ms" as fio and uperf write it is "0.1"); the
-    canonical form is decimal seconds without trailing zeros ("0.20" -> "0.2").
+    A decimal kind of its own: it checks its own values and keeps a schema a plain
+    ``dict[str, Param]``. ``ms`` and ``s`` units are read too ("100ms" as fio and uperf write
+    it is "0.1"); the canonical form is decimal seconds without trailing zeros ("0.20" -> "0.2").
     """
 
     low: Decimal = Decimal(0)
@@ -109,15 +111,18 @@ class SecondsParam(Param):
         return format(number.normalize(), "f")
 
 
-def report_interval(name: str = "interval", option: str = "-i") -> SecondsParam:
-    """A tool's interval between reports: 0.1 to 60 seconds, 1 by default."""
+def report_interval(
+    name: str = "interval", option: str = "-i", *, high: int = 60, note: str = ""
+) -> SecondsParam:
+    """A tool's interval between reports: 0.1 to ``high`` (60) seconds, 1 by default; ``note``
+    ends the help (why a tool's ``high`` is lower)."""
     return SecondsParam(
         name,
         "seconds",
         "1",
-        f"seconds between reports ({option}), 0.1 to 60; 100ms is 0.1",
+        f"seconds between reports ({option}), 0.1 to {high}; 100ms is 0.1{note}",
         low=Decimal("0.1"),
-        high=Decimal(60),
+        high=Decimal(high),
     )
 
 
@@ -140,6 +145,33 @@ _CHECKERS: dict[str, Callable[[Param, str], str]] = {
     "address": _check_pattern(_ADDRESS, "empty, or an address or host name (host%device)"),
     "dscp": _check_pattern(_DSCP, "empty, 0-63, or a class such as EF, AF11, CS1"),
 }
+
+
+def file_name(path_or_name: str, default: str) -> str:
+    """The name a file of the user's (a job file, a profile) is stored and uploaded under: its
+    base name, characters other than letters, digits and ``._+-`` replaced by ``_``."""
+    base = path_or_name.replace("\\", "/").rsplit("/", 1)[-1]
+    name = re.sub(r"[^A-Za-z0-9._+-]", "_", base)[:100].lstrip(".")
+    return name or default
+
+
+@dataclass(frozen=True, slots=True)
+class FileNameParam(Param):
+    """The name of a file of the user's that a run uploads (``file_name``'s form): the CLI's
+    ``--set NAME=PATH`` and the window's ``button`` read the file at a path and give its name
+    and text, so a path is refused here with where it is read."""
+
+    button: str = ""
+
+    def check(self, raw: str) -> str:
+        value = raw.strip()
+        if value and not _FILE_NAME.fullmatch(value):
+            raise ParamError(
+                f"{self.name} must be a file name (letters, digits, ._+-), got {value[:80]!r}: "
+                f"a path is read by pairbench run --set {self.name}=PATH and the {self.button} "
+                "button"
+            )
+        return value
 
 
 def resolve_params(schema: Mapping[str, Param], given: Mapping[str, str]) -> dict[str, str]:

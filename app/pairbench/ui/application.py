@@ -11,7 +11,7 @@ from PySide6.QtCore import QSettings, QTimer
 from PySide6.QtWidgets import QApplication, QMessageBox
 
 from pairbench import __version__
-from pairbench.services.library import Library, LibraryError
+from pairbench.services.library import Library, LibraryError, LibraryFullError
 from pairbench.ui.bridge import EngineBridge
 from pairbench.ui.desktop import report_startup, set_desktop_identity
 from pairbench.ui.main_window import MainWindow
@@ -54,8 +54,13 @@ def run_app(library_path: Path) -> int:
     app = create_app()
     try:
         library = Library.open(library_path)  # checked here: a bad file is refused before Qt
-    except LibraryError as exc:
+    except (LibraryError, LibraryFullError) as exc:
         QMessageBox.critical(None, "Pairbench", str(exc))
+        return 1
+    if library.full is not None:  # open for one connection only; the window needs two
+        library.close()
+        words = "the window opens it once there is room (the pairbench command reads it now)"
+        QMessageBox.critical(None, "Pairbench", str(library.full.keeping(words)))
         return 1
     prompt = GuiSecretPrompt()
     bridge = EngineBridge(library_path, secrets=prompt)
