@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import pytest
 
+from pairbench.tools.base import ParamError
 from pairbench.tools.registry import TOOLS
 from pairbench.ui.run.form_origins import (
     Origin,
@@ -53,6 +54,20 @@ def test_an_edit_of_the_kind_of_run_clears_what_it_tied() -> None:
     edited, changed_kind = after_edit(chosen, IPERF3, "duration", "20")
     assert not changed_kind and edited.values["length"] == "1400"
     assert edited.origin("duration") is Origin.USER
+
+
+@pytest.mark.parametrize(
+    ("name", "value"), [("congestion", "bbr"), ("mss", "1400"), ("fq_rate", "1G")]
+)
+def test_udp_clears_what_iperf3_refuses_with_udp(name: str, value: str) -> None:
+    """A TCP-only value iperf3's own checks refuse beside udp is gone when udp is switched on
+    (the run would otherwise be refused, or carry a value of another kind of run)."""
+    with pytest.raises(ParamError, match="cannot be combined with udp"):
+        IPERF3.resolve({"udp": "true", name: value})
+    IPERF3.resolve({name: value})  # a value TCP takes
+    typed = ToolChoices({name: value}, {name: Origin.USER})
+    edited, changed_kind = after_edit(typed, IPERF3, "udp", "true")
+    assert changed_kind and edited.values == {"udp": "true"}
 
 
 def test_origins_round_trip_through_the_settings() -> None:

@@ -27,6 +27,8 @@ METRICS: dict[str, Metric] = {
         Metric("retransmits", "count", "Retransmits"),
         Metric("cwnd_bytes", "B", "Congestion window"),
         Metric("jitter_ms", "ms", "Jitter", 0.001),
+        Metric("one_way_delay_ms", "ms", "One-way delay"),
+        Metric("induced_delay_ms", "ms", "Induced delay"),
         Metric("lost_packets", "count", "Lost datagrams"),
         Metric("packets", "count", "Datagrams"),
         Metric("lost_percent", "%", "Loss"),

@@ -18,8 +18,8 @@ MAX_NUMJOBS: Final = 256
 DEFAULT_NAME: Final = "job.fio"
 
 _OUTPUT = (
-    "Pairbench sets fio's output itself (--output-format=json+ --status-interval=1): its live "
-    "plots and the summary read it"
+    "Pairbench sets fio's output itself (--output-format=json+, --status-interval from its "
+    "status_interval parameter): its live plots and the summary read it"
 )
 _COMMAND = "it runs a program on the host, which a job file run by Pairbench may not do"
 _HOST_FILE = (
@@ -266,7 +266,7 @@ class JobTextParam(Param):
 
 
 # Parameters that still apply with a job file (the file says everything else).
-WITH_JOBFILE: Final = ("jobfile", "jobfile_text", "directory")
+WITH_JOBFILE: Final = ("jobfile", "jobfile_text", "directory", "status_interval")
 
 
 def resolve_job_file(resolved: Mapping[str, str], defaults: Mapping[str, str]) -> dict[str, str]:
@@ -287,6 +287,7 @@ def resolve_job_file(resolved: Mapping[str, str], defaults: Mapping[str, str]) -
         "jobfile": resolved["jobfile"] or DEFAULT_NAME,
         "jobfile_text": resolved["jobfile_text"],
         "directory": resolved["directory"],
+        "status_interval": resolved["status_interval"],
     }
 
 
@@ -314,7 +315,9 @@ def expected_seconds(text: str) -> float:
     return total + group
 
 
-def job_file_commands(params: Mapping[str, str], ctx: CommandContext, directory: str) -> Commands:
+def job_file_commands(
+    params: Mapping[str, str], ctx: CommandContext, directory: str, status_option: str
+) -> Commands:
     """``fio`` on the job file uploaded into the work directory, with Pairbench's output
     options; ``--directory`` (``directory``: the work directory) puts the jobs' relative
     test files there, and ``--aux-path`` the files fio writes of itself (a ``verify`` job cut
@@ -325,7 +328,7 @@ def job_file_commands(params: Mapping[str, str], ctx: CommandContext, directory:
     argv = [
         "fio",
         "--output-format=json+",
-        "--status-interval=1",
+        status_option,
         "--eta=never",
         f"--directory={directory}",
         f"--aux-path={directory}",
