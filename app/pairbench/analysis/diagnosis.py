@@ -6,16 +6,19 @@
    ping's ``interval``) was reached: the summary is at least ``RATE_REACHED`` of it.
 2. **receive-buffer** (UDP): the receiver's ``UdpRcvbufErrors`` rose in most steady
    intervals and add up to at least ``RCVBUF_SHARE`` of the datagrams it received.
-3. **window** (TCP): the sender's connections were limited by the peer's receive window or
-   their own send buffer (ss's ``rwnd_limited`` + ``sndbuf_limited``) over at least
-   ``WINDOW_SHARE`` of their busy time, and throughput is window ÷ RTT within a factor of
-   ``WINDOW_MATCH``.
-4. **cpu**: on one host a core was at least ``CORE_FULL`` busy (softirq and irq included) in
+3. **cpu**: on one host a core was at least ``CORE_FULL`` busy (softirq and irq included) in
    most steady intervals while throughput stayed flat (CV ≤ ``FLAT_CV``), and that busy core
    was the run's: the tool's busiest thread ran or waited for a CPU at least ``THREAD_FULL``
    of the time (a thread blocked on a full socket or a slow link sleeps instead), or the
-   core was mostly in softirq/irq (the network stack). When both hosts
-   share a kernel (a lab on one machine), the host is the one whose tool thread needed it.
+   core was mostly in softirq/irq (the network stack). When both hosts share a kernel (a lab
+   on one machine), the host is the one whose tool thread needed it. Also cpu: the tool's
+   busiest thread needed a whole core by itself (ran or waited for one at least
+   ``THREAD_ALONE`` of the time: it never idled), whatever the cores' accounting. Before the
+   window: a receiver too slow to read leaves its window full, which is its CPU's doing.
+4. **window** (TCP): the sender's connections were limited by the peer's receive window or
+   their own send buffer (ss's ``rwnd_limited`` + ``sndbuf_limited``) over at least
+   ``WINDOW_SHARE`` of their busy time, and throughput is window ÷ RTT within a factor of
+   ``WINDOW_MATCH``.
 5. **network**: none of the above, with telemetry from the hosts to say so: neither host was
    the limit, so the path (or the provider's allowance) was; rising allowance counters
    (AWS ENA) are named first.
@@ -45,6 +48,7 @@ WINDOW_SHARE: Final = 50.0
 WINDOW_MATCH: Final = 2.0
 CORE_FULL: Final = 95.0
 THREAD_FULL: Final = 60.0
+THREAD_ALONE: Final = 95.0
 KERNEL_SHARE: Final = 50.0
 FLAT_CV: Final = 0.5
 DEVICE_BUSY: Final = 90.0
@@ -89,7 +93,7 @@ def diagnose(given: DiagnosisInput) -> Diagnosis:
     )
     if not measured:
         return Diagnosis("unknown", None, ("the run measured no throughput to explain",))
-    for rule in (_receive_buffer, _window, _cpu):
+    for rule in (_receive_buffer, _cpu, _window):
         found = rule(given, view)
         if found is not None:
             return found
@@ -236,65 +240,98 @@ def _thread_need(view: RunView, role: Role) -> float:
     return median_of(need)
 
 
-def _cpu_candidates(view: RunView) -> list[tuple[Role, float, float, int, float]]:
-    """(role, share of intervals with a full core, its median busy %, core, kernel share)."""
-    found = []
-    for role in ROLES:
-        busiest = view.busiest_core(role)
-        if busiest is None:
-            continue
-        busy, kernel, core = busiest
-        full = busy >= CORE_FULL
-        share = float(np.mean(full))
-        if share < MOST:
-            continue
-        found.append(
-            (
-                role,
-                share,
-                median_of(busy[full]),
-                most_common(core[full]),
-                median_of(100 * kernel[full] / np.maximum(busy[full], 1e-9)),
-            )
+@dataclass(frozen=True, slots=True)
+class _CoreUse:
+    """A host's busiest core over the steady part, and what the tool's thread needed."""
+
+    role: Role
+    share: float  # of the intervals with a core at least CORE_FULL busy
+    busy: float  # the busiest core's median busy %
+    core: int  # the core most often the busiest
+    kernel: float  # softirq + irq, % of its busy time
+    need: float  # the tool's busiest thread: ran or waited for a CPU, % of the time
+
+    @property
+    def full_core(self) -> bool:
+        return self.share >= MOST
+
+    @property
+    def whole_thread(self) -> bool:
+        """The tool's thread never idled: it needed a whole core by itself."""
+        return bool(np.isfinite(self.need) and self.need >= THREAD_ALONE)
+
+    @property
+    def runs_it(self) -> bool:
+        """The full core was the run's: its thread needed it, or the network stack did."""
+        return bool(np.isfinite(self.need) and self.need >= THREAD_FULL) or (
+            self.kernel >= KERNEL_SHARE
         )
-    return found
+
+
+def _core_use(view: RunView, role: Role, need: float) -> _CoreUse | None:
+    busiest = view.busiest_core(role)
+    if busiest is None:
+        return None
+    busy, kernel, core = busiest
+    full = busy >= CORE_FULL
+    pick = full if bool(np.any(full)) else np.ones_like(full)
+    return _CoreUse(
+        role,
+        float(np.mean(full)),
+        median_of(busy[pick]),
+        most_common(core[pick]),
+        median_of(100 * kernel[pick] / np.maximum(busy[pick], 1e-9)),
+        need,
+    )
 
 
 def _cpu(given: DiagnosisInput, view: RunView) -> Diagnosis | None:
-    candidates = _cpu_candidates(view)
-    if not candidates or _flat_cv(view, given) > FLAT_CV:
+    if _flat_cv(view, given) > FLAT_CV:
         return None
     needs = {role: _thread_need(view, role) for role in ROLES}
-    owned = []
-    for role, share, busy, core, kernel in candidates:
-        need = needs[role]
-        if view.shared_kernel:  # the same machine's cores: the host whose tool needed one
-            known = {r: n for r, n in needs.items() if np.isfinite(n)}
-            role = max(known, key=lambda r: known[r]) if known else role
-            need = needs[role]
-        if (np.isfinite(need) and need >= THREAD_FULL) or kernel >= KERNEL_SHARE:
-            owned.append((role, share, busy, core, kernel, need))
-    if not owned:
+    if view.shared_kernel:  # one machine's cores: the host is the one whose tool needed one
+        known = {r: n for r, n in needs.items() if np.isfinite(n)}
+        roles: tuple[Role, ...] = (max(known, key=lambda r: known[r]),) if known else ROLES
+    else:
+        roles = ROLES
+    uses = [u for role in roles if (u := _core_use(view, role, needs[role])) is not None]
+    limited = [u for u in uses if (u.full_core and u.runs_it) or u.whole_thread]
+    if not limited:
         return None
-    role, share, busy, core, kernel, need = max(owned, key=lambda o: (o[5], o[2]))
-    evidence = [
-        f"{role} core {core}: {busy:.0f} % busy ({kernel:.0f} % of it softirq and irq) in "
-        f"{share * 100:.0f} % of the intervals, throughput flat (CV "
-        f"{_flat_cv(view, given) * 100:.0f} %)"
-    ]
-    if np.isfinite(need):
-        ran = view.pick(f"{role}:proc", "proc_thread_max_percent").median()
+    use = max(limited, key=lambda u: (np.nan_to_num(u.need), u.busy))
+    cv = _flat_cv(view, given) * 100
+    evidence = []
+    if use.whole_thread:
+        ran = view.pick(f"{use.role}:proc", "proc_thread_max_percent").median()
         evidence.append(
-            f"{given.tool}'s busiest thread on the {role} ran {ran:.0f} % of the time and "
-            f"waited for a CPU {max(need - ran, 0):.0f} %"
-            + (": other processes held the cores" if need - ran >= ran else "")
+            f"{given.tool}'s busiest thread on the {use.role} needed a whole core: it ran "
+            f"{ran:.0f} % of the time and waited for a CPU {max(use.need - ran, 0):.0f} %, "
+            f"never idle; throughput flat (CV {cv:.0f} %)"
         )
+        evidence.append(
+            f"{use.role} core {use.core}: {use.busy:.0f} % busy ({use.kernel:.0f} % of it "
+            "softirq and irq)"
+        )
+    else:
+        evidence.append(
+            f"{use.role} core {use.core}: {use.busy:.0f} % busy ({use.kernel:.0f} % of it "
+            f"softirq and irq) in {use.share * 100:.0f} % of the intervals, throughput flat "
+            f"(CV {cv:.0f} %)"
+        )
+        if np.isfinite(use.need):
+            ran = view.pick(f"{use.role}:proc", "proc_thread_max_percent").median()
+            waited = max(use.need - ran, 0)
+            evidence.append(
+                f"{given.tool}'s busiest thread on the {use.role} ran {ran:.0f} % of the time "
+                f"and waited for a CPU {waited:.0f} %"
+                + (": other processes held the cores" if waited >= ran else "")
+            )
     if view.shared_kernel:
         evidence.append(
             "client and server share one kernel (one machine): the host named is the one "
-            "whose tool thread needed the core"
+            "whose tool thread needed the CPU"
         )
-    return Diagnosis("cpu", role, tuple(evidence))
+    return Diagnosis("cpu", use.role, tuple(evidence))
 
 
 # --- network ---------------------------------------------------------------------------------
@@ -302,7 +339,8 @@ def _cpu(given: DiagnosisInput, view: RunView) -> Diagnosis | None:
 
 def _cores_sentences(given: DiagnosisInput, view: RunView) -> list[str]:
     """Why the cores were not the limit: none near saturation, or busy but not for the run."""
-    quiet, busy = [], []
+    quiet: list[str] = []
+    busy: list[str] = []
     for role in ROLES:
         cores = view.busiest_core(role)
         if cores is None:
