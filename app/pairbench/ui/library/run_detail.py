@@ -38,6 +38,7 @@ from pairbench.services.run_again import (
 )
 from pairbench.services.run_browser import RunDetail, SeriesArrays, load_run_detail
 from pairbench.ui.bridge import EngineBridge, EngineJob
+from pairbench.ui.library.hosts_detail import HostsDetail, split_series
 from pairbench.ui.library.jobs import call_for, error_text
 from pairbench.ui.library.latency_histogram import LatencyHistogram, show_histogram_tab
 from pairbench.ui.library.live_plots import plot_groups, update_plots
@@ -140,6 +141,8 @@ class RunDetailView(QWidget):
 
         self.tabs = QTabWidget()
         self.tabs.addTab(self.plots_scroll, "Plots")
+        self.hosts = HostsDetail()  # the verdict and the hosts' telemetry
+        self.tabs.addTab(self.hosts, "Hosts")
         self.tabs.addTab(self.raw_text, "Raw output")
         self.tabs.addTab(self.commands_text, "Commands")
         self.histogram: LatencyHistogram | None = None  # a tab when the run has one (fio json+)
@@ -245,8 +248,9 @@ class RunDetailView(QWidget):
             self.detail = detail
             self.duration_text = _duration_text(detail.run, detail.series)
             self.subtitle.setText(self._subtitle(detail.run))
-            if not update_plots(self.plots, detail.series):
-                self._fill_plots(detail.series, detail.run.spec.tool)
+            tool_series, _telemetry = split_series(detail.series)
+            if not update_plots(self.plots, tool_series):
+                self._fill_plots(tool_series, detail.run.spec.tool)
         self.live_label.setText(live_line)
         self.live_label.setVisible(bool(live_line))
 
@@ -272,8 +276,11 @@ class RunDetailView(QWidget):
         if run.error:
             self.error_label.setText(run.error)
             self.error_label.show()
-        self._fill_info(run)
-        self._fill_plots(detail.series, run.spec.tool)
+        verdict = detail.verdict()
+        self._fill_info(run, verdict.label())
+        tool_series, telemetry = split_series(detail.series)
+        self._fill_plots(tool_series, run.spec.tool)
+        self.hosts.show_run(verdict, telemetry, self.analyses, run.spec.tool, run.spec.params)
         self.commands_text.setPlainText(commands_text(run, self.analyses.get(COMMANDS_KIND)))
         self.histogram = show_histogram_tab(self.tabs, self.histogram, self.analyses)
         self.copy_button.setEnabled(True)
@@ -302,7 +309,7 @@ class RunDetailView(QWidget):
             + (f" · {self.team_note}" if self.team_note else "")
         )
 
-    def _fill_info(self, run: Run) -> None:
+    def _fill_info(self, run: Run, limited_by: str = "") -> None:
         tree = self.info_tree
         tree.clear()
 
@@ -324,7 +331,7 @@ class RunDetailView(QWidget):
         summary_rows = [
             (metric_label(name, run.spec.tool), format_value(name, run.summary[name]))
             for name in metric_order(run.summary)
-        ]
+        ] + ([("Limited by", limited_by)] if limited_by else [])
         self.summary_item = section(
             "Summary" + ("" if run.summary_complete or not run.summary else " (partial)"),
             summary_rows,
