@@ -37,7 +37,9 @@ from pairbench.analysis.stats import (
     describe,
     welch,
 )
+from pairbench.analysis.verdicts import limited_by
 from pairbench.domain import METRICS, HostPair, Metric, Run, RunStatus, metric_unit
+from pairbench.domain.diagnosis import Diagnosis
 
 # The metrics a comparison table shows when the runs have them, in the field reports' order.
 TABLE_METRICS = (
@@ -118,6 +120,7 @@ class RunInput:
     pair: HostPair | None = None
     series: Sequence[SeriesLike] = ()
     ran_by: str = ""
+    diagnosis: Diagnosis | None = None  # what limited the run, when it has a stored verdict
 
 
 class GroupKind(enum.StrEnum):
@@ -324,6 +327,7 @@ class TableRow:
     n: int
     cells: tuple[TableCell, ...]
     is_baseline: bool = False
+    limited_by: str = ""  # the kept runs' verdicts: "cpu (client)", "network ×2, rate ×1"
 
 
 @dataclass(frozen=True, slots=True)
@@ -620,6 +624,7 @@ def comparison_table(
                 len(kept),
                 tuple(cells),
                 is_baseline=result.name == baseline,
+                limited_by=limited_by(m.diagnosis for m in kept),
             )
         )
     return ComparisonTable(columns, tuple(rows), baseline, confidence)

@@ -37,6 +37,7 @@ from pairbench.services.storage import (
     storage_suites,
 )
 from pairbench.services.storage_json import outcome_json, suite_json, suite_row
+from pairbench.services.verdicts import run_verdicts
 
 HELP = "the SNIA PTS storage suite with fio: run, resume, list, show"
 
@@ -317,10 +318,11 @@ def handle_show(args: argparse.Namespace, env: Environment) -> ExitStatus:
     try:
         with env.open_library() as lib:
             shown = show_suite(lib, args.id)
+            verdicts = run_verdicts(lib, (j.run_id for j in shown.jobs if j.run_id is not None))
     except LibraryError as exc:
         env.err(terminal_text(f"pairbench: {exc}"))
         return ExitStatus.ERROR
-    data = suite_json(shown)
+    data = suite_json(shown, verdicts)
     if args.json:
         env.out(json.dumps(data))
         return ExitStatus.OK
@@ -331,6 +333,8 @@ def handle_show(args: argparse.Namespace, env: Environment) -> ExitStatus:
     for stage in data["stages"]:
         at = f" at round {stage['round']}" if stage["round"] else ""
         env.out(terminal_text(f"  {stage['stage']}: {stage['state']}{at} ({stage['tracking']})"))
+        if stage["limited_by"]:
+            env.out(terminal_text(f"    limited by {stage['limited_by']}"))
     for table in shown.tables:
         env.out(f"  {table.name} ({table.unit}):")
         for cell in table.cells:

@@ -4,9 +4,11 @@ outcome (``storage run|resume --json``) and a suite shown whole (``storage show 
 from __future__ import annotations
 
 import math
+from collections.abc import Mapping
 from typing import Any
 
 from pairbench.analysis.storage_suite import verdict_json
+from pairbench.analysis.verdicts import count_labels
 from pairbench.domain.storage import JobKey, SuiteParams, stages_of
 from pairbench.library.suites import StoredSuite
 from pairbench.services.storage import SuiteOutcome, SuiteShown
@@ -48,9 +50,11 @@ def outcome_json(outcome: SuiteOutcome, params: SuiteParams) -> dict[str, Any]:
     }
 
 
-def suite_json(shown: SuiteShown) -> dict[str, Any]:
-    """``storage show --json``: the suite, its jobs (round, mix, block size, figures) and
-    its tables."""
+def suite_json(shown: SuiteShown, verdicts: Mapping[int, str] | None = None) -> dict[str, Any]:
+    """``storage show --json``: the suite, its jobs (round, mix, block size, figures, what
+    limited each: ``verdicts``, run id → "device (server)") and its tables."""
+    verdicts = verdicts or {}
+    limits = stage_verdicts(shown, verdicts)
     suite, params = shown.suite, shown.params
     stages = stages_of(params.test)
     jobs = []
@@ -71,6 +75,7 @@ def suite_json(shown: SuiteShown) -> dict[str, Any]:
                 "run_id": job.run_id,
                 "status": job.status,
                 "figures": job.figures,
+                "limited_by": verdicts.get(job.run_id) if job.run_id is not None else None,
             }
         )
     return {
@@ -84,7 +89,10 @@ def suite_json(shown: SuiteShown) -> dict[str, Any]:
         "error": suite.error,
         "params": params.to_json(),
         "facts": suite.facts,
-        "stages": [verdict_json(s) for s in shown.progress.stages],
+        "stages": [
+            {**verdict_json(s), "limited_by": limits.get(s.stage.name, "")}
+            for s in shown.progress.stages
+        ],
         "jobs": jobs,
         "tables": {
             t.name: [
@@ -96,3 +104,15 @@ def suite_json(shown: SuiteShown) -> dict[str, Any]:
         },
         "columns": shown.columns,
     }
+
+
+def stage_verdicts(shown: SuiteShown, verdicts: Mapping[int, str]) -> dict[str, str]:
+    """Per stage (by name), what limited its jobs' runs ("device (server) ×12, cpu ×1")."""
+    stages = stages_of(shown.params.test)
+    labels: dict[str, list[str]] = {}
+    for job in shown.jobs:
+        key = JobKey(job.stage, job.round, job.job)
+        if key.precondition or job.run_id is None or job.stage >= len(stages):
+            continue
+        labels.setdefault(stages[job.stage].name, []).append(verdicts.get(job.run_id, ""))
+    return {name: count_labels(found) for name, found in labels.items()}
