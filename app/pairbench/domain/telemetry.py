@@ -9,6 +9,7 @@ apart.
 
 from __future__ import annotations
 
+import re
 from typing import Final, Literal
 
 # The analysis kind of what the samplers said of their hosts (interface, cores, notes).
@@ -82,8 +83,10 @@ def core_of(part: str) -> int | None:
 
 def ethtool_metric(counter: str) -> str:
     """The metric of an ethtool counter: its rate per second (``ethtool_<counter>_pps``), or
-    its level for a gauge (``ethtool_<counter>``)."""
-    return f"ethtool_{counter}" if counter in ALLOWANCE_GAUGES else f"ethtool_{counter}_pps"
+    its level for a gauge (``ethtool_<counter>``); what is no letter, digit or ``_`` in a
+    driver's name (vmxnet3's "ring full") becomes ``_``."""
+    name = re.sub(r"[^A-Za-z0-9_]+", "_", counter).strip("_")
+    return f"ethtool_{name}" if counter in ALLOWANCE_GAUGES else f"ethtool_{name}_pps"
 
 
 def ethtool_counter(metric: str) -> str | None:

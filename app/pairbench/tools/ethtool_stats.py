@@ -3,7 +3,8 @@
 Drivers name their counters freely (see the captures in ``tests/data/ethtool/``): a line is
 ``name: value``, and per-queue counters come as ``rx_queue_0_drops`` (virtio_net, veth,
 igb), ``rx0_drops`` (virtio_net, mlx5, mlx4), ``queue_0_tx_cnt`` (ENA), ``[0]: rx_discards``
-(bnx2x), ``rxq0: rx_drops_no_frags`` (be2net) or ``rx_posted_desc[0]`` (gVNIC). ``collapse``
+(bnx2x), ``rxq0: rx_drops_no_frags`` (be2net), ``rx_posted_desc[0]`` (gVNIC) or a
+``Tx Queue#: 0`` section (vmxnet3). ``collapse``
 sums a counter's queues under one name without the queue number; when the driver also gives
 the device-wide counter of that name (virtio_net's ``rx_drops`` beside ``rx0_drops``), that
 one is kept and the queues' sum dropped.
@@ -24,6 +25,7 @@ from pairbench.domain.telemetry import ALLOWANCE_COUNTERS, ALLOWANCE_GAUGES
 MAX_COUNTERS: Final = 40
 
 _LINE = re.compile(r"^\s*(?P<name>\S(?:.*\S)?)\s*:\s*(?P<value>-?\d+)\s*$")
+_SECTION = re.compile(r"^\s*(Tx|Rx) Queue#:\s*(\d+)\s*$")
 # A queue's number in a counter's name, with what marks it (the number becomes "").
 _QUEUE_FORMS: Final = (
     re.compile(r"^\[(\d+)\]:\s*"),  # bnx2x "[0]: rx_discards"
@@ -41,12 +43,23 @@ _TELLING = re.compile(
 
 def parse(text: str) -> dict[str, int]:
     """``ethtool -S`` output as {name: value} in the driver's order (headers and lines that
-    are not ``name: number`` skipped; a name given twice keeps its last value)."""
+    are not ``name: number`` skipped; a name given twice keeps its last value). vmxnet3's
+    queue sections (``Tx Queue#: 0`` with its counters indented under it) become per-queue
+    names (``txq0: ring full``)."""
     counters: dict[str, int] = {}
+    section: tuple[str, int] | None = None  # (name prefix, the header's indent)
     for line in text.splitlines():
+        indent = len(line) - len(line.lstrip())
+        header = _SECTION.match(line)
+        if header is not None:
+            section = (f"{header[1].lower()}q{header[2]}: ", indent)
+            continue
+        if section is not None and indent <= section[1]:
+            section = None
         match = _LINE.match(line)
         if match is not None:
-            counters[match["name"]] = int(match["value"])
+            prefix = section[0] if section is not None else ""
+            counters[prefix + match["name"]] = int(match["value"])
     return counters
 
 
