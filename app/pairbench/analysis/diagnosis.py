@@ -370,9 +370,11 @@ def _allowances(view: RunView) -> list[str]:
     for role in ROLES:
         for counter in ALLOWANCE_COUNTERS:
             picked = view.pick(f"{role}:nic", f"ethtool_{counter}_pps")
-            if not picked.empty and picked.share(picked.v > 0) > 0:
+            rising = picked.v[picked.v > 0]
+            if rising.size:  # its rate while it rose
                 found.append(
-                    f"{counter} +{picked.mean():,.0f}/s on the {role}: {ALLOWANCE_MEANING[counter]}"
+                    f"{counter} +{float(np.mean(rising)):,.0f}/s on the {role}: "
+                    f"{ALLOWANCE_MEANING[counter]}"
                 )
     return found
 
