@@ -181,7 +181,7 @@ def sampler_requests(
     else:
         sockets = port_filter(port, port + max(ports, 1) - 1) if proto else ""
     disks = disk_paths(tool, params, workdir)
-    if one_host:
+    if one_host:  # one sampler, named after the host of the main command (fio: the server)
         request = SamplerRequest(
             interval,
             route_to=target,
@@ -190,7 +190,7 @@ def sampler_requests(
             disks=disks,
             processes=tuple(processes.items()),
         )
-        return [("client", request)]
+        return [(run_on, request)]
     return [
         (
             role,
