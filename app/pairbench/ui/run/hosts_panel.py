@@ -1,16 +1,27 @@
 """The Hosts panel of a run's tab: both hosts' telemetry, live (``ui/run/hosts_table.py``).
 
 Fed by the ``RunController``'s telemetry records; redrawn at most every ``REDRAW_MS`` and only
-when something changed; hidden until the first telemetry arrives. ``show_figures`` fills it
-from a stored run's figures (the run detail's Hosts tab).
+when something changed; hidden until the first telemetry arrives. Live it shows each figure's
+latest value; once the run ended, each figure's median over the run (up to the tool's last
+interval: the hosts idle after it). ``show_figures`` fills it from a stored run's figures
+(the run detail's Hosts tab).
 """
 
 from __future__ import annotations
 
+import statistics
 from collections.abc import Mapping
 
 from PySide6.QtCore import Qt, QTimer
-from PySide6.QtWidgets import QGridLayout, QGroupBox, QLabel, QWidget
+from PySide6.QtWidgets import (
+    QFrame,
+    QGridLayout,
+    QGroupBox,
+    QLabel,
+    QScrollArea,
+    QVBoxLayout,
+    QWidget,
+)
 
 from pairbench.domain import Record
 from pairbench.ui.run.hosts_table import HostsTable, hosts_table, take_latest
@@ -26,11 +37,24 @@ class HostsPanel(QGroupBox):
         self.setObjectName("hosts_panel")
         self.proto = proto
         self.figures: dict[tuple[str, str], float] = {}
+        self._history: dict[tuple[str, str], list[tuple[float, float]]] = {}
         self.table = HostsTable((), ())
-        self._grid = QGridLayout(self)
-        self._grid.setContentsMargins(8, 4, 8, 4)
+        # One line per host, scrolled sideways when the tab is narrower than the table: the
+        # panel never widens the window (1280 px) nor wraps into rows it has no height for.
+        inner = QWidget()
+        self._grid = QGridLayout(inner)
+        self._grid.setContentsMargins(8, 2, 8, 2)
         self._grid.setHorizontalSpacing(16)
         self._grid.setVerticalSpacing(2)
+        self._scroll = QScrollArea()
+        self._scroll.setWidget(inner)
+        self._scroll.setWidgetResizable(True)
+        self._scroll.setFrameShape(QFrame.Shape.NoFrame)
+        self._scroll.setVerticalScrollBarPolicy(Qt.ScrollBarPolicy.ScrollBarAlwaysOff)
+        self._scroll.setHorizontalScrollBarPolicy(Qt.ScrollBarPolicy.ScrollBarAsNeeded)
+        box = QVBoxLayout(self)
+        box.setContentsMargins(0, 0, 0, 0)
+        box.addWidget(self._scroll)
         self._labels: dict[tuple[int, int], QLabel] = {}
         self._shape: tuple[tuple[str, ...], tuple[str, ...]] = ((), ())
         self._dirty = False
@@ -42,6 +66,9 @@ class HostsPanel(QGroupBox):
     def add_records(self, records: list[Record]) -> None:
         """Telemetry records of the live run (the latest value of each figure is shown)."""
         take_latest(self.figures, records)
+        for stream, t, metrics, values in records:
+            for metric, value in zip(metrics, values, strict=True):
+                self._history.setdefault((stream, metric), []).append((t, value))
         self._dirty = True
         if not self._timer.isActive():
             self._timer.start()
@@ -52,8 +79,18 @@ class HostsPanel(QGroupBox):
         self._dirty = True
         self._redraw()
 
-    def finish(self) -> None:
-        """The run ended: draw what came last, then stop the timer."""
+    def finish(self, last_t: float | None = None) -> None:
+        """The run ended: show each figure's median over the run (samples up to just after
+        ``last_t``, the tool's last interval, when known), then stop the timer."""
+        medians = {}
+        for key, samples in self._history.items():
+            kept = [v for t, v in samples if (last_t is None or t <= last_t + 0.6) and v == v]
+            if kept:
+                medians[key] = statistics.median(kept)
+        if medians:
+            self.figures = medians
+            self.setTitle("Hosts (medians over the run)")
+        self._dirty = True
         self._redraw()
         self._timer.stop()
 
@@ -104,3 +141,5 @@ class HostsPanel(QGroupBox):
                 self._labels[(r, c)] = label
                 self._grid.addWidget(label, r, c)
         self._grid.setColumnStretch(len(columns) + 1, 1)
+        bar = self._scroll.horizontalScrollBar().sizeHint().height()
+        self._scroll.setFixedHeight(self._grid.sizeHint().height() + bar)

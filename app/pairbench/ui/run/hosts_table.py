@@ -84,7 +84,7 @@ def _busiest(figures: Figures, role: str) -> str | None:
         _get(figures, role, f"cpu{core}", m) or 0.0
         for m in ("cpu_softirq_percent", "cpu_irq_percent")
     )
-    return f"core {core}: {busy:.0f} %" + (f" (softirq {kernel:.0f} %)" if kernel >= 1 else "")
+    return f"core {core}: {busy:.0f} %" + (f", softirq {kernel:.0f} %" if kernel >= 1 else "")
 
 
 def _all_cores(figures: Figures, role: str) -> str | None:

@@ -29,6 +29,7 @@ from pairbench.ui.run.burst_panel import BurstMonitor
 from pairbench.ui.run.controller import RunController, RunPhase
 from pairbench.ui.run.hosts_panel import HostsPanel
 from pairbench.ui.run.progress import RunProgress
+from pairbench.ui.run.verdict_line import VerdictLine
 
 MAX_RAW_LINES = 5000
 RAW_FLUSH_MS = 250
@@ -185,6 +186,7 @@ class RunTab(QWidget):
         self.burst = BurstMonitor(controller, self.plots)  # burst credits: panel + overlay
         bottom_layout.addWidget(self.burst.panel)
         self.hosts = HostsPanel(socket_proto(controller.spec.tool, controller.spec.params))
+        self._last_t: float | None = None  # the tool's last interval (the run's end for hosts)
         bottom_layout.addWidget(self.hosts)
         bottom_layout.addWidget(self.summary_box)
         bottom_layout.addWidget(self.raw, 1)
@@ -245,10 +247,11 @@ class RunTab(QWidget):
 
     def _on_records(self, records: list[Record]) -> None:
         self.plots.add_records(records)
+        self._last_t = max(self._last_t or 0.0, records[-1].t) if records else self._last_t
 
     def _on_finished(self, run: Run) -> None:
         self.plots.finish()
-        self.hosts.finish()
+        self.hosts.finish(self._last_t)
         self.raw.flush()
         self._fill_summary(run)
         if not self.raw.expanded:
@@ -287,12 +290,7 @@ class RunTab(QWidget):
             self.summary_grid.setColumnStretch(column, 1 if column % 2 else 0)
         verdict = self.controller.diagnosis
         if verdict is not None:
-            line = QLabel(verdict.sentence())
-            line.setObjectName("verdict")
-            line.setWordWrap(True)
-            line.setStyleSheet("font-weight: bold;")
-            line.setToolTip("\n".join(verdict.evidence))
-            line.setTextInteractionFlags(Qt.TextInteractionFlag.TextSelectableByMouse)
+            line = VerdictLine(verdict)
             self.summary_grid.addWidget(line, self.summary_grid.rowCount(), 0, 1, -1)
         if not run.summary_complete and run.summary:
             note = QLabel("Derived from the intervals: the tool's own summary is missing.")
