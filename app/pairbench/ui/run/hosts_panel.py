@@ -13,6 +13,7 @@ import statistics
 from collections.abc import Mapping
 
 from PySide6.QtCore import Qt, QTimer
+from PySide6.QtGui import QFont, QFontMetrics
 from PySide6.QtWidgets import (
     QFrame,
     QGridLayout,
@@ -141,5 +142,11 @@ class HostsPanel(QGroupBox):
                 self._labels[(r, c)] = label
                 self._grid.addWidget(label, r, c)
         self._grid.setColumnStretch(len(columns) + 1, 1)
+        # The height of its lines, from the font (a hidden tab's labels have no size yet).
+        bold = QFont(self.font())
+        bold.setBold(True)
+        line = QFontMetrics(bold).height() + self._grid.verticalSpacing()
+        margins = self._grid.contentsMargins()
         bar = self._scroll.horizontalScrollBar().sizeHint().height()
-        self._scroll.setFixedHeight(self._grid.sizeHint().height() + bar)
+        rows = 1 + len(roles)
+        self._scroll.setFixedHeight(rows * line + margins.top() + margins.bottom() + bar + 2)

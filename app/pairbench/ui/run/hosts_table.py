@@ -1,9 +1,9 @@
 """The Hosts table (Qt-free): one row per host, the figures that tell what limits a run.
 
-Columns appear only when some host has their figures: the busiest core (with its softirq and
-irq share), all cores (and steal), the tool's busiest thread (ran, waited for a CPU), the
-data interface (received, sent), its drops, the cloud allowance counters (AWS ENA), UDP
-receive-buffer errors, TCP retransmits, how window-limited the sender was, fio's disk.
+Columns appear only when some host has their figures, the telling ones first: the busiest
+core (with its softirq and irq share), the tool's busiest thread (ran, waited for a CPU), UDP
+receive-buffer errors, how window-limited the sender was, the cloud allowance counters (AWS
+ENA), fio's disk, the data interface's drops and rates, TCP retransmits, all cores (steal).
 ``figures`` maps (stream, metric) to one value: the latest of a live run, or a stored run's
 median over its steady part (``stored_figures``). The TCP and UDP columns show for runs of
 that protocol only.
@@ -166,17 +166,18 @@ def _disk(figures: Figures, role: str) -> str | None:
     return f"{util:.0f} % busy" + (f", queue {queue:.1f}" if queue is not None else "")
 
 
+# The telling columns first (a narrow tab scrolls to the rest).
 _COLUMNS = (
     ("Busiest core", _busiest, ""),
-    ("All cores", _all_cores, ""),
     ("Tool's thread", _thread, ""),
-    ("NIC", _nic, ""),
-    ("NIC drops", _drops, ""),
-    ("Allowance exceeded", _allowance, ""),
     ("UDP buffer errors", _udp_buffer, "udp"),
-    ("TCP retransmits", _retransmits, "tcp"),
     ("Window-limited", _window, "tcp"),
+    ("Allowance exceeded", _allowance, ""),
     ("Disk", _disk, ""),
+    ("NIC drops", _drops, ""),
+    ("NIC", _nic, ""),
+    ("TCP retransmits", _retransmits, "tcp"),
+    ("All cores", _all_cores, ""),
 )
 
 
