@@ -14,6 +14,7 @@ import pytest
 
 from pairbench.library import Library
 from pairbench.library.series import load_series
+from pairbench.tools.ethtool_stats import collapse, parse, telling
 
 pytestmark = pytest.mark.lab
 
@@ -66,6 +67,36 @@ def test_a_shaped_link_is_the_network(lab: Any) -> None:
     assert {"client:cpu", "server:cpu", "client:net", "server:net", "client:conn"} <= streams
     sent = _values(shown, "client:net", "nic_tx_bps")
     assert sorted(sent)[len(sent) // 2] == pytest.approx(200e6, rel=0.15)  # the shaped rate
+    # ethtool -S of the lab's veth, as the test reads it itself, is what the sampler chose from.
+    own = subprocess.run(
+        ["ip", "netns", "exec", "pbl-client", "ethtool", "-S", "data"],
+        capture_output=True,
+        text=True,
+        check=True,
+    ).stdout
+    chosen = telling(collapse(parse(own)))
+    assert "rx_queue_drops" in chosen  # veth's rx_queue_0_drops, its queues summed
+    client = shown["analyses"]["telemetry"]["hosts"]["client"]
+    assert client["ethtool"] == "1" and client["ethtool_counters"].split(",") == chosen
+    assert _values(shown, "client:nic", "ethtool_rx_queue_drops_pps")  # stored as a series
+
+
+@pytest.mark.parametrize(
+    ("tool", "settings"),
+    [("uperf", ("profile=throughput", "duration=3")), ("nuttcp", ("duration=3",))],
+)
+def test_other_tools_on_a_shaped_link_are_the_network(
+    lab: Any, tool: str, settings: tuple[str, ...]
+) -> None:
+    lab.shape("--rate", "100mbit")
+    args = ["run", "--pair", "lab", "--tool", tool, "--json"]
+    for setting in settings:
+        args += ["--set", setting]
+    final = json.loads(_cli(lab.library, *args).stdout.strip().splitlines()[-1])
+    shown = json.loads(_cli(lab.library, "runs", "show", str(final["id"]), "--json").stdout)
+    verdict = _verdict(shown)
+    assert (verdict["limit"], verdict["host"]) == ("network", None), verdict
+    assert "server:conn" in _telemetry(shown) or "client:conn" in _telemetry(shown)
 
 
 def _values(shown: dict[str, Any], stream: str, metric: str) -> list[float]:
