@@ -246,7 +246,7 @@ async def _execute_session(
     parser = tool.parser(spec.params, prepared.caps)
     session = RunSession(prepared, recorder, parser, observer, stop, tag=tag)
     session.preflight_notes = cleared
-    session.telemetry_on = telemetry
+    session.telemetry_on = telemetry and telemetry_wanted()
     observer.on_started(run_id, spec, tool.expected_seconds(spec.params))
     status, error, by_stop = RunStatus.FAILED, None, False
     full: LibraryFullError | None = None
@@ -373,6 +373,12 @@ def _store_run_analyses(lib: Library, run_id: int, session: RunSession) -> None:
     if note:
         run = get_run(lib, run_id)
         update_run_notes(lib, run_id, notes="\n".join(n for n in (run.notes, note) if n))
+
+
+def telemetry_wanted() -> bool:
+    """False when ``PAIRBENCH_TELEMETRY=off``: no sampler beside the tool, no verdict stored
+    (to measure what sampling costs, or for a host that must run the tool alone)."""
+    return os.environ.get("PAIRBENCH_TELEMETRY", "on").strip().lower() != "off"
 
 
 async def _storing(lib: Library, work: Awaitable[T]) -> T:
