@@ -16,6 +16,7 @@
 
 from __future__ import annotations
 
+import contextlib
 import json
 import os
 import random
@@ -24,6 +25,7 @@ import signal
 import subprocess
 import tempfile
 import time
+from collections.abc import Iterator
 from pathlib import Path
 
 from bench.common import Out, Verdict, fmt, median, spread
@@ -81,9 +83,10 @@ def _route_out() -> str:
     return "127.0.0.1"
 
 
-def sampler_cpu(interval_s: float, seconds: float) -> tuple[float, float]:
-    """(% of one core over the steady part, % over its whole life with its start-up) of the
-    sampler beside a loopback transfer."""
+@contextlib.contextmanager
+def _transfer(seconds: int, *, report: bool = False) -> Iterator[tuple[int, subprocess.Popen[str]]]:
+    """A bare iperf3 transfer on loopback for ``seconds`` (``-J`` when ``report``): its port and
+    client process; its server is killed after."""
     port = _free_port()
     server = subprocess.Popen(
         [_iperf3(), "-s", "-1", "-p", str(port)],
@@ -94,35 +97,51 @@ def sampler_cpu(interval_s: float, seconds: float) -> tuple[float, float]:
     while not _listening(port) and time.monotonic() < deadline:
         time.sleep(0.01)
     client = subprocess.Popen(
-        [_iperf3(), "-c", "127.0.0.1", "-p", str(port), "-t", str(int(seconds + 4))]
+        [_iperf3(), "-c", "127.0.0.1", "-p", str(port), "-t", str(seconds)]
+        + (["-J"] if report else [])
         + (["-A", AFFINITY] if AFFINITY else []),
-        stdout=subprocess.DEVNULL,
+        stdout=subprocess.PIPE if report else subprocess.DEVNULL,
+        text=True,
     )
+    try:
+        yield port, client
+    finally:
+        client.kill()
+        client.wait()
+        server.kill()
+        server.wait()
+
+
+def _sampler(interval_s: float, port: int, client: subprocess.Popen[str]) -> subprocess.Popen[str]:
+    """The sampler as a run starts it beside the transfer on ``port``."""
     request = SamplerRequest(
         interval_s,
         route_to=_route_out(),
         sockets=port_filter(port, port),
         proto="tcp",
         disks=("/tmp",),
-        processes=(("client", client.pid), ("server", server.pid)),
+        processes=(("client", client.pid),),
     )
-    before = resource.getrusage(resource.RUSAGE_CHILDREN)
-    born = time.monotonic()
-    sampler = subprocess.Popen(sampler_argv(request), stdout=subprocess.DEVNULL)
-    try:
-        time.sleep(1.5)  # past its start-up and first samples
-        start_ticks, start = _cpu_ticks(sampler.pid), time.monotonic()
-        time.sleep(seconds)
-        ticks, elapsed = _cpu_ticks(sampler.pid) - start_ticks, time.monotonic() - start
-    finally:
-        sampler.send_signal(signal.SIGINT)
-        sampler.wait(timeout=10)
-        lived = time.monotonic() - born
-        after = resource.getrusage(resource.RUSAGE_CHILDREN)
-        client.kill()
-        client.wait()
-        server.kill()
-        server.wait()
+    return subprocess.Popen(sampler_argv(request), stdout=subprocess.DEVNULL, text=True)
+
+
+def sampler_cpu(interval_s: float, seconds: float) -> tuple[float, float]:
+    """(% of one core over the steady part, % over its whole life with its start-up) of the
+    sampler beside a loopback transfer."""
+    with _transfer(int(seconds + 4)) as (port, client):
+        before = resource.getrusage(resource.RUSAGE_CHILDREN)
+        born = time.monotonic()
+        sampler = _sampler(interval_s, port, client)
+        try:
+            time.sleep(1.5)  # past its start-up and first samples
+            start_ticks, start = _cpu_ticks(sampler.pid), time.monotonic()
+            time.sleep(seconds)
+            ticks, elapsed = _cpu_ticks(sampler.pid) - start_ticks, time.monotonic() - start
+        finally:
+            sampler.send_signal(signal.SIGINT)
+            sampler.wait(timeout=10)
+            lived = time.monotonic() - born
+            after = resource.getrusage(resource.RUSAGE_CHILDREN)
     whole = (after.ru_utime + after.ru_stime) - (before.ru_utime + before.ru_stime)
     return 100 * ticks / TICKS / elapsed, 100 * whole / lived
 
@@ -133,47 +152,19 @@ def alternating_blocks(
     """One bare iperf3 transfer on loopback (``-J``, 1 s intervals) while the sampler runs in
     every other block of ``block_s`` seconds (started and stopped each time: its start-up is
     counted); the intervals that lie wholly in an on block and those in an off block."""
-    port = _free_port()
-    server = subprocess.Popen(
-        [_iperf3(), "-s", "-1", "-p", str(port)],
-        stdout=subprocess.DEVNULL,
-        stderr=subprocess.DEVNULL,
-    )
-    deadline = time.monotonic() + 10
-    while not _listening(port) and time.monotonic() < deadline:
-        time.sleep(0.01)
     seconds = int(block_s * blocks) + 1
-    client = subprocess.Popen(
-        [_iperf3(), "-c", "127.0.0.1", "-p", str(port), "-t", str(seconds), "-J"]
-        + (["-A", AFFINITY] if AFFINITY else []),
-        stdout=subprocess.PIPE,
-        text=True,
-    )
-    start = time.monotonic()
     on_blocks: list[tuple[float, float]] = []
-    try:
-        for block in range(blocks):
+    with _transfer(seconds, report=True) as (port, client):
+        start = time.monotonic()
+        for block in range(0, blocks, 2):
             begin = start + block * block_s
             time.sleep(max(begin - time.monotonic(), 0))
-            if block % 2:
-                continue
-            request = SamplerRequest(
-                interval_s,
-                route_to=_route_out(),
-                sockets=port_filter(port, port),
-                proto="tcp",
-                disks=("/tmp",),
-                processes=(("client", client.pid), ("server", server.pid)),
-            )
-            sampler = subprocess.Popen(sampler_argv(request), stdout=subprocess.DEVNULL)
+            sampler = _sampler(interval_s, port, client)
             time.sleep(max(begin + block_s - time.monotonic(), 0))
             sampler.send_signal(signal.SIGINT)
             sampler.wait(timeout=10)
             on_blocks.append((begin - start, begin - start + block_s))
         report, _ = client.communicate(timeout=seconds + 30)
-    finally:
-        server.kill()
-        server.wait()
     on: list[float] = []
     off: list[float] = []
     for interval in json.loads(report)["intervals"]:

@@ -10,28 +10,18 @@ from __future__ import annotations
 
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
-from typing import Any, Final, Protocol
+from typing import Any, Final
 
 import numpy as np
 import numpy.typing as npt
 
+from pairbench.analysis.compare import SeriesLike
 from pairbench.domain.telemetry import CPU, Role, core_of, split_stream
+
+__all__ = ["MOST", "Picked", "RunView", "SeriesLike", "median_of", "most_common"]
 
 FloatArray = npt.NDArray[np.float64]
 MOST: Final = 0.6
-
-
-class SeriesLike(Protocol):
-    """A series with numpy arrays (``library.series.SeriesArrays`` is one)."""
-
-    @property
-    def stream(self) -> str: ...
-    @property
-    def metric(self) -> str: ...
-    @property
-    def t(self) -> FloatArray: ...
-    @property
-    def v(self) -> FloatArray: ...
 
 
 @dataclass(frozen=True, slots=True)
