@@ -7,6 +7,8 @@ PKGS=(
   # The storage suite: lsblk, blkid, blkdiscard, losetup (util-linux), its tests' mkfs.ext4
   # (e2fsprogs), lspci for NVMe controllers (pciutils).
   util-linux e2fsprogs pciutils
+  # Its differential tests run CloudHarmony's own block-storage code (PHP): tests/reference.
+  php-cli
   xvfb xauth
   libglib2.0-0 libgl1 libegl1 libxkbcommon0 libfontconfig1 fontconfig-config fonts-dejavu-core
   libdbus-1-3 libxkbcommon-x11-0 libxcb-cursor0 libxcb-icccm4 libxcb-keysyms1 libxcb-shape0

@@ -192,7 +192,7 @@ def test_hostile_values_run_nowhere(lab: Any) -> None:
         pinned = pinned_host_keys(lib, "lab-server")
 
     async def echo_hostile() -> str:
-        transport = SSHTransport(host, HostKeyPolicy(pinned=pinned, user_known_hosts=None))
+        transport = SSHTransport(host, HostKeyPolicy(pinned=pinned, known_hosts=()))
         try:
             hostile = [
                 "; touch /tmp/pairbench-pwned",

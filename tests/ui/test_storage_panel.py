@@ -18,6 +18,7 @@ from blockkit import loop_device
 from busy_host import local_run_holding
 from pairbench.domain.storage import (
     JobKey,
+    SteadyRule,
     StorageTest,
     SuiteParams,
     block_size_word,
@@ -74,8 +75,9 @@ def _tracked(lib: Library, suite_id: int) -> dict[str, list[float]]:
 
 
 def _planned_jobs(rounds_per_stage: list[int]) -> int:
-    """Preconditioning passes, then 2 jobs (a read, a write) per round of each stage."""
-    return PASSES + sum(2 * r for r in rounds_per_stage)
+    """Preconditioning passes before each stage (the 128 KiB stage is preconditioned again,
+    as CloudHarmony does), then 2 jobs (a read, a write) per round of each stage."""
+    return sum(PASSES + 2 * r for r in rounds_per_stage)
 
 
 def test_suite_runs_live_to_completion(qtbot: QtBot, library: Library, tmp_path: Path) -> None:
@@ -133,6 +135,8 @@ def test_cancel_keeps_finished_jobs_and_resume_finishes(
     with open_window(qtbot, library.path, isolated_settings(tmp_path)) as window:
         panel = window.storage_panel
         _fill(panel, target)
+        steady = panel.form.steady_combo  # CloudHarmony's rule, chosen in the form
+        steady.setCurrentIndex(steady.findData(SteadyRule.CLOUDHARMONY.value))
         follower = _start(qtbot, panel)
         # Cancel in the middle of round 3 of the first stage (2 rounds complete).
         qtbot.waitUntil(lambda: len(follower.done) >= PASSES + 4, timeout=SUITE_S)
@@ -165,6 +169,10 @@ def test_cancel_keeps_finished_jobs_and_resume_finishes(
         completed = [j for j in done.jobs if j.status == "completed"]
         planned = _planned_jobs([len(s.values) for s in done.progress.stages])
         assert len(completed) == planned == panel.progress.bar.value()
+        # The rule chosen decided every stage, and the window says so.
+        assert done.params.steady_state is SteadyRule.CLOUDHARMONY
+        assert {s.rule for s in done.progress.stages} == {SteadyRule.CLOUDHARMONY}
+        assert "CloudHarmony's arithmetic" in panel.window_plot.verdict_label.text()
 
 
 def test_resume_rebuilds_plots_from_stored_jobs(

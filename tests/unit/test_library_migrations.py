@@ -247,6 +247,37 @@ def _check_uuids(lib: Library) -> None:
         assert key == KEPT_UUID or uuid.UUID(key).version == 4
 
 
+# The version whose migration added hosts.ssh.
+SSH_OPTIONS_VERSION = 12
+
+
+def _seed_ssh_options(conn: sqlite3.Connection) -> dict[str, int]:
+    """A host imported from an ssh_config (hosts.ssh, new in SSH_OPTIONS_VERSION)."""
+    ssh = (
+        '{"identity_files":["/home/u/.ssh/id_a","/home/u/.ssh/id_b"],"identities_only":true,'
+        '"known_hosts":[],"host_key_alias":"far.alias","accept_new_host_keys":true,'
+        '"jumps":[{"name":"gate","address":"198.51.100.1","port":2222,"user":"ops",'
+        '"ssh":{"proxy_command":"nc -x socks:1080 %h %p"}}]}'
+    )
+    conn.execute(
+        "INSERT INTO hosts (name, address, port, user, auth, key_path, jump, tags, ssh) "
+        "VALUES ('far', '10.9.0.1', 22, 'deploy', 'agent', NULL, NULL, '{}', ?)",
+        (ssh,),
+    )
+    return {}
+
+
+def _check_ssh_options(lib: Library, ids: dict[str, int]) -> None:
+    far = get_host(lib, "far")
+    assert far.ssh.identity_files == ("/home/u/.ssh/id_a", "/home/u/.ssh/id_b")
+    assert far.ssh.identities_only and far.ssh.accept_new_host_keys
+    assert far.ssh.known_hosts == () and far.ssh.host_key_alias == "far.alias"
+    (gate,) = far.ssh.jumps
+    assert (gate.name, gate.address, gate.port, gate.user) == ("gate", "198.51.100.1", 2222, "ops")
+    assert gate.ssh.proxy_command == "nc -x socks:1080 %h %p"
+    assert get_host(lib, "db1").ssh.empty  # a host of an older version: nothing from a config
+
+
 Seed = Callable[[sqlite3.Connection], dict[str, int]]
 Check = Callable[[Library, dict[str, int]], None]
 
@@ -258,6 +289,7 @@ SEED_STEPS: dict[int, tuple[Seed, Check]] = {
     3: (_seed_v3, _check_v3),
     5: (_seed_v5, _check_v5),
     10: (_seed_v10, _check_v10),
+    SSH_OPTIONS_VERSION: (_seed_ssh_options, _check_ssh_options),
 }
 
 

@@ -26,7 +26,13 @@ from pairbench.domain.units import (
     scale_for,
 )
 from pairbench.export.charts import chart_spec
-from pairbench.export.tables import comparison_report, comparison_title, to_text
+from pairbench.export.tables import (
+    comparison_report,
+    comparison_title,
+    headline_table,
+    stats_table,
+    to_text,
+)
 
 LADDER_UNITS = ("bit/s", "bit", "B/s", "B", SI_BYTES, "µs", "ms", "IO/s", "op/s", "count")
 _NUMBER = re.compile(r"^(-?\d+(?:\.\d+)?)(?: ± \S+)?( .+|k|M)?$")
@@ -203,16 +209,40 @@ def test_the_compare_chart_title_names_the_unit_of_its_axis(level: float) -> Non
     assert unit is not None, spec.y_label
     assert spec.title.startswith(f"Throughput ({unit.group(1)}), ")
     assert comparison_title(cmp) == spec.title
-    # The numbers drawn are in that unit: the points' means are the runs' values scaled by it.
-    scale = scale_for("bit/s", level * 0.86)
+    # The numbers drawn are in that unit, the one of the largest value drawn (the live plots'
+    # axis rule): the points' means are the runs' values scaled by it.
+    scale = scale_for("bit/s", level * 1.02)
     assert axis_label("Throughput", scale) == spec.y_label
     means = sorted(p.mean for p in spec.points)
     assert means == pytest.approx(
         sorted([level * 0.71 * scale.factor, level * 1.01 * scale.factor])
     )
-    # The report's statistics columns name the same unit as its title.
+    # The report's tables print each value in the unit of its own size.
     text = to_text(comparison_report(cmp))
-    assert f"Mean ({unit.group(1)})" in text or not scale.unit
+    for mean in (level * 1.01, level * 0.71):
+        assert format_quantity("bit/s", mean) in text
+
+
+def test_compare_prints_each_value_in_its_own_unit_as_the_live_view_does() -> None:
+    """Two runs at ~198 Mbit/s and one at 25 Gbit/s: no "25000 Mbit/s" anywhere (the
+    median-based column unit printed it so), the chart's axis in Gbit/s (its largest value)."""
+    values = [(198.2e6, "a"), (197.9e6, "a"), (25.04e9, "b")]
+    inputs = [
+        RunInput(_run(i, v, pair), series=[_Series(v)]) for i, (v, pair) in enumerate(values, 1)
+    ]
+    cmp = compare(inputs)
+    report = comparison_report(cmp)
+    text = to_text(report)
+    assert "25000" not in text and "25.0 Gbit/s" in text
+    assert "198 Mbit/s" in text and "0.198" not in text
+
+    headline = headline_table(cmp)
+    assert [row[3] for row in headline.rows] == ["198 Mbit/s", "198 Mbit/s", "25.0 Gbit/s"]
+    stats = stats_table(cmp)
+    assert [row[2] for row in stats.rows] == ["198 Mbit/s", "198 Mbit/s", "25.0 Gbit/s"]
+    spec = chart_spec(cmp)
+    assert spec.y_label == "Throughput (Gbit/s)" and spec.title.startswith("Throughput (Gbit/s)")
+    assert max(p.mean for p in spec.points) == pytest.approx(25.04)
 
 
 _STARTS = {

@@ -10,7 +10,7 @@ import operator
 from collections.abc import Callable, Mapping, Sequence
 from typing import Any
 
-from pairbench.analysis.storage_suite import HEADLINE
+from pairbench.analysis.storage_columns import HEADLINE
 from pairbench.domain import HostPair
 from pairbench.domain.campaign import MAX_CELLS, STORAGE, Cell, Plan, TestPlan
 from pairbench.domain.storage import StorageTest

@@ -14,7 +14,13 @@ from pairbench.cli.environment import Environment
 from pairbench.cli.exit_status import ExitStatus
 from pairbench.cli.prompts import TerminalPrompt
 from pairbench.domain import AuthMethod, Host
-from pairbench.domain.host_text import describe_host, edit_tags, format_tags, key_fingerprint
+from pairbench.domain.host_text import (
+    describe_host,
+    edit_tags,
+    format_tags,
+    key_fingerprint,
+    ssh_option_lines,
+)
 from pairbench.domain.validation import check_address, check_name, check_port, check_user, shown
 from pairbench.export.escaping import terminal_text
 from pairbench.export.run_json import host_payload
@@ -207,9 +213,9 @@ def _edited_host(old: Host, args: argparse.Namespace) -> Host:
     if auth is not None:
         new = dataclasses.replace(new, auth=auth[0], key_path=auth[1])
     if args.jump is not None:
-        new = dataclasses.replace(new, jump=check_name("jump host", args.jump))
+        new = new.with_jump(check_name("jump host", args.jump))
     elif args.no_jump:
-        new = dataclasses.replace(new, jump=None)
+        new = new.with_jump(None)
     if args.tag or args.remove_tag:
         new = dataclasses.replace(new, tags=edit_tags(old.tags, args.tag, args.remove_tag))
     return new
@@ -332,6 +338,8 @@ def handle_show(args: argparse.Namespace, env: Environment) -> ExitStatus:
         say(env, f"  password  {password}")
     if host.jump:
         say(env, f"  jump      {host.jump}")
+    for line in ssh_option_lines(host):
+        say(env, f"  {line}")
     if host.tags:
         say(env, f"  tags      {format_tags(host.tags)}")
     say(env, f"  pairs     {', '.join(pairs) or '-'}")

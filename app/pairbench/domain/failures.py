@@ -177,6 +177,12 @@ class TargetHoldsDataError(RunError):
         self.host, self.target, self.held = host, target, list(held)
 
 
+class TargetChangedError(RunError):
+    """A running storage suite's target is no longer as the suite checked it (a device now in
+    use, its own directory changed or gone): checked before a purge, nothing written; the
+    suite stops there (resumable, the resume checks it again)."""
+
+
 class StalledOutError(Exception):
     """The tool stayed quiet past the run's expected end: the run is ended as stalled."""
 

@@ -1,14 +1,15 @@
 """A directory suite's own files on its host: a private directory made exclusively in the
 target (``mktemp -d``: new, mode 0700, the login user's) that holds the test file and the
-O_DIRECT probe; checked again before a resumed suite's fio touches it; removed exactly (the
-test file, then the empty directory), never recursively, never through a link."""
+O_DIRECT probe; checked again before a resumed suite's fio touches it and before a purge
+renews its test file; removed exactly (the test file, then the empty directory), never
+recursively, never through a link."""
 
 from __future__ import annotations
 
 import posixpath
 from typing import Final
 
-from pairbench.domain.failures import RunError, TransportError
+from pairbench.domain.failures import RunError, TargetChangedError, TransportError
 from pairbench.engine.storage_target import host_run
 from pairbench.remote.base import Transport
 from pairbench.tools.fio_paths import PathState, parse_path_states, path_state_argv
@@ -114,6 +115,28 @@ async def reopen_test_dir(transport: Transport, target: str, recorded: str) -> t
         "target, if any, is left as it was)"
     )
     return made, f"at a resume {gone}: {made} was made, its test file new"
+
+
+async def renew_test_file(transport: Transport, target: str, test_dir: str) -> str:
+    """A directory suite's purge: its test file removed from its own directory, checked first
+    (``check_test_dir``), so that fio's next job makes it anew there (exclusively: nobody but
+    the login user can plant a name in that 0700 directory). A note of how; ``RunError``
+    when it cannot be removed; ``TargetChangedError`` (nothing touched) when the directory is
+    gone or no longer as the suite made it."""
+    try:
+        there = await check_test_dir(transport, target, test_dir)
+    except RunError as exc:
+        raise TargetChangedError(str(exc)) from exc
+    if not there:
+        raise TargetChangedError(
+            f"{transport.host_name}: {test_dir}, the suite's directory, is gone; resume the "
+            "suite to go on in a new one"
+        )
+    test_file = test_file_in(test_dir)
+    said = await _quietly(transport, ["rm", "-f", "--", test_file])
+    if said:
+        raise RunError(f"{transport.host_name}: could not remove {test_file}: {said}")
+    return f"a new test file ({test_file} removed; the next job makes it anew)"
 
 
 async def remove_test_dir(transport: Transport, target: str, test_dir: str) -> str:

@@ -1,13 +1,14 @@
 """The storage suite's scheduler: preconditioning passes, then rounds of fio jobs until each
-stage is steady or out of rounds. Every job is a stored run; the suite's jobs table says
+stage is steady or out of rounds (a stage prepared again — throughput's 128 KiB — is first
+purged and preconditioned once more). Every job is a stored run; the suite's jobs table says
 which ones finished, so a stopped suite goes on from its next job as if nothing happened."""
 
 from __future__ import annotations
 
 import asyncio
-from collections.abc import Iterable
+from collections.abc import Callable, Coroutine, Iterable
 from dataclasses import dataclass, replace
-from typing import Protocol
+from typing import Any, Protocol
 
 from pairbench.analysis.storage_suite import (
     StageProgress,
@@ -18,7 +19,7 @@ from pairbench.analysis.storage_suite import (
     verdict_json,
 )
 from pairbench.domain import LineSource, Run, RunSpec, RunStatus
-from pairbench.domain.failures import LibraryFullError, RunError
+from pairbench.domain.failures import LibraryFullError, RunError, TargetChangedError
 from pairbench.domain.storage import Job, JobKey, SuiteParams, SuiteStatus, stages_of
 from pairbench.engine.execute import Prepared, execute_run
 from pairbench.engine.host_lock import HostLocks
@@ -28,11 +29,13 @@ from pairbench.library.series import load_raw_output
 from pairbench.library.suites import (
     StoredJob,
     finish_suite,
+    get_suite,
     record_job,
+    set_suite_facts,
     set_suite_verdicts,
     suite_jobs,
 )
-from pairbench.tools.fio_extremes import latency_max_us
+from pairbench.tools.fio_extremes import first_job_figures, latency_max_us
 
 PRECONDITION_RUNTIME_S = 7 * 86_400  # fio's limit for a pass that ends when it wrote the range
 # The figures of a fio job that the suite keeps (its tables and tracking variables use them).
@@ -93,10 +96,12 @@ def job_params(
     confirmed); without one, a directory suite's jobs name the target directory (only for
     checks: ``run_suite`` refuses to run that way)."""
     job = job_of(params, key)
+    # Preconditioning runs one thread at the suite's depth whatever the test (CloudHarmony's
+    # wipc: numjobs 1, its oio_per_thread); the latency test's jobs run at depth 1.
     out = {
         "rw": job.rw,
         "bs": job.bs,
-        "iodepth": str(params.job_iodepth()),
+        "iodepth": str(params.iodepth if key.precondition else params.job_iodepth()),
         "numjobs": "1" if key.precondition else str(params.job_threads()),
         "runtime": str(PRECONDITION_RUNTIME_S if key.precondition else params.round_seconds),
         "time_based": "false" if key.precondition else "true",
@@ -121,8 +126,11 @@ def job_params(
 
 
 def job_label(suite_id: int, key: JobKey, job: Job, params: SuiteParams) -> str:
-    if key.precondition:
+    if key.precondition and key.before_stage == 0:
         return f"storage {suite_id}: precondition pass {key.round}"
+    if key.precondition:
+        stage = stages_of(params.test)[key.before_stage]
+        return f"storage {suite_id}: precondition pass {key.round} before {stage.name}"
     stage = stages_of(params.test)[key.stage]
     return f"storage {suite_id}: {stage.name} round {key.round}, {job.name}"
 
@@ -174,9 +182,15 @@ def summary_figures(run: Run) -> dict[str, float] | None:
     return figures
 
 
+def output_figures(summary: dict[str, float], lines: Iterable[str]) -> dict[str, float]:
+    """A job's figures: those of its summary, the largest latencies and fio's own figures of
+    its first job, from its output's last fio document (``lines``: fio's stdout)."""
+    kept = list(lines)
+    return {**summary, **latency_max_us(kept), **first_job_figures(kept)}
+
+
 def _figures(lib: Library, run: Run) -> dict[str, float] | None:
-    """The job's figures (its summary's, and the largest latencies from its last fio
-    document), or None when its run did not measure."""
+    """The job's figures (``output_figures``), or None when its run did not measure."""
     figures = summary_figures(run)
     if figures is None:
         return None
@@ -187,14 +201,51 @@ def _figures(lib: Library, run: Run) -> dict[str, float] | None:
         if source == stdout
         for line in text.split("\n")
     )
-    figures.update(latency_max_us(lines))
-    return figures
+    return output_figures(figures, lines)
 
 
 _SUITE_END = {
     RunStatus.CANCELLED: SuiteStatus.CANCELLED,
     RunStatus.INTERRUPTED: SuiteStatus.INTERRUPTED,
 }
+
+
+# Purges the suite's target (a note of how); raises ``RunError`` when nothing works, and
+# ``TargetChangedError`` when the target is no longer as the suite checked it.
+Purge = Callable[[], Coroutine[Any, Any, str]]
+
+
+def purges_before(params: SuiteParams, key: JobKey) -> bool:
+    """Whether the target is purged again before the job at ``key``: the first job of a
+    stage's own preparation (its first preconditioning pass, else its first job)."""
+    stage = key.before_stage if key.precondition else key.stage
+    if stage < 1 or not params.purge_before(stage) or key.round != 1:
+        return False
+    return key.precondition or (key.job == 0 and params.precondition_passes_before(stage) == 0)
+
+
+async def _purge_again(
+    lib: Library, suite_id: int, params: SuiteParams, key: JobKey, purge: Purge
+) -> tuple[SuiteStatus, str] | None:
+    """Purge before a stage prepared again, the note kept in the suite's facts; None: go on.
+    A purge that fails is noted and the suite goes on, as CloudHarmony's does; a target no
+    longer as the suite checked it (``TargetChangedError``: nothing touched) ends it failed,
+    a library too full to note the purge ends it interrupted (both resumable)."""
+    stage = stages_of(params.test)[key.before_stage if key.precondition else key.stage]
+    try:
+        note = await purge()
+    except TargetChangedError as exc:
+        return SuiteStatus.FAILED, f"before {stage.name}: {exc}"
+    except RunError as exc:
+        note = f"not purged: {exc}"
+    try:
+        with lib.disk_errors():
+            facts = dict(get_suite(lib, suite_id).facts)
+            facts[f"purge before {stage.name}"] = note
+            set_suite_facts(lib, suite_id, facts)
+    except LibraryFullError as exc:
+        return SuiteStatus.INTERRUPTED, f"purge before {stage.name}: {exc}"
+    return None
 
 
 async def run_suite(
@@ -208,12 +259,14 @@ async def run_suite(
     cancel: asyncio.Event | None = None,
     test_file: str = "",
     locks: HostLocks | None = None,
+    purge: Purge | None = None,
 ) -> SuiteOutcome:
     """Run the suite's remaining jobs, one at a time, and end it: completed when every stage
     is steady or out of rounds; cancelled, interrupted or failed (resumable) when a job did
     not complete. ``prepared`` is fio on the suite's host, probed (its spec is replaced);
     ``test_file`` a directory suite's file (in its own directory); ``locks`` the host's lock,
-    held by the caller for the whole suite (else each job takes it)."""
+    held by the caller for the whole suite (else each job takes it); ``purge`` purges the
+    target again before a stage prepared again."""
     if not params.on_device and not test_file:
         raise ValueError("a directory suite runs on its test file, and none was given")
     observer = observer or NullSuiteObserver()
@@ -224,6 +277,10 @@ async def run_suite(
         key = progress.next_job
         if cancel.is_set():
             return _end(lib, suite_id, SuiteStatus.CANCELLED, progress, "cancelled")
+        if purge is not None and purges_before(params, key):
+            stopped = await _purge_again(lib, suite_id, params, key, purge)
+            if stopped is not None:
+                return _end(lib, suite_id, stopped[0], progress, stopped[1])
         spec = job_spec(prepared.pair.name, suite_id, params, key, test_file)
         finished, planned = jobs_total(params, progress, done)
         observer.on_job_started(key, spec.label, finished, planned)

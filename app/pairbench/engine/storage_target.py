@@ -6,18 +6,26 @@ that is writable, safe from others' links and has room for the test file), descr
 from __future__ import annotations
 
 import json
+import posixpath
+import re
 from collections.abc import Sequence
 from dataclasses import dataclass, replace
 from typing import Any
 
 from pairbench.domain.failures import (
     RunError,
+    TargetChangedError,
     TargetHoldsDataError,
     ToolMissingError,
     TransportError,
 )
 from pairbench.remote.base import Transport
-from pairbench.tools.fio_devices import in_use_check_argv, refuse_if_in_use, refuse_if_mounted
+from pairbench.tools.fio_devices import (
+    device_host_check,
+    in_use_check_argv,
+    refuse_if_in_use,
+    refuse_if_mounted,
+)
 from pairbench.tools.fio_paths import directory_problem, parse_path_states, path_state_argv
 
 _LSBLK_COLUMNS = "NAME,MODEL,SIZE,ROTA,SCHED,TYPE,FSTYPE,PTTYPE,LOG-SEC,MOUNTPOINTS"
@@ -180,12 +188,52 @@ def with_direct(target: TargetFacts, direct: bool) -> TargetFacts:
     return replace(target, direct=direct, facts={**target.facts, "direct": said})
 
 
-async def purge_device(transport: Transport, device: str) -> str:
-    """``blkdiscard`` the device; what happened, as a note (skipped when it cannot)."""
+async def check_device_unused(transport: Transport, device: str) -> None:
+    """The check fio's runs on ``device`` pass (``fio_devices.device_host_check``), again
+    before a purge later in a suite: ``TargetChangedError`` (nothing written) when it is no
+    longer a block device, or is now mounted in any mount namespace, swap or built upon."""
+    check = device_host_check(device)
+    result = await host_run(transport, check.argv)
     try:
-        result = await transport.run(["blkdiscard", device], timeout_s=600.0)
+        if result.exit_status != 0:
+            raise ValueError(f"cannot tell whether {device} is in use (is it a block device?)")
+        check.verdict(result.stdout)
+    except ValueError as exc:
+        raise TargetChangedError(f"{transport.host_name}: {exc}") from exc
+
+
+# dd's lowest speed the zero fill allows for (bytes/s) before it counts as hung.
+_ZERO_FILL_SLOWEST = 20 * 2**20
+
+
+async def _attempt(transport: Transport, argv: Sequence[str], timeout_s: float) -> str | None:
+    """None when the command worked, else what went wrong (a short text)."""
+    try:
+        result = await transport.run(argv, timeout_s=timeout_s)
     except (TransportError, TimeoutError, OSError) as exc:
-        return f"purge skipped: blkdiscard could not run ({exc})"
+        return f"could not run ({exc})"
     if result.exit_status != 0:
-        return f"purge skipped: blkdiscard said {result.stderr.strip()[:160]}"
-    return "purged with blkdiscard"
+        said = (result.stderr or result.stdout).strip()
+        name = re.escape(posixpath.basename(argv[0]))
+        said = re.sub(rf"^\S*{name}: ", "", said)  # "/usr/bin/dd: error writing ..."
+        return said[:160] or f"exit status {result.exit_status}"
+    return None
+
+
+async def purge_device(transport: Transport, device: str, size: int) -> str:
+    """Purge a device as CloudHarmony does, first method that works: (ATA secure erase is
+    not tried, as CloudHarmony without a password), ``blkdiscard`` of the device, else a
+    zero fill of its active range (``size`` bytes). A note of how; ``RunError`` naming what
+    each method said when none works."""
+    failed = await _attempt(transport, ["blkdiscard", device], 600.0)
+    if failed is None:
+        return "purged with blkdiscard"
+    dd = ["dd", "if=/dev/zero", f"of={device}", "bs=1M", f"count={size}"]
+    dd += ["iflag=count_bytes", "conv=nocreat,fsync", "status=none"]  # a device only
+    zero_failed = await _attempt(transport, dd, 120.0 + size / _ZERO_FILL_SLOWEST)
+    if zero_failed is None:
+        return f"purged with a zero fill of {size} bytes (blkdiscard said: {failed})"
+    raise RunError(
+        f"{transport.host_name}: {device} could not be purged (blkdiscard: {failed}; zero "
+        f"fill: {zero_failed}); test it without purging with --no-purge"
+    )

@@ -104,6 +104,7 @@ def comparison_payload(cmp: Comparison) -> dict[str, Any]:
             "groups": list(cmp.diff.groups),
             "fields": [{"field": r.field, "values": list(r.values)} for r in cmp.diff.rows],
             "same": cmp.diff.same,
+            "hidden": cmp.diff.hidden,
         },
         "warnings": list(cmp.warnings),
     }

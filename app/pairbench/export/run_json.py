@@ -7,6 +7,7 @@ from collections.abc import Callable, Iterable, Mapping
 from typing import Any
 
 from pairbench.domain import AuthMethod, Host, HostPair, Run, Series
+from pairbench.domain.ssh_options_json import ssh_options_from_json, ssh_options_json
 
 
 def _number(value: float) -> float | None:
@@ -89,8 +90,9 @@ def run_payload(run: Run, series: Iterable[Series]) -> dict[str, Any]:
 
 
 def host_payload(host: Host) -> dict[str, Any]:
-    """A host's stored fields (no secrets: keys are paths, passwords live in the keyring)."""
-    return {
+    """A host's stored fields (no secrets: keys are paths, passwords live in the keyring);
+    ``ssh`` only for a host with OpenSSH options (so older files read back the same)."""
+    payload: dict[str, Any] = {
         "name": host.name,
         "address": host.address,
         "port": host.port,
@@ -100,6 +102,9 @@ def host_payload(host: Host) -> dict[str, Any]:
         "jump": host.jump,
         "tags": dict(host.tags),
     }
+    if not host.ssh.empty:
+        payload["ssh"] = ssh_options_json(host.ssh)
+    return payload
 
 
 def pair_payload(pair: HostPair | None) -> dict[str, Any] | None:
@@ -127,6 +132,7 @@ def host_from_payload(data: Mapping[str, Any]) -> Host:
         key_path=None if data.get("key_path") is None else str(data["key_path"]),
         jump=None if data.get("jump") is None else str(data["jump"]),
         tags={str(k): str(v) for k, v in dict(data.get("tags") or {}).items()},
+        ssh=ssh_options_from_json(data.get("ssh")),
     )
 
 

@@ -210,6 +210,8 @@ def determination_line(window: WindowCheck, metric: str) -> str:
     data = "ok" if window.data_ok else "too wide"
     slope = "ok" if window.slope_ok else "trending"
     verdict = "steady" if window.steady else "not steady"
+    if window.rule != "pts":  # said when another rule than the default decided
+        verdict += f" ({window.rule} rule)"
     first = window.round - len(window.values) + 1
     return (
         f"rounds {first}–{window.round}: mean {scale.format(window.mean)}; data excursion "

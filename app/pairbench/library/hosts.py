@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import json
 import sqlite3
 
 from pairbench.domain import AuthMethod, Host, HostPair
@@ -11,10 +12,11 @@ from pairbench.domain.hosts import (
     is_builtin_pair,
     is_reserved_name,
 )
+from pairbench.domain.ssh_options_json import ssh_options_from_json, ssh_options_json
 from pairbench.library.codec import dumps, loads_str_map
 from pairbench.library.connection import Library, LibraryError, write_transaction
 
-_HOST_COLUMNS = "id, name, address, port, user, auth, key_path, jump, tags"
+_HOST_COLUMNS = "id, name, address, port, user, auth, key_path, jump, tags, ssh"
 
 
 def list_hosts(lib: Library) -> list[Host]:
@@ -38,8 +40,8 @@ def add_host(lib: Library, host: Host) -> None:
         raise LibraryError(f"the host name {host.name!r} is reserved: it means this computer")
     try:
         lib.conn.execute(
-            "INSERT INTO hosts (name, address, port, user, auth, key_path, jump, tags) "
-            "VALUES (?, ?, ?, ?, ?, ?, ?, ?)",
+            "INSERT INTO hosts (name, address, port, user, auth, key_path, jump, tags, ssh) "
+            "VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?)",
             (
                 host.name,
                 host.address,
@@ -49,6 +51,7 @@ def add_host(lib: Library, host: Host) -> None:
                 host.key_path,
                 host.jump,
                 dumps(host.tags),
+                dumps(ssh_options_json(host.ssh)),
             ),
         )
     except sqlite3.IntegrityError as exc:
@@ -107,7 +110,7 @@ def _host_id(lib: Library, name: str) -> int:
 
 
 def _row_to_host(row: tuple[object, ...]) -> Host:
-    _id, name, address, port, user, auth, key_path, jump, tags = row
+    _id, name, address, port, user, auth, key_path, jump, tags, ssh = row
     return Host(
         name=str(name),
         address=str(address),
@@ -117,6 +120,7 @@ def _row_to_host(row: tuple[object, ...]) -> Host:
         key_path=None if key_path is None else str(key_path),
         jump=None if jump is None else str(jump),
         tags=loads_str_map(str(tags)),
+        ssh=ssh_options_from_json(json.loads(str(ssh or "{}"))),
     )
 
 
@@ -156,7 +160,7 @@ def replace_host(lib: Library, host: Host) -> None:
     _host_id(lib, host.name)
     lib.conn.execute(
         "UPDATE hosts SET address = ?, port = ?, user = ?, auth = ?, key_path = ?, jump = ?, "
-        "tags = ? WHERE name = ?",
+        "tags = ?, ssh = ? WHERE name = ?",
         (
             host.address,
             host.port,
@@ -165,6 +169,7 @@ def replace_host(lib: Library, host: Host) -> None:
             host.key_path,
             host.jump,
             dumps(host.tags),
+            dumps(ssh_options_json(host.ssh)),
             host.name,
         ),
     )
@@ -213,18 +218,28 @@ def unpin_host_keys(lib: Library, host_name: str) -> None:
 def rename_host(lib: Library, old: str, new: str) -> None:
     """Give a stored host another name (checked by the caller): its pinned keys, the hosts
     that jump through it and its storage suites follow; the built-in host stays. A suite
-    stored on host ``local`` ran on this computer (``--host local``), so it keeps that name."""
+    stored on host ``local`` ran on this computer (``--host local``), so it keeps that name.
+    Its OpenSSH options (``hosts.ssh``) stay with it; a ProxyJump hop of another host is kept
+    in that host (by its alias, not a stored host), so when a hop has the old name too, whose
+    keys are pinned under it, the pinned keys are copied rather than moved."""
     host = get_host(lib, old)
     if host.is_local:
         raise LibraryError(f"the built-in host {old!r} cannot be renamed")
     if is_reserved_name(new):
         raise LibraryError(f"the host name {new!r} is reserved: it means this computer")
+    hop_named = any(hop.name == old for h in list_hosts(lib) for hop in h.ssh.jumps)
     conn = lib.conn
     try:
         with write_transaction(conn):
             conn.execute("UPDATE hosts SET name = ? WHERE name = ?", (new, old))
             conn.execute("UPDATE hosts SET jump = ? WHERE jump = ?", (new, old))
-            conn.execute("UPDATE host_keys SET host_name = ? WHERE host_name = ?", (new, old))
+            conn.execute(  # a hop's keys pinned under the new name already are kept
+                "INSERT OR IGNORE INTO host_keys (host_name, key, added_at) "
+                "SELECT ?, key, added_at FROM host_keys WHERE host_name = ?",
+                (new, old),
+            )
+            if not hop_named:
+                conn.execute("DELETE FROM host_keys WHERE host_name = ?", (old,))
             if old != LOCAL_PAIR.name:
                 conn.execute("UPDATE suites SET host = ? WHERE host = ?", (new, old))
     except sqlite3.IntegrityError as exc:

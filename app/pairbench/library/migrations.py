@@ -352,6 +352,12 @@ MIGRATIONS: list[str] = [
     # a copy of it (a bundle imported elsewhere, a copied file) is one run to the team
     # library; those made before get a random (version 4) one now.
     "\n".join(f"UPDATE {t} SET uuid = {UUID4_SQL} WHERE uuid IS NULL;" for t in UUID_TABLES),
+    # 12: what an OpenSSH config says about a host (identity files, known_hosts files,
+    # HostKeyAlias, ProxyCommand, ProxyJump hops...), as the JSON of
+    # domain/ssh_options_json.py; '{}' for a host added by hand.
+    """
+    ALTER TABLE hosts ADD COLUMN ssh TEXT NOT NULL DEFAULT '{}';
+    """,
 ]
 
 SCHEMA_VERSION = len(MIGRATIONS)

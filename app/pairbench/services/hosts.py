@@ -420,13 +420,20 @@ def save_edited_host(
     """Validate and replace the host ``name`` (its name stays); ``password`` None keeps it."""
     old = get_host(lib, name)
     check_edit_allowed(old)
-    new = host_from_form(dataclasses.replace(form, name=name))
+    new = _keeping_config(old, host_from_form(dataclasses.replace(form, name=name)))
     check_jump(lib, new)
     notes = store_edited_host(lib, old, new, password)
     status = password_status(new) if password is None else None
     if status is not None and status != "stored in the OS keyring":
         notes.append(status)
     return new, notes
+
+
+def _keeping_config(old: Host, new: Host) -> Host:
+    """An edited host keeps what its OpenSSH config gave (the form does not show it), unless
+    the form chose another jump host: that replaces the config's way there."""
+    kept = dataclasses.replace(new, ssh=old.ssh)
+    return kept.with_jump(new.jump) if new.jump != old.jump else kept
 
 
 def save_new_pair(lib: Library, form: PairForm) -> HostPair:

@@ -12,7 +12,7 @@ from pathlib import Path
 from pairbench.domain.failures import UserFileError
 from pairbench.domain.user_files import open_regular
 from pairbench.domain.validation import shown
-from pairbench.remote.ssh import private_key_problem
+from pairbench.remote.ssh_auth import private_key_problem
 
 # Linux's limits (PATH_MAX counts the terminating NUL); the file system may allow less,
 # which the OS then reports as ENAMETOOLONG, handled too.

@@ -1,6 +1,6 @@
-"""The storage suite as the window and the CLI use it: check a request, start a suite on a
-host, resume one, list and show suites with their verdicts, tables and CloudHarmony-named
-columns."""
+"""The storage suite as the window and the CLI use it: start a suite on a host (its request
+checked by ``services.storage_request``, purged by ``services.storage_purge``), resume one,
+list and show suites with their verdicts, tables and CloudHarmony-named columns."""
 
 from __future__ import annotations
 
@@ -8,23 +8,11 @@ import asyncio
 from collections.abc import Callable, Mapping
 from dataclasses import dataclass, field
 
-from pairbench.analysis.storage_suite import (
-    SuiteProgress,
-    SuiteTable,
-    csv_columns,
-    suite_progress,
-    suite_tables,
-)
+from pairbench.analysis.storage_columns import Column, suite_columns
+from pairbench.analysis.storage_suite import SuiteProgress, suite_progress
+from pairbench.analysis.storage_tables import SuiteTable, suite_tables
 from pairbench.domain import LOCAL_PAIR, HostPair
-from pairbench.domain.failures import RunError
-from pairbench.domain.storage import (
-    JobKey,
-    StorageTest,
-    SuiteParams,
-    SuiteStatus,
-    block_size_bytes,
-    stages_of,
-)
+from pairbench.domain.storage import JobKey, SuiteParams, SuiteStatus, suite_threads
 from pairbench.engine.execute import Prepared, hold_pair, prepare
 from pairbench.engine.host_lock import HostLocks
 from pairbench.engine.observer import RunObserver
@@ -48,7 +36,6 @@ from pairbench.engine.storage_target import (
     cpu_count,
     inspect_device,
     inspect_directory,
-    purge_device,
     with_direct,
 )
 from pairbench.engine.transports import Connector
@@ -66,65 +53,15 @@ from pairbench.library.suites import (
 )
 from pairbench.remote.base import Transport
 from pairbench.remote.secrets import SecretPrompt
+from pairbench.services.storage_purge import purge_at_start, purger
+from pairbench.services.storage_request import MAX_IODEPTH as MAX_IODEPTH
+from pairbench.services.storage_request import MAX_THREADS as MAX_THREADS
+from pairbench.services.storage_request import SuiteRequest as SuiteRequest
+from pairbench.services.storage_request import check_request as check_request
+from pairbench.services.storage_request import refuse_block_sizes, threads_fact
 from pairbench.services.storage_room import keep_library_room
-from pairbench.tools.fio import PathParam
 
 KIND = "storage"
-_TARGET = PathParam("target", "path", "", "a device under /dev, or a directory")
-MAX_THREADS = 256
-MAX_IODEPTH = 4096
-
-
-@dataclass(frozen=True, slots=True)
-class SuiteRequest:
-    """What the user asked for (the CLI's options, the window's form).
-
-    ``confirm`` is the device path typed again (a device suite destroys its data);
-    ``threads`` None means the host's CPUs; ``size`` 0 on a device means all of it.
-    """
-
-    host: str
-    test: StorageTest
-    target: str
-    size: int = 0
-    threads: int | None = None
-    iodepth: int = 64
-    round_seconds: int = 60
-    max_rounds: int = 25
-    precondition_passes: int = 2
-    purge: bool = True
-    confirm: str = ""
-    force: bool = False
-    label: str = ""
-    data_excursion: float = 0.20
-    slope_excursion: float = 0.10
-
-
-def check_request(req: SuiteRequest) -> None:
-    """``ValueError`` with a clear message for a request that cannot run (nothing touched)."""
-    target = _TARGET.check(req.target)
-    if not target or target == "/":
-        raise ValueError("the target is a device (/dev/...) or a directory, e.g. /mnt/nvme")
-    if target.startswith("/dev/"):
-        if req.confirm != target:
-            raise ValueError(
-                f"the suite writes to {target} directly and DESTROYS its data (file systems, "
-                f"partition table, everything). To go on, confirm with --confirm {target}"
-            )
-    elif req.size <= 0:
-        raise ValueError("a directory target needs the test file's size, e.g. --size 4GiB")
-    checks = (
-        (req.threads is None or 1 <= req.threads <= MAX_THREADS, f"threads: 1..{MAX_THREADS}"),
-        (1 <= req.iodepth <= MAX_IODEPTH, f"iodepth: 1..{MAX_IODEPTH}"),
-        (1 <= req.round_seconds <= 3600, "round seconds: 1..3600"),
-        (5 <= req.max_rounds <= 1000, "max rounds: 5..1000 (the steady-state window is 5)"),
-        (0 <= req.precondition_passes <= 5, "precondition passes: 0..5"),
-        (0 < req.data_excursion < 1 and 0 < req.slope_excursion < 1, "excursions: 0..1"),
-        (req.size >= 0, "size: positive"),
-    )
-    for ok, rule in checks:
-        if not ok:
-            raise ValueError(f"out of range, {rule}")
 
 
 def suite_pair(lib: Library, host: str) -> HostPair:
@@ -185,11 +122,11 @@ async def start_suite(
     on_created: Callable[[int, SuiteParams], None] | None = None,
     tags: Mapping[str, str] | None = None,
 ) -> SuiteOutcome:
-    """Check the target, store the suite (with ``tags``: its place in a campaign), purge,
+    """Check the target, purge it, store the suite (with ``tags``: its place in a campaign)
     and run it (``run_suite``), holding the host for the whole suite. Raises ``RunError``
-    (nothing stored, nothing written) when the host is busy or refuses, or the target does;
-    a directory suite's test file is made in a private directory of its own
-    (``engine.storage_files``)."""
+    (nothing stored, nothing written) when the host is busy or refuses, or the target does,
+    or a device cannot be purged; a directory suite's test file is made in a private
+    directory of its own (``engine.storage_files``)."""
     check_request(req)
     watch = _Watch(observer, run_observer, cancel)
     pair = suite_pair(lib, req.host)
@@ -200,27 +137,35 @@ async def start_suite(
         plan = SuiteParams(req.test, req.target, req.size)
         target = await inspect_target(transport, plan, force=req.force)
         size = min(req.size, target.size_bytes) if req.size else target.size_bytes
-        _refuse_block_sizes(req, target)
+        refuse_block_sizes(req, target)
         test_dir = "" if plan.on_device else await make_test_dir(transport, req.target)
         try:
             if test_dir:
                 target = with_direct(target, await probe_direct(transport, test_dir))
+            cpus = await cpu_count(transport)
+            threads = suite_threads(
+                req.threads, cpus, req.threads_per_target_max, req.threads_per_core_max
+            )
             params = SuiteParams(
                 test=req.test,
                 target=req.target,
                 size=size,
-                threads=req.threads or await cpu_count(transport),
+                threads=threads,
                 iodepth=req.iodepth,
                 round_seconds=req.round_seconds,
                 max_rounds=req.max_rounds,
                 precondition_passes=req.precondition_passes,
                 purge=req.purge,
-                data_excursion=req.data_excursion,
+                data_excursion=req.data_limit(),
                 slope_excursion=req.slope_excursion,
                 direct=target.direct,
+                steady_state=req.steady_state,
+                prep_each_stage=True,
+                precondition_once=req.precondition_once,
             )
             keep_library_room(lib, pair, params, target.facts, params.size)
             prepared = await prepared_fio(connector, pair, params, test_dir)
+            purged = await purge_at_start(transport, params, test_dir)  # refused: none stored
             suite_id = create_suite(
                 lib, KIND, req.host, params.to_json(), label=req.label, tags=tags
             )
@@ -232,12 +177,8 @@ async def start_suite(
         facts["fio"] = prepared.tool_version
         if test_dir:
             facts[TEST_DIR_FACT] = test_dir
-        if params.purge and params.on_device:
-            facts["purge"] = await purge_device(transport, params.target)
-        elif params.purge:
-            facts["purge"] = "a new test file (purge applies to devices)"
-        else:
-            facts["purge"] = "not purged (--no-purge)"
+        facts["threads"] = threads_fact(req, threads, cpus)
+        facts["purge"] = purged
         set_suite_facts(lib, suite_id, facts)
         if on_created is not None:
             on_created(suite_id, params)
@@ -247,17 +188,6 @@ async def start_suite(
     finally:
         locks.release()
         await connector.close()
-
-
-def _refuse_block_sizes(req: SuiteRequest, target: TargetFacts) -> None:
-    """A device whose logical sectors are larger than a job's block size refuses O_DIRECT
-    I/O of that size: said before anything is written."""
-    smallest = min(block_size_bytes(j.bs) for s in stages_of(req.test) for j in s.jobs)
-    if target.direct and smallest < target.logical_sector:
-        raise RunError(
-            f"{req.target} has {target.logical_sector}-byte logical sectors: it refuses the "
-            f"{req.test.value} test's {smallest}-byte direct I/O"
-        )
 
 
 @dataclass(frozen=True, slots=True)
@@ -298,6 +228,7 @@ async def _run_and_tidy(
         cancel=watch.cancel,
         test_file=test_file_in(files.test_dir) if files.test_dir else "",
         locks=files.locks,
+        purge=purger(transport, params, files.test_dir),
     )
     if files.test_dir and outcome.status is SuiteStatus.COMPLETED:
         # A completed directory suite removes its test file and directory (a stopped one
@@ -382,9 +313,10 @@ class SuiteShown:
     tables: list[SuiteTable] = field(default_factory=list)
 
     @property
-    def columns(self) -> dict[str, float]:
-        """The tables under CloudHarmony's column names."""
-        return csv_columns(self.params, self.tables)
+    def columns(self) -> dict[str, Column]:
+        """The suite's columns: CloudHarmony's (as its code computes them), its ``ss_*``
+        fields, Pairbench's own (``analysis.storage_columns``)."""
+        return suite_columns(self.params, self.progress, self.done, self.tables)
 
 
 def storage_suites(lib: Library) -> list[StoredSuite]:

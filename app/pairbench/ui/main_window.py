@@ -17,6 +17,7 @@ from PySide6.QtWidgets import (
 
 from pairbench.services.compare_refs import RunRef
 from pairbench.services.library import Library
+from pairbench.services.studies import Study
 from pairbench.ui.bridge import EngineBridge
 from pairbench.ui.campaign.campaign_panel import CampaignPanel
 from pairbench.ui.hosts.hosts_panel import HostsPanel
@@ -86,6 +87,7 @@ class MainWindow(QMainWindow):
         self.run_tabs.activeCountChanged.connect(self._show_active_count)
         self.storage_panel.suiteFinished.connect(self._run_finished)  # its jobs are runs
         self.campaign_panel.campaignFinished.connect(self._run_finished)
+        self.runs_view.studyOpenRequested.connect(self.open_study)
 
         self.actions_ = WindowActions(self)
         self.runs_view.runAgainRequested.connect(self.actions_.run_again)
@@ -147,6 +149,16 @@ class MainWindow(QMainWindow):
     def _run_finished(self, _run: object) -> None:
         if not self.closed:  # runs cancelled while closing report after the library closed
             self.runs_view.refresh()
+
+    def open_study(self, study: Study) -> None:
+        """Show a storage suite or campaign of the Library as the study it is: in the
+        Storage suite or Campaigns tab."""
+        if study.kind == "suite":
+            self.tabs.setCurrentWidget(self.storage_panel)
+            self.storage_panel.open_suite(study.id)
+        else:
+            self.tabs.setCurrentWidget(self.campaign_panel)
+            self.campaign_panel.open_campaign_id(study.id)
 
     def _show_active_count(self, count: int) -> None:
         self.active_label.setText(

@@ -9,14 +9,16 @@ from typing import TYPE_CHECKING
 
 from PySide6 import __version__ as pyside_version
 from PySide6.QtCore import QObject
-from PySide6.QtWidgets import QDialog, QFileDialog, QMessageBox, QTextBrowser, QVBoxLayout
+from PySide6.QtWidgets import QDialog, QFileDialog, QMessageBox
 
 from pairbench import __version__
 from pairbench.domain import RunSpec
 from pairbench.services.library import Library
 from pairbench.services.run_export import export_runs, format_of
+from pairbench.ui.file_places import EXPORTS, IMPORTS, remember, start_folder, start_path
 from pairbench.ui.library.jobs import call_for, error_text
 from pairbench.ui.run.run_tab import RunTab
+from pairbench.ui.user_guide import UserGuide
 
 if TYPE_CHECKING:
     from pairbench.ui.main_window import MainWindow
@@ -43,8 +45,12 @@ class WindowActions(QObject):
 
     def ask_import(self) -> None:
         """Choose saved tool outputs and import them (through the import dialog)."""
-        paths, _ = QFileDialog.getOpenFileNames(self.window, "Import tool outputs")
+        settings = self.window.settings
+        paths, _ = QFileDialog.getOpenFileNames(
+            self.window, "Import tool outputs", str(start_folder(settings, IMPORTS))
+        )
         if paths:
+            remember(settings, IMPORTS, paths[0])
             self.show_tab(self.window.runs_view)
             self.window.runs_view.files.import_files([Path(p) for p in paths])
 
@@ -59,10 +65,11 @@ class WindowActions(QObject):
         path, _ = QFileDialog.getSaveFileName(
             self.window,
             f"Export {len(ids)} run{'s' if len(ids) != 1 else ''}",
-            "runs.json",
+            start_path(self.window.settings, EXPORTS, "runs.json"),
             "JSON (*.json);;CSV (*.csv);;Evidence bundle (*.zip)",
         )
         if path:
+            remember(self.window.settings, EXPORTS, path)
             self.export(ids, Path(path))
 
     def export(self, ids: list[int], path: Path) -> None:
@@ -155,25 +162,9 @@ class WindowActions(QObject):
     # -- Help ------------------------------------------------------------------------------
 
     def show_guide(self) -> QDialog:
-        """The user guide (the README) in a window of its own."""
+        """The user guide (the README) in a window of its own, on how to use the window."""
         if self.guide is None:
-            dialog = QDialog(self.window)
-            dialog.setWindowTitle("Pairbench — user guide")
-            browser = QTextBrowser()
-            browser.setObjectName("guide")
-            browser.setOpenExternalLinks(True)
-            path = guide_path()
-            if path is None:
-                browser.setPlainText(
-                    "The user guide (README.md) is not installed with this copy of Pairbench."
-                )
-            else:
-                browser.setSearchPaths([str(path.parent)])
-                browser.setMarkdown(path.read_text(encoding="utf-8"))
-            layout = QVBoxLayout(dialog)
-            layout.addWidget(browser)
-            dialog.resize(900, 700)
-            self.guide = dialog
+            self.guide = UserGuide(guide_path(), self.window)
         self.guide.show()
         self.guide.raise_()
         return self.guide

@@ -164,6 +164,8 @@ class ComparePins(QObject):
         selected = self.selected_pins()
         open_action = menu.addAction("Open", view.open_selected)
         open_action.setEnabled(len(selected) == 1)
+        burst = menu.addAction("Analyse burst credits", view.analyse_burst_selected)
+        burst.setEnabled(view.can_analyse_burst())
         what = "Compare with the pinned runs" if self.active else "Compare"
         menu.addAction(what, self.compare)
         menu.addSeparator()

@@ -11,7 +11,7 @@ from PySide6.QtWidgets import QLabel, QScrollArea, QVBoxLayout, QWidget
 
 from pairbench.domain.diagnosis import Diagnosis
 from pairbench.domain.telemetry import TELEMETRY_KIND, is_telemetry
-from pairbench.services.run_browser import SeriesArrays
+from pairbench.services.run_browser import RunDetail, SeriesArrays
 from pairbench.tools.targets import socket_proto
 from pairbench.ui.library.live_plots import plot_groups
 from pairbench.ui.library.metric_plot import MetricPlot
@@ -69,6 +69,16 @@ class HostsDetail(QWidget):
         layout.addWidget(self.evidence)
         layout.addWidget(self.panel)
         layout.addWidget(scroll, 1)
+
+    def show_detail(
+        self, detail: RunDetail, analyses: Mapping[str, Mapping[str, Any]]
+    ) -> Diagnosis:
+        """Fill the tab for a stored run (its verdict: stored, else computed now); the verdict."""
+        verdict = detail.verdict()
+        _tool, telemetry = split_series(detail.series)
+        run = detail.run
+        self.show_run(verdict, telemetry, analyses, run.spec.tool, run.spec.params)
+        return verdict
 
     def show_run(
         self,

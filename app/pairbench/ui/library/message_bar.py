@@ -1,10 +1,12 @@
-"""A one-message bar (error, info, ok) shown above a view, closable; never a traceback."""
+"""A one-message bar (error, info, ok) shown above a view, closable; never a traceback. A
+success ("ok") goes by itself after ``OK_SECONDS``: errors and notes stay until closed."""
 
 from __future__ import annotations
 
-from PySide6.QtCore import Qt
+from PySide6.QtCore import Qt, QTimer
 from PySide6.QtWidgets import QFrame, QHBoxLayout, QLabel, QToolButton
 
+OK_SECONDS = 12
 BANNER = "QFrame#{name} {{ background: {bg}; border: 1px solid {border}; border-radius: 4px; }}"
 _MESSAGE_STYLES = {
     "error": ("#fde7e9", "#b3261e"),
@@ -31,6 +33,10 @@ class MessageBar(QFrame):
         row.addWidget(self.label, 1)
         row.addWidget(close, 0, Qt.AlignmentFlag.AlignTop)
         self.kind = ""
+        self.fade = QTimer(self)  # hides a success after OK_SECONDS
+        self.fade.setSingleShot(True)
+        self.fade.setInterval(OK_SECONDS * 1000)
+        self.fade.timeout.connect(self.hide)
         self.hide()
 
     def show_message(self, kind: str, text: str) -> None:
@@ -39,6 +45,10 @@ class MessageBar(QFrame):
         self.setStyleSheet(BANNER.format(name="messageBar", bg=bg, border=border))
         self.label.setText(text)
         self.show()
+        if kind == "ok":
+            self.fade.start()
+        else:
+            self.fade.stop()
 
     def text(self) -> str:
         """The message shown, or "" when the bar is closed."""

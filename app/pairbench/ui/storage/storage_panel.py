@@ -169,6 +169,23 @@ class StoragePanel(QWidget):
         follower.resume(suite_id, force=force)
         return follower
 
+    def open_suite(self, suite_id: int) -> SuiteFollower | None:
+        """Show a stored suite (its convergence and measurement window, progress and
+        verdicts) without running it; the suite running here stays in view instead."""
+        follower = self.follower
+        if follower is not None and follower.suite_id == suite_id:
+            return follower
+        if self.busy:
+            self.show_error(
+                f"A suite is running: suite #{suite_id} can be shown once it ends (or from "
+                "the command line: pairbench storage show)."
+            )
+            return None
+        follower = self._follow(SuiteFollower(self.bridge, self.secrets, self))
+        follower.suite_id = suite_id
+        follower.show(suite_id)
+        return follower
+
     def cancel(self) -> None:
         if self.follower is not None:
             self.follower.cancel()
@@ -258,6 +275,10 @@ class StoragePanel(QWidget):
         dialog.open()
 
     def _failed(self, message: str) -> None:
+        follower = self.follower
+        if follower is not None and follower.viewing:
+            self.show_error(message[:1].upper() + message[1:])
+            return
         self.show_error(f"The suite could not start: {message}")
         self.suites.refresh()
 

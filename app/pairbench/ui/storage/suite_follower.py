@@ -14,7 +14,7 @@ from PySide6.QtCore import QObject, Signal, Slot
 from pairbench.analysis.storage_suite import StageProgress, jobs_total, suite_progress
 from pairbench.domain import Line, Record, Run, RunSpec, RunStatus
 from pairbench.domain.failures import RunError, TargetHoldsDataError
-from pairbench.domain.storage import JobKey, SuiteParams
+from pairbench.domain.storage import JobKey, SuiteParams, SuiteStatus
 from pairbench.services.library import Library, LibraryError
 from pairbench.services.running import SecretPrompt
 from pairbench.services.storage import SuiteOutcome, SuiteRequest, resume_suite, start_suite
@@ -41,6 +41,7 @@ class _Relay(QObject):
     finished = Signal(object)  # SuiteOutcome
     failed = Signal(str)  # could not start (nothing stored) or stopped by an error
     held = Signal(object)  # TargetHoldsDataError: the device holds data, not forced
+    shown = Signal(object, object)  # SuiteState, SuiteOutcome: a stored suite, only shown
 
 
 class _Observer:
@@ -131,6 +132,8 @@ class SuiteFollower(QObject):
         relay.finished.connect(self._on_finished)
         relay.failed.connect(self._on_failed)
         relay.held.connect(self._on_held)
+        relay.shown.connect(self._on_shown)
+        self.viewing = False  # a stored suite shown (``show``), not run
 
     # -- starting --------------------------------------------------------------------------
 
@@ -158,6 +161,24 @@ class SuiteFollower(QObject):
             )  # fmt: skip
 
         self._submit(call)
+
+    def show(self, suite_id: int) -> None:
+        """Show a stored suite as it stands (its plots, progress and verdicts), running
+        nothing: the Library's "Open" of a suite."""
+        self.viewing = True
+        relay = self._relay
+
+        async def job(lib: Library) -> None:
+            try:
+                state = suite_state(lib, suite_id)
+            except LibraryError as exc:
+                relay.failed.emit(f"suite #{suite_id} cannot be shown: {exc}")
+                return
+            status = SuiteStatus(state.suite.status)
+            outcome = SuiteOutcome(state.suite.id, status, state.progress, state.suite.error)
+            relay.shown.emit(state, outcome)
+
+        self.bridge.submit(job)
 
     def _submit(self, call: _SuiteCall) -> None:
         relay, handle = self._relay, self.handle
@@ -259,6 +280,13 @@ class SuiteFollower(QObject):
     def _on_round(self, stage: StageProgress) -> None:
         self.stages[stage.index] = stage
         self.roundDone.emit(stage)
+        self.changed.emit()
+
+    @Slot(object, object)
+    def _on_shown(self, state: SuiteState, outcome: SuiteOutcome) -> None:
+        self._on_state(state)
+        self.outcome = outcome  # ended as stored: nothing runs
+        self.stages.update({s.index: s for s in outcome.progress.stages if s.values})
         self.changed.emit()
 
     @Slot(object)
