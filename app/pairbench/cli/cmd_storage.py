@@ -30,10 +30,11 @@ from pairbench.domain.storage import (
 )
 from pairbench.domain.units import format_value
 from pairbench.export.escaping import terminal_text
-from pairbench.services.library import LibraryError
+from pairbench.services.library import Library, LibraryError
 from pairbench.services.storage import (
     SuiteOutcome,
     SuiteRequest,
+    SuiteShown,
     resume_suite,
     show_suite,
     start_suite,
@@ -219,11 +220,18 @@ def _stage_line(stage: dict[str, Any]) -> str:
     return f"{stage['stage']}: steady state {stage['state']}{at} ({stage['rule']} rule)"
 
 
+def _shown_json(lib: Library, suite_id: int) -> tuple[SuiteShown, dict[str, Any]]:
+    """A suite and its ``storage show --json`` object, with what limited each job's run."""
+    shown = show_suite(lib, suite_id)
+    verdicts = run_verdicts(lib, (j.run_id for j in shown.jobs if j.run_id is not None))
+    return shown, suite_json(shown, verdicts)
+
+
 def _report(env: Environment, outcome: SuiteOutcome, as_json: bool) -> None:
     """The suite as ``storage show`` gives it (``--json``: the same object), and how to go
     on with a stopped one."""
     with env.open_library() as lib:
-        data = suite_json(show_suite(lib, outcome.suite_id))
+        _shown, data = _shown_json(lib, outcome.suite_id)
     if as_json:
         env.out(json.dumps(data))
         return
@@ -361,12 +369,10 @@ def handle_show(args: argparse.Namespace, env: Environment) -> ExitStatus:
     """One suite: its verdicts and tables (``--json``: with every job)."""
     try:
         with env.open_library() as lib:
-            shown = show_suite(lib, args.id)
-            verdicts = run_verdicts(lib, (j.run_id for j in shown.jobs if j.run_id is not None))
+            shown, data = _shown_json(lib, args.id)
     except LibraryError as exc:
         env.err(terminal_text(f"pairbench: {exc}"))
         return ExitStatus.ERROR
-    data = suite_json(shown, verdicts)
     if args.json:
         env.out(json.dumps(data))
         return ExitStatus.OK

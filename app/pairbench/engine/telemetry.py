@@ -134,7 +134,10 @@ class RunTelemetry:
 
     async def stop(self) -> None:
         """End every sampler (each prints a last sample first) and read what is left."""
-        await asyncio.gather(*(p.stop() for _, p, _ in self._samplers), return_exceptions=True)
+        # SIGTERM: a script started in the background ignores SIGINT (bash cannot trap it).
+        await asyncio.gather(
+            *(p.stop(interrupt=False) for _, p, _ in self._samplers), return_exceptions=True
+        )
         for pump in self._pumps:
             with contextlib.suppress(TimeoutError, asyncio.CancelledError):
                 await asyncio.wait_for(asyncio.shield(pump), STOP_TIMEOUT_S)

@@ -112,13 +112,14 @@ class LocalProcess:
         self._heartbeat.cancel()
         return status
 
-    async def stop(self, grace_s: float = 2.0) -> None:
-        """SIGINT (a tool prints what it measured), then SIGTERM (a server that ignores
-        SIGINT, such as nuttcp -S), each with half of ``grace_s``, then SIGKILL."""
+    async def stop(self, grace_s: float = 2.0, *, interrupt: bool = True) -> None:
+        """SIGINT (a tool prints what it measured; not with ``interrupt=False``), then
+        SIGTERM (a server that ignores SIGINT, such as nuttcp -S), each with half of
+        ``grace_s``, then SIGKILL."""
         if self._proc.returncode is not None:
             self._heartbeat.cancel()
             return
-        for signum in (signal.SIGINT, signal.SIGTERM):
+        for signum in (signal.SIGINT, signal.SIGTERM)[0 if interrupt else 1 :]:
             self._signal(signum)
             try:
                 await asyncio.wait_for(self._proc.wait(), grace_s / 2)

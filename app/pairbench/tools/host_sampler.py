@@ -10,8 +10,9 @@ everything else is read with bash builtins (``mapfile``, ``read``), and the scri
 with ``read -t`` on a pipe of its own, so a sample forks nothing.
 
 The script runs under the tool's watchdog (``remote/launcher.py``), tagged with the run's tag,
-so it ends with the run, with its controller, or with leftovers cleanup. On SIGINT or SIGTERM
-it prints one last sample, then exits.
+so it ends with the run, with its controller, or with leftovers cleanup. On SIGTERM it prints
+one last sample, then exits (started in the background by the watchdog, bash ignores SIGINT
+and cannot trap it: the engine stops it with SIGTERM, ``RemoteProcess.stop(interrupt=False)``).
 
 Output, per sample::
 
@@ -144,7 +145,7 @@ sample() {
   fi
   echo "#end"
 }
-trap 'sample; exit 0' INT TERM
+trap 'sample; exit 0' TERM INT
 now; next=$t
 while :; do
   sample
