@@ -4,6 +4,7 @@ Pairbench applies itself, checked against what the kernel says when the test ask
 from __future__ import annotations
 
 import json
+import statistics
 import subprocess
 import sys
 import threading
@@ -172,11 +173,13 @@ def _iperf3_need(namespace: str) -> int:
 
 class _KernelWatch:
     """/proc/stat and the iperf3 threads' schedstat, read every 0.5 s while a run goes: per
-    interval in which an iperf3 thread ran, the busiest core's busy share."""
+    interval in which an iperf3 thread ran, the busiest core's busy share; per host, the
+    nanoseconds its iperf3 threads ran or waited for a CPU over those intervals."""
 
     def __init__(self) -> None:
         self.busiest: list[float] = []
         self.need = {"client": 0, "server": 0}
+        self.watched_ns = 0
         self._stop = threading.Event()
         self._thread = threading.Thread(target=self._watch, daemon=True)
 
@@ -188,7 +191,8 @@ class _KernelWatch:
                 return
             after = _core_ticks()
             now = {role: _iperf3_need(f"pbl-{role}") for role in self.need}
-            if any(now[role] > needs[role] for role in now):
+            if all(now[role] > needs[role] for role in now):  # both iperf3s at work
+                self.watched_ns += 500_000_000
                 shares = [
                     100 * (after[c][0] - before[c][0]) / max(after[c][1] - before[c][1], 1)
                     for c in after
@@ -216,19 +220,25 @@ def test_an_unshaped_single_stream_is_found_cpu_bound_on_the_busier_host(lab: An
         final, shown = _run(lab.library, f"duration={RUN_S}", "streams=1")
     verdict = _verdict(shown)
     assert verdict["limit"] == "cpu", (verdict, _host_series(shown), watch.busiest)
-    # The kernel agrees: a core was (nearly) full while iperf3 ran ...
-    full = [b for b in watch.busiest if b >= 90]
-    assert watch.busiest and len(full) >= len(watch.busiest) / 2, watch.busiest
-    # ... and the host named is the one whose iperf3 needed the CPU (within 10 %: a tie).
-    need = watch.need
-    other = "server" if verdict["host"] == "client" else "client"
-    assert need[verdict["host"]] >= 0.9 * need[other], (verdict, need)
+    # The kernel agrees, as the test reads it: the cores were in use while iperf3 ran (on two
+    # cores the sender and the receiver bounce the work: one full core on a quiet machine,
+    # ~80 % each when they hand over) ...
+    assert watch.busiest and statistics.median(watch.busiest) >= 75, watch.busiest
+    # ... the named host's iperf3 seldom slept: it ran or waited for a CPU most of the time
+    # (schedstat), unlike a shaped run's, which sleeps on its socket ...
+    named = verdict["host"]
+    assert watch.watched_ns and watch.need[named] >= 0.75 * watch.watched_ns, watch.need
+    # ... and it needed the CPU at least as much as the other host's iperf3 (within 10 %).
+    other = "server" if named == "client" else "client"
+    assert watch.need[named] >= 0.9 * watch.need[other], (verdict, watch.need)
     # The stored per-core series say what /proc/stat said (both hosts share this kernel).
     with Library.open(lab.library) as lib:
         series = {(s.stream, s.metric): s for s in load_series(lib, final["id"])}
     busy = [series[(f"server:cpu{c}", "cpu_busy_percent")].v for c in range(_cores())]
     stored_busiest = [max(values) for values in zip(*busy, strict=True)]
-    assert max(stored_busiest) >= 90
+    assert statistics.median(stored_busiest) == pytest.approx(
+        statistics.median(watch.busiest), abs=15
+    )
 
 
 def _host_series(shown: dict[str, Any]) -> dict[str, list[float | None]]:

@@ -144,12 +144,20 @@ def test_a_saturated_core_that_the_tool_needs_is_the_cpu() -> None:
     assert verdict.evidence[0].startswith("server core 3: 98 % busy (62 % of it softirq and irq)")
 
 
-def test_a_thread_that_never_idles_needs_a_whole_core_whatever_the_cores_say() -> None:
-    series = _tool() + _cores("client", {0: 90, 1: 88}) + _cores("server", {0: 50, 1: 40})
-    series += _thread("client", 64, 35) + _thread("server", 30, 5)
+def test_a_thread_that_seldom_sleeps_is_cpu_bound_whatever_the_cores_say() -> None:
+    series = _tool() + _cores("client", {0: 84, 1: 80}) + _cores("server", {0: 50, 1: 40})
+    series += _thread("client", 40, 42) + _thread("server", 30, 5)
     verdict = diagnose(_input(series))
     assert (verdict.limit, verdict.host) == ("cpu", "client")
-    assert "needed a whole core" in verdict.evidence[0]
+    assert (
+        "seldom slept: it ran 40 % of the time and waited for a CPU 42 %" in (verdict.evidence[0])
+    )
+
+
+def test_a_thread_that_sleeps_a_third_of_the_time_on_unsaturated_cores_is_not_cpu() -> None:
+    series = _tool() + _cores("client", {0: 84, 1: 80}) + _cores("server", {0: 50, 1: 40})
+    series += _thread("client", 40, 25) + _thread("server", 30, 5)
+    assert diagnose(_input(series)).limit == "network"
 
 
 def test_busy_cores_the_tool_does_not_need_are_other_load() -> None:

@@ -12,8 +12,9 @@
    of the time (a thread blocked on a full socket or a slow link sleeps instead), or the
    core was mostly in softirq/irq (the network stack). When both hosts share a kernel (a lab
    on one machine), the host is the one whose tool thread needed it. Also cpu: the tool's
-   busiest thread needed a whole core by itself (ran or waited for one at least
-   ``THREAD_ALONE`` of the time: it never idled), whatever the cores' accounting. Before the
+   busiest thread seldom slept (ran or waited for a CPU at least ``THREAD_ALONE`` of the time:
+   it was not waiting on the network), whatever the cores' accounting: on two cores a sender
+   and a receiver bouncing work between them leave both ~80 % busy and neither full. Before the
    window: a receiver too slow to read leaves its window full, which is its CPU's doing.
 4. **window** (TCP): the sender's connections were limited by the peer's receive window or
    their own send buffer (ss's ``rwnd_limited`` + ``sndbuf_limited``) over at least
@@ -48,7 +49,7 @@ WINDOW_SHARE: Final = 50.0
 WINDOW_MATCH: Final = 2.0
 CORE_FULL: Final = 95.0
 THREAD_FULL: Final = 60.0
-THREAD_ALONE: Final = 95.0
+THREAD_ALONE: Final = 80.0
 KERNEL_SHARE: Final = 50.0
 FLAT_CV: Final = 0.5
 DEVICE_BUSY: Final = 90.0
@@ -257,7 +258,7 @@ class _CoreUse:
 
     @property
     def whole_thread(self) -> bool:
-        """The tool's thread never idled: it needed a whole core by itself."""
+        """The tool's thread seldom slept: the CPU, not the network, kept it waiting."""
         return bool(np.isfinite(self.need) and self.need >= THREAD_ALONE)
 
     @property
@@ -304,9 +305,10 @@ def _cpu(given: DiagnosisInput, view: RunView) -> Diagnosis | None:
     if use.whole_thread:
         ran = view.pick(f"{use.role}:proc", "proc_thread_max_percent").median()
         evidence.append(
-            f"{given.tool}'s busiest thread on the {use.role} needed a whole core: it ran "
+            f"{given.tool}'s busiest thread on the {use.role} seldom slept: it ran "
             f"{ran:.0f} % of the time and waited for a CPU {max(use.need - ran, 0):.0f} %, "
-            f"never idle; throughput flat (CV {cv:.0f} %)"
+            f"slept on its sockets {max(100 - use.need, 0):.0f} %; throughput flat "
+            f"(CV {cv:.0f} %)"
         )
         evidence.append(
             f"{use.role} core {use.core}: {use.busy:.0f} % busy ({use.kernel:.0f} % of it "
