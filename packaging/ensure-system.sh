@@ -4,6 +4,8 @@ set -euo pipefail
 
 PKGS=(
   iperf3 iperf fio nuttcp iputils-ping openssh-server openssh-client iproute2 ethtool procps
+  # fio's shipped example job files: the reference of tests/integration/test_fio_examples.py.
+  fio-examples
   # The storage suite: lsblk, blkid, blkdiscard, losetup (util-linux), its tests' mkfs.ext4
   # (e2fsprogs), lspci for NVMe controllers (pciutils).
   util-linux e2fsprogs pciutils

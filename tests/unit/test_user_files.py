@@ -116,3 +116,14 @@ def test_undecodable_bytes_are_replaced_or_refused() -> None:
     assert decode_text(b"\x7fELF\x02\x01\x01\x00\x00") == "\x7fELF\x02\x01\x01\x00\x00"
     with pytest.raises(UnicodeDecodeError):
         decode_text(b"Z\xfcrich", errors="strict")
+
+
+def test_read_text_strict_refuses_undecodable_text_in_one_line(tmp_path: Path) -> None:
+    path = tmp_path / "plan"
+    path.write_bytes(b"label = Z\xfcrich")
+    with pytest.raises(UserFileError, match=r"the plan .*plan: not UTF-8 text \(.* at byte 9\)"):
+        read_text(path, what="the plan", limit=100, errors="strict")
+    # after a byte-order mark: the byte counted in the file, the mark included
+    path.write_bytes(codecs.BOM_UTF16_LE + "ab".encode("utf-16-le") + b"\x00\xdc")
+    with pytest.raises(UserFileError, match=r"not UTF-16 text \(.* at byte 6\)"):
+        read_text(path, limit=100, errors="strict")

@@ -150,6 +150,19 @@ class RunError(Exception):
         return self.__cause__
 
 
+class PortInUseError(TransportError):
+    """The server port the user chose is in use on ``host`` (``detail``: the tool's words or
+    what listens there)."""
+
+    def __init__(self, host: str, port: int, detail: str = "") -> None:
+        super().__init__(
+            f"host {host}: port {port} is in use{f' ({detail})' if detail else ''}; choose "
+            "another port, or leave port unset (0) and Pairbench picks a free one",
+            host=host,
+        )
+        self.port = port
+
+
 class ToolNotInstalledError(RunError):
     """The run's tool is missing on ``host``; ``installable``: Pairbench can build it there
     (``hosts install-tool``), which a front end offers."""

@@ -91,6 +91,8 @@ METRICS: dict[str, Metric] = {
         Metric("retransmits", "count", "Retransmits"),
         Metric("cwnd_bytes", "B", "Congestion window"),
         Metric("jitter_ms", "ms", "Jitter"),
+        Metric("one_way_delay_ms", "ms", "One-way delay"),
+        Metric("induced_delay_ms", "ms", "Induced delay"),
         Metric("lost_packets", "count", "Lost datagrams"),
         Metric("packets", "count", "Datagrams"),
         Metric("lost_percent", "%", "Loss"),
@@ -155,6 +157,8 @@ def metric_order(names: Iterable[str]) -> list[str]:
 
 # The unit a metric name ends in (DESIGN §4: names carry their unit), longest suffix first.
 _SUFFIX_UNITS: tuple[tuple[str, str], ...] = (
+    ("_time_s", "s"),
+    ("_count", "count"),
     ("_bytes_per_s", "B/s"),
     ("_pps", "pkt/s"),
     ("_per_s", "op/s"),

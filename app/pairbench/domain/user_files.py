@@ -143,12 +143,25 @@ def _mostly_nul(data: bytes) -> bool:
 def read_text(
     path: Path | str, *, what: str = "the file", limit: int, errors: str = "replace"
 ) -> str:
-    """``read_bytes`` then ``decode_text``."""
+    """``read_bytes`` then ``decode_text``; with ``errors="strict"`` text that does not decode
+    is refused too (``UserFileError`` saying which encoding and at which byte)."""
     data = read_bytes(path, what=what, limit=limit)
     try:
         return decode_text(data, errors)
+    except UnicodeDecodeError as exc:
+        raise _not_text(what, os.fspath(path), exc, len(data)) from None
     except MemoryError:
         raise _no_memory(what, os.fspath(path), len(data)) from None
+
+
+def _not_text(what: str, path: str, exc: UnicodeDecodeError, size: int) -> UserFileError:
+    # ``exc.object`` is what was decoded: the bytes after a byte-order mark, if any.
+    at = exc.start + size - len(exc.object)
+    encoding = exc.encoding.upper().replace("-LE", "").replace("-BE", "").replace("_", "-")
+    return UserFileError(
+        f"cannot read {what} {path}: not {encoding} text ({exc.reason} at byte {at:,})",
+        path=path,
+    )
 
 
 def _no_memory(what: str, path: str, size: int) -> UserFileError:

@@ -31,6 +31,7 @@ from pairbench.analysis.burst import (
     BurstModel,
     BurstParams,
     analyze_series,
+    learnt_interval,
 )
 from pairbench.analysis.burst_allowance import confirming, onsets_of
 from pairbench.domain import HostPair, Record, Run, RunSpec, RunStatus
@@ -311,7 +312,8 @@ def analyze_stored_burst(
         if missing_ok:
             return BurstModel(params).estimate
         raise AnalysisError(f"run {run_id} has no aggregate throughput series to analyse")
-    params = params or BurstParams()
+    if params is None:  # the default knobs, for the series' own interval (0.1 s, 1 s, ...)
+        params = BurstParams().for_interval(learnt_interval(np.diff(series.t, prepend=0.0)))
     estimate = analyze_series(series.t, series.v, params=params)
     if store:
         payload = {

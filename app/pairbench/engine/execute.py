@@ -17,6 +17,7 @@ from pairbench.domain.failures import (
     HostInUseError,
     LibraryFullError,
     PairBusyError,
+    PortInUseError,
     RunError,
     StalledOutError,
     ToolMissingError,
@@ -29,6 +30,7 @@ from pairbench.engine.host_lock import HostLocks
 from pairbench.engine.install_hint import INSTALLABLE, install_words
 from pairbench.engine.leftovers import ACTIVE_TAGS, clear_leftovers
 from pairbench.engine.observer import NullObserver, RunObserver
+from pairbench.engine.readiness import port_listening
 from pairbench.engine.session import RunSession
 from pairbench.engine.stop import StopCondition
 from pairbench.engine.transports import Connector
@@ -117,6 +119,7 @@ async def prepare(pair: HostPair, spec: RunSpec, connector: Connector) -> Prepar
     check = tool.host_check(params) if tool.host_check else None
     if check is not None:
         await _host_check(check, server if tool.server_only else client)
+    await _refuse_busy_port(tool.chosen_port(params), server)
     return Prepared(replace(spec, params=params), tool, pair, client, server, caps, server_caps)
 
 
@@ -133,6 +136,14 @@ async def _host_check(check: HostCheck, transport: Transport) -> None:
         raise RunError(f"{transport.host_name}: {exc}") from exc
     except (TransportError, TimeoutError, OSError) as exc:
         raise RunError(f"{transport.host_name}: cannot check the run: {exc}") from exc
+
+
+async def _refuse_busy_port(port: int, server: Transport) -> None:
+    """A server port the user chose (``port`` > 0) that something already listens on is
+    refused before the run: nothing stored."""
+    if port and await port_listening(server, port):
+        busy = PortInUseError(server.host_name, port, "something listens on it")
+        raise RunError(str(busy)) from busy
 
 
 async def _probe(tool: Tool, transport: Transport) -> Capabilities:

@@ -8,7 +8,7 @@ import time
 from typing import TYPE_CHECKING
 
 from pairbench.domain import Line, LineSource, Record, RunStatus, Summary
-from pairbench.domain.failures import ConnectionLostError, TransportError
+from pairbench.domain.failures import ConnectionLostError, PortInUseError, TransportError
 from pairbench.engine.command_record import COMMANDS_KIND, command_record
 from pairbench.engine.facts import gather_facts
 from pairbench.engine.leftovers import end_tagged
@@ -35,13 +35,10 @@ MAIN_STOP_TIMEOUT_S = 10.0
 
 
 def _stall_watch(prepared: Prepared) -> StallWatch:
-    """The stall watch for a run: its reporting interval (ping's ``interval``, else 1 s) and
-    expected length (0 when the parameters do not tell)."""
+    """The stall watch for a run: its reporting interval (the tool's interval parameter, else
+    1 s) and expected length (0 when the parameters do not tell: a run by bytes)."""
     params = prepared.spec.params
-    try:
-        interval = float(params.get("interval", "") or 1.0)
-    except ValueError:
-        interval = 1.0
+    interval = prepared.tool.interval_seconds(params)
     try:
         expected = prepared.tool.expected_seconds(params)
     except (KeyError, ValueError):
@@ -168,8 +165,11 @@ class RunSession:
         p = self.prepared
         local = p.server.host_name == "localhost"
         span = p.tool.ports(p.spec.params)
+        chosen = p.tool.chosen_port(p.spec.params)
         port = local_free_ports(p.tool.default_port, span) if local else p.tool.default_port
-        for _attempt in range(PORT_ATTEMPTS):
+        if chosen:
+            port = chosen
+        for _attempt in range(1 if chosen else PORT_ATTEMPTS):
             commands = self._commands(port, workdir)
             self.port = port
             if commands.server is None:
@@ -186,6 +186,8 @@ class RunSession:
             if ready:
                 return commands
             await server.stop()
+            if chosen and "in use" in text.lower():
+                raise PortInUseError(p.server.host_name, chosen, text.strip()[-200:])
             if "in use" not in text.lower():
                 raise TransportError(
                     f"host {p.server.host_name}: {p.tool.name} server did not start: "

@@ -59,10 +59,8 @@ def read_plan(path: Path) -> tuple[Plan, str]:
     """The plan in a TOML file and its text; ``PlanError`` saying what is wrong."""
     try:
         text = read_text(path, what="the plan", limit=MAX_PLAN_BYTES, errors="strict")
-    except UserFileError as exc:
+    except UserFileError as exc:  # not a regular file, too large, or not text
         raise PlanError(str(exc)) from None
-    except UnicodeDecodeError as exc:
-        raise PlanError(f"cannot read the plan {path}: not UTF-8 text ({exc.reason})") from None
     return parse_plan(text, source=str(path)), text
 
 

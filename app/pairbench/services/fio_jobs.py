@@ -9,7 +9,7 @@ from dataclasses import dataclass
 from pathlib import Path
 
 from pairbench.domain.failures import UserFileError
-from pairbench.domain.user_files import read_bytes
+from pairbench.domain.user_files import read_text
 from pairbench.tools.fio_jobfile import (
     MAX_JOBFILE_CHARS,
     SHOWN,
@@ -49,16 +49,13 @@ def check_job_text(text: str, name: str = "") -> JobFile:
 
 def read_job_file(path: str | Path) -> JobFile:
     """The job file at ``path`` on this computer, checked; ``JobFileError`` if it cannot be
-    read, is not UTF-8 text, or would not be run (``tools.fio_jobfile.check_job_file``)."""
+    read (``domain.user_files.read_text``: a regular file, not too large, text), or would
+    not be run (``tools.fio_jobfile.check_job_file``)."""
     file = Path(path).expanduser()
     try:
-        data = read_bytes(file, what="job file", limit=MAX_JOBFILE_CHARS * 4)
+        text = read_text(file, what="job file", limit=MAX_JOBFILE_CHARS * 4, errors="strict")
     except UserFileError as exc:
         raise JobFileError(str(exc)) from None
-    try:
-        text = data.decode("utf-8")
-    except UnicodeDecodeError as exc:
-        raise JobFileError(f"{file}: not UTF-8 text ({exc.reason} at byte {exc.start})") from exc
     try:
         return check_job_text(text, file.name)
     except JobFileError as exc:

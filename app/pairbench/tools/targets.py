@@ -33,11 +33,14 @@ def run_target(tool: str, params: Mapping[str, str]) -> Target | None:
 
 
 def _iperf3(params: Mapping[str, str]) -> Target | None:
-    bitrate = params.get("bitrate", "0") or "0"
+    """``bitrate``: empty is iperf3's default (UDP 1 Mbit/s, TCP unlimited), 0 unlimited."""
+    bitrate = params.get("bitrate", "")
     udp = is_true(params.get("udp", "false"))
-    if bitrate == "0" and udp:
+    if not bitrate and udp:
         bitrate = IPERF3_UDP_DEFAULT
         setting = f"bitrate unset (iperf3's UDP default, {IPERF3_UDP_DEFAULT})"
+    elif not bitrate:
+        return None
     else:
         setting = f"bitrate={bitrate}"
     value = rate_bits(bitrate)

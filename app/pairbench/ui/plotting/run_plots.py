@@ -1,12 +1,13 @@
 """The live plots of one run: one plot per metric group, laid out as records reveal the metrics.
 
 Records are appended to growable buffers as they arrive (the buffers belong to this object, not
-to the plot widgets); a ~10 Hz timer redraws only the plots that changed, and only while the
-widget is visible: a run in a background tab keeps filling its buffers and catches up when
-shown. Plot widgets are created on those redraws too, at most one per tick (a pyqtgraph plot
-costs ~20 ms to build), so a run that starts never freezes the window. In "follow" mode the x
-range is set here to the latest minutes; any zoom or pan by the user turns follow off, the
-Follow button turns it back on. All plots share one x range.
+to the plot widgets); a ~10 Hz timer takes them in and redraws only the plots that changed,
+one plot at most every ``REDRAW_GAP_S`` (a run at 0.1 s is drawn as often as one at 1 s), and
+only while the widget is visible: a run in a background tab keeps filling its buffers and
+catches up when shown. Plot widgets are created on those ticks too, at most one per tick (a
+pyqtgraph plot costs ~20 ms to build), so a run that starts never freezes the window. In
+"follow" mode the x range is set here to the latest minutes; any zoom or pan by the user turns
+follow off, the Follow button turns it back on. All plots share one x range.
 
 Every plot of the run draws its per-stream curves only up to the newest total ("sum") interval
 (``intervals.stream_horizon``), so the total never lags the streams when a tool prints it after
@@ -43,6 +44,9 @@ REDRAW_INTERVAL_MS = 100  # ~10 Hz
 FOLLOW_WINDOWS_S = (60.0, 300.0, 900.0, 3600.0, 6 * 3600.0, 24 * 3600.0)
 DEFAULT_FOLLOW_WINDOW_S = 300.0
 PLOTS_PER_TICK = 1
+# A tick redraws a plot at most this often: four plots a second, round robin (a run at 1 s with
+# three plots still has each redrawn every second; one at 0.1 s no longer costs ten redraws).
+REDRAW_GAP_S = 0.25
 INGEST_BUDGET_S = 0.008  # per tick: ~8 % of the GUI thread at most for a flood of records
 ATTACH_BUDGET_S = 0.004  # per tick, for new curves (unless a plot was built instead)
 INGEST_CHUNK = 500  # records taken in at once (~1 ms), between looks at the clock
@@ -135,9 +139,11 @@ class RunPlots(QWidget):
         layout.addLayout(toolbar)
         layout.addWidget(scroll, 1)
 
+        self._drawn_at = 0.0  # when a tick last redrew a plot (time.monotonic)
+        self._drew = False
         self.timer = QTimer(self)
         self.timer.setInterval(redraw_interval_ms)
-        self.timer.timeout.connect(self.refresh)
+        self.timer.timeout.connect(self._tick)
         self.timer.start()
 
     # -- data ------------------------------------------------------------------------------
@@ -395,7 +401,15 @@ class RunPlots(QWidget):
 
     # -- drawing ---------------------------------------------------------------------------
 
-    def refresh(self, force: bool = False, *, every_plot: bool = False) -> bool:
+    def _tick(self) -> None:
+        """The timer: take records in and build plots every tick; redraw a plot only when
+        ``REDRAW_GAP_S`` passed since the last one (a run reporting every 0.1 s would have a
+        plot redrawn every tick: ten ~10 ms events a second on the GUI thread)."""
+        now = time.monotonic()
+        if self.refresh(draw=now - self._drawn_at >= REDRAW_GAP_S) and self._drew:
+            self._drawn_at = now
+
+    def refresh(self, force: bool = False, *, every_plot: bool = False, draw: bool = True) -> bool:
         """Take in queued records, then redraw what changed; True if anything was drawn.
 
         Queued records are taken in first, visible or not (all of them if ``force``, else
@@ -422,12 +436,13 @@ class RunPlots(QWidget):
                 plot.mark_dirty()
         due = [plot for plot in self.plots.values() if plot.dirty]
         if not (force or every_plot):
-            if built:
+            if built or not draw:
                 due = []
             elif len(due) > PLOTS_PER_TICK:
                 order = list(self.plots.values())
                 due.sort(key=lambda p: (order.index(p) - self._next_plot) % len(order))
                 due = due[:PLOTS_PER_TICK]
+        self._drew = bool(due)
         for plot in due:
             plot.refresh()
         if due:

@@ -6,7 +6,7 @@ Every value is checked by the parameter's own ``Param.check`` (the same code the
 
 from __future__ import annotations
 
-from collections.abc import Mapping
+from collections.abc import Callable, Mapping
 
 from PySide6.QtCore import Signal, SignalInstance
 from PySide6.QtWidgets import (
@@ -22,9 +22,20 @@ from PySide6.QtWidgets import (
 
 from pairbench.tools.params import Param
 from pairbench.ui.run.job_file_field import JobTextField
+from pairbench.ui.run.profile_file_field import ProfileTextField
+from pairbench.ui.run.text_file_field import TextFileField
 
 INT_MAX = 2**31 - 1
 _ERROR_STYLE = "QLineEdit { border: 1px solid #c62828; background: #fff3f3; }"
+
+
+# The parameter kinds shown as a file's text with a button that reads one, and the parameter
+# that gets the name of a file read (its text's parameter → its name's).
+_FILE_FIELDS: dict[str, Callable[[], TextFileField]] = {
+    "jobtext": JobTextField,
+    "profiletext": ProfileTextField,
+}
+_FILE_NAMES = (("jobfile_text", "jobfile"), ("profile_xml", "profile_file"))
 
 
 def _is_spin(param: Param) -> bool:
@@ -49,8 +60,8 @@ class ParamField:
             combo.setCurrentText(param.default)
             combo.currentTextChanged.connect(lambda _text: on_change.emit())
             self.widget = combo
-        elif param.kind == "jobtext":  # fio's job file: its text, a button, its jobs
-            text_field = JobTextField()
+        elif param.kind in _FILE_FIELDS:  # fio's job file, a uperf profile: text and button
+            text_field = _FILE_FIELDS[param.kind]()
             text_field.changed.connect(on_change.emit)
             self.widget = text_field
         elif _is_spin(param):
@@ -81,7 +92,7 @@ class ParamField:
             return widget.currentText()
         if isinstance(widget, QSpinBox):
             return str(widget.value())
-        if isinstance(widget, JobTextField):
+        if isinstance(widget, TextFileField):
             return widget.text()
         assert isinstance(widget, QLineEdit)
         return widget.text().strip()
@@ -99,7 +110,7 @@ class ParamField:
             text = raw.strip()
             if text.isdigit():
                 widget.setValue(int(text))
-        elif isinstance(widget, JobTextField):
+        elif isinstance(widget, TextFileField):
             widget.set_text(raw)
         else:
             assert isinstance(widget, QLineEdit)
@@ -146,10 +157,10 @@ class ParamForm(QWidget):
             label = QLabel(name)
             label.setToolTip(param.help)
             layout.addRow(label, column)
-        job_text = self.fields.get("jobfile_text")
-        job_name = self.fields.get("jobfile")
-        if job_text and job_name and isinstance(job_text.widget, JobTextField):
-            job_text.widget.chosen.connect(job_name.set_value)  # a file read gives its name
+        for text_param, name_param in _FILE_NAMES:
+            text_field, name_field = self.fields.get(text_param), self.fields.get(name_param)
+            if text_field and name_field and isinstance(text_field.widget, TextFileField):
+                text_field.widget.chosen.connect(name_field.set_value)  # a file read: its name
         outer = QVBoxLayout(self)
         outer.setContentsMargins(0, 0, 0, 0)
         outer.addLayout(layout)
