@@ -21,12 +21,15 @@ from PySide6.QtWidgets import (
 from pairbench.domain import Line, LineSource, Record, Run, RunStatus
 from pairbench.domain.metrics import metric_label, metric_order
 from pairbench.domain.units import format_value
+from pairbench.tools.targets import socket_proto
 from pairbench.ui.bridge import EngineBridge
 from pairbench.ui.plotting.run_plots import RunPlots
 from pairbench.ui.run.baseline_pin import BaselinePin
 from pairbench.ui.run.burst_panel import BurstMonitor
 from pairbench.ui.run.controller import RunController, RunPhase
+from pairbench.ui.run.hosts_panel import HostsPanel
 from pairbench.ui.run.progress import RunProgress
+from pairbench.ui.run.verdict_line import VerdictLine
 
 MAX_RAW_LINES = 5000
 RAW_FLUSH_MS = 250
@@ -182,6 +185,9 @@ class RunTab(QWidget):
         bottom_layout.setContentsMargins(0, 0, 0, 0)
         self.burst = BurstMonitor(controller, self.plots)  # burst credits: panel + overlay
         bottom_layout.addWidget(self.burst.panel)
+        self.hosts = HostsPanel(socket_proto(controller.spec.tool, controller.spec.params))
+        self._last_t: float | None = None  # the tool's last interval (the run's end for hosts)
+        bottom_layout.addWidget(self.hosts)
         bottom_layout.addWidget(self.summary_box)
         bottom_layout.addWidget(self.raw, 1)
         self.splitter = QSplitter(Qt.Orientation.Vertical)
@@ -203,6 +209,7 @@ class RunTab(QWidget):
         self.raw.toggle.toggled.connect(self._raw_toggled)
 
         controller.records.connect(self._on_records)
+        controller.telemetry.connect(self.hosts.add_records)
         controller.line.connect(self.raw.add)
         controller.finished.connect(self._on_finished)
         controller.failed.connect(self._on_failed)
@@ -240,9 +247,11 @@ class RunTab(QWidget):
 
     def _on_records(self, records: list[Record]) -> None:
         self.plots.add_records(records)
+        self._last_t = max(self._last_t or 0.0, records[-1].t) if records else self._last_t
 
     def _on_finished(self, run: Run) -> None:
         self.plots.finish()
+        self.hosts.finish(self._last_t)
         self.raw.flush()
         self._fill_summary(run)
         if not self.raw.expanded:
@@ -279,6 +288,10 @@ class RunTab(QWidget):
             self.summary_grid.addWidget(shown, row, column * 2 + 1)
         for column in range(SUMMARY_COLUMNS * 2):
             self.summary_grid.setColumnStretch(column, 1 if column % 2 else 0)
+        verdict = self.controller.diagnosis
+        if verdict is not None:
+            line = VerdictLine(verdict)
+            self.summary_grid.addWidget(line, self.summary_grid.rowCount(), 0, 1, -1)
         if not run.summary_complete and run.summary:
             note = QLabel("Derived from the intervals: the tool's own summary is missing.")
             note.setStyleSheet("color: #777;")
