@@ -34,6 +34,7 @@ from bench import (
     team_list,
     team_live,
     team_publish,
+    telemetry_cost,
     ui_lag,
     ui_plot_redraw,
 )
@@ -53,6 +54,7 @@ BENCHMARKS: dict[str, Benchmark] = {
     runs_filter.NAME: runs_filter.run,
     cli_start.NAME: cli_start.run,
     overhead.NAME: overhead.run,
+    telemetry_cost.NAME: telemetry_cost.run,
     storage_suite.NAME: storage_suite.run,
     campaign_overhead.NAME: campaign_overhead.run,
     parsers.NAME: parsers.run,

@@ -7,7 +7,9 @@ word wider than the label, or the text taller than it), a plot (a plot widget, o
 of a chart) smaller than ``MIN_PLOT`` or whose data area is squeezed under its axes and
 legend (``MIN_DATA``). Used by the run side's and the Library/compare side's layout tests.
 ``replay_run`` shows a run's tab fed from a recorded tool output (the tool's own parser on a
-capture in ``tests/data/captures``), live and then finished, without running the tool.
+capture in ``tests/data/captures``) and both hosts' telemetry (the sampler's parser on a
+capture in ``tests/data/telemetry``), live and then finished with a verdict, without running
+the tool.
 """
 
 from __future__ import annotations
@@ -31,9 +33,11 @@ from PySide6.QtWidgets import (
     QWidget,
 )
 
-from pairbench.domain import LOCAL_PAIR, Line, LineSource, Run, RunSpec, RunStatus
+from pairbench.domain import LOCAL_PAIR, Line, LineSource, Record, Run, RunSpec, RunStatus
+from pairbench.domain.diagnosis import Diagnosis
 from pairbench.services.parsing import parse_output
 from pairbench.tools.registry import TOOLS
+from pairbench.tools.sampler_parse import SamplerParser
 from pairbench.ui.bridge import RunSignals
 from pairbench.ui.main_window import MainWindow
 from pairbench.ui.run.controller import RunController
@@ -44,7 +48,21 @@ SCREEN = (1280, 720)
 MIN_PLOT = (200, 120)  # a plot widget, width × height
 MIN_DATA = (120, 60)  # its data area (the view box), once axes and legend took their room
 CAPTURES = REPO / "tests" / "data" / "captures"
+# The sampler's capture beside a UDP run whose receive buffer overflows: the most figures.
+TELEMETRY = REPO / "tests" / "data" / "telemetry" / "sampler-udp.out"
+# A verdict as long as the evidence makes one (the summary's last line).
+VERDICT = Diagnosis(
+    "receive-buffer",
+    "server",
+    (
+        "server: 8317 UDP datagrams a second dropped for a full receive buffer "
+        "(SO_RCVBUF 16384 bytes: the socket's doubled buffer), while the NIC dropped none",
+    ),
+)
 _ids = itertools.count(9001)
+# Panels that scroll sideways by design: the run tab's Hosts panel keeps one line per host
+# (a column per figure) and scrolls rather than widen the window or wrap (issue 30).
+SIDEWAYS_BY_DESIGN = ("hosts_panel",)
 
 
 def settle(app: QApplication | None = None, rounds: int = 5) -> None:
@@ -117,7 +135,8 @@ def layout_problems(
     """What is wrong with the window as shown now (empty: it fits ``size``).
 
     ``sideways_ok``: scroll areas allowed to scroll sideways (unwrapped text views such as
-    raw output). ``skip``: widgets whose subtree is not checked.
+    raw output; the panels of ``SIDEWAYS_BY_DESIGN`` always are). ``skip``: widgets whose
+    subtree is not checked.
     """
     problems: list[str] = []
     if (window.width(), window.height()) != size:
@@ -132,6 +151,9 @@ def layout_problems(
 
     for area in window.findChildren(QAbstractScrollArea):
         if not _visible_in(area, window) or excluded(area) or isinstance(area, tuple(sideways_ok)):
+            continue
+        owner = area.parentWidget()
+        if owner is not None and owner.objectName() in SIDEWAYS_BY_DESIGN:
             continue
         bar = area.horizontalScrollBar()
         if bar.maximum() > 0:  # scrolls sideways, or (bar turned off) cuts its right side
@@ -205,6 +227,23 @@ def hover_every_plot(tab: RunTab) -> None:
         plot.show_cursor((x0 + x1) / 2, (y0 + y1) / 2)
 
 
+def telemetry_records() -> list[Record]:
+    """Both hosts' telemetry as the engine hands it over: the sampler capture read by the
+    sampler's own parser, once as the client's and once as the server's."""
+    records: list[Record] = []
+    for role in ("client", "server"):
+        parser = SamplerParser(role, 0.0, proto="udp")
+        first: int | None = None
+        received = 0.0
+        for line in TELEMETRY.read_text().splitlines():
+            if line.startswith("#t "):
+                stamp = int(line.split()[1])
+                first = stamp if first is None else first
+                received = (stamp - first) / 1e6
+            records += parser.feed(Line(LineSource.SAMPLER_OUT, line, received))
+    return records
+
+
 def capture_text(tool: str, name: str) -> str:
     return (CAPTURES / tool / name).read_text(encoding="utf-8", errors="replace")
 
@@ -218,8 +257,9 @@ def replay_run(
     finish: bool = True,
 ) -> tuple[RunController, RunSignals]:
     """A run's tab shown as the engine would feed it: started, then the capture's lines
-    and records (the tool's file parser on the recorded output), then (``finish``) the
-    stored run with the tool's summary. The tab is the current one."""
+    and records (the tool's file parser on the recorded output) and the hosts' telemetry,
+    then (``finish``) the verdict and the stored run with the tool's summary. The tab is the
+    current one."""
     text = capture_text(tool, capture)
     parsed = parse_output(tool, text)
     spec = RunSpec(LOCAL_PAIR.name, tool, TOOLS[tool].resolve(params or {}), label=capture)
@@ -233,7 +273,9 @@ def replay_run(
     batch = 50
     for start in range(0, len(parsed.records), batch):
         signals.records.emit(parsed.records[start : start + batch])
+    signals.telemetry.emit(telemetry_records())
     if finish:
+        signals.diagnosis.emit(VERDICT.payload())
         started = time.time() - 10
         run = Run(
             run_id,

@@ -41,7 +41,9 @@ from pairbench.analysis.stats import (
     describe,
     welch,
 )
+from pairbench.analysis.verdicts import limited_by
 from pairbench.domain import METRICS, HostPair, Metric, Run, RunStatus, metric_unit
+from pairbench.domain.diagnosis import Diagnosis
 
 # The metrics a comparison table shows when the runs have them, in the field reports' order.
 TABLE_METRICS = (
@@ -106,6 +108,7 @@ class RunInput:
     pair: HostPair | None = None
     series: Sequence[SeriesLike] = ()
     ran_by: str = ""
+    diagnosis: Diagnosis | None = None  # what limited the run, when it has a stored verdict
     # The run's tool's parameter defaults (name → text), when the caller knows them: a
     # parameter not recorded then reads as its default in the metadata diff.
     param_defaults: Mapping[str, str] = field(default_factory=dict)
@@ -315,6 +318,7 @@ class TableRow:
     n: int
     cells: tuple[TableCell, ...]
     is_baseline: bool = False
+    limited_by: str = ""  # the kept runs' verdicts: "cpu (client)", "network ×2, rate ×1"
 
 
 @dataclass(frozen=True, slots=True)
@@ -581,6 +585,7 @@ def comparison_table(
                 len(kept),
                 tuple(cells),
                 is_baseline=result.name == baseline,
+                limited_by=limited_by(m.diagnosis for m in kept),
             )
         )
     return ComparisonTable(columns, tuple(rows), baseline, confidence)

@@ -9,7 +9,7 @@ everywhere and a chart's title, axis and readout name the unit of the numbers dr
   do; ``SI_BYTES`` sizes in powers of 1000 (kB, MB, GB), as cloud providers quote buckets.
 - Times: µs become ms from 1000 µs and s from 10⁶ µs; ms become s from 1000 ms. A value never
   scales below the unit its metric is stored in (a 0.048 ms RTT stays in ms, as ping prints it).
-- Counts (retransmits, datagrams) and count rates (IO/s, op/s) take k from 10,000 and M from
+- Counts (retransmits, datagrams) and count rates (IO/s, op/s, pkt/s) take k from 10,000 and M from
   1,000,000 ("9870 IO/s", "64.8 kIO/s", "64.8k"). Percentages never scale.
 - A value prints with 3 significant digits, trailing zeros kept ("1.00 Gbit/s", "0.500 %"),
   but never finer than the tool prints it (a metric's ``resolution``: jitter and ping times
@@ -118,6 +118,7 @@ _LADDERS: dict[str, tuple[_Rung, ...]] = {
     "ms": _ladder(1000.0, ("ms", "s")),
     "IO/s": _count_ladder("IO/s"),
     "op/s": _count_ladder("op/s"),
+    "pkt/s": _count_ladder("pkt/s"),
     "count": _count_ladder(""),
     "": _count_ladder(""),
 }

@@ -185,6 +185,15 @@ def resolve_params(schema: Mapping[str, Param], given: Mapping[str, str]) -> dic
     return resolved
 
 
+_RATE_FACTOR = {"": 1.0, "k": 1e3, "m": 1e6, "g": 1e9, "t": 1e12}
+
+
+def rate_bits(value: str) -> float:
+    """A checked ``rate`` value ("50M", "1.5G", "800K", "0") in bit/s (1000-based)."""
+    suffix = value[-1:].lower() if value[-1:].isalpha() else ""
+    return float(value[: len(value) - len(suffix)]) * _RATE_FACTOR[suffix]
+
+
 def is_true(value: str) -> bool:
     """A canonical boolean parameter value as a bool."""
     return value == "true"

@@ -18,6 +18,7 @@ from PySide6.QtCore import QObject, Qt, QTimer
 from PySide6.QtWidgets import QFrame, QGridLayout, QLabel, QVBoxLayout, QWidget
 
 from pairbench.analysis.burst import BurstEstimate, BurstModel, BurstState
+from pairbench.analysis.burst_allowance import AllowanceWatch, confirming
 from pairbench.domain import Record, RunSpec
 from pairbench.domain.units import SI_BYTES, format_bits, format_quantity, scale_for
 from pairbench.ui.plotting.run_plots import RunPlots
@@ -136,6 +137,9 @@ def burst_analysis_rows(kind: str, data: Mapping[str, Any]) -> list[tuple[str, s
             e = BurstEstimate.from_json(dict(data))
             rows = [("result", headline(e, ended=True)), *estimate_rows(e)]
             refill = refill_text(e)
+            allowance = data.get("allowance")
+            if isinstance(allowance, Mapping) and allowance.get("confirmed"):
+                rows.append(("allowance", str(allowance.get("sentence", ""))))
             return rows + ([("refill", refill)] if refill else [])
         rows = [("idle", _secs(data.get("idle_s"), None))]
         if data.get("refilled_bits") is not None:
@@ -164,6 +168,11 @@ class BurstPanel(QFrame):
         self.refill = QLabel()
         self.refill.setStyleSheet("font-weight: bold;")
         self.refill.setTextInteractionFlags(Qt.TextInteractionFlag.TextSelectableByMouse)
+        # What the NIC's bandwidth allowance counters say of the step (AWS ENA).
+        self.allowance = QLabel()
+        self.allowance.setObjectName("burst_allowance")
+        self.allowance.setWordWrap(True)
+        self.allowance.setTextInteractionFlags(Qt.TextInteractionFlag.TextSelectableByMouse)
         self.grid = QGridLayout()
         self.grid.setHorizontalSpacing(14)
         self.values: dict[str, QLabel] = {}
@@ -185,6 +194,8 @@ class BurstPanel(QFrame):
         layout.addWidget(self.headline)
         layout.addLayout(self.grid)
         layout.addWidget(self.refill)
+        layout.addWidget(self.allowance)
+        self.show_allowance("")
         self.show_estimate(None)
         self.setVisible(False)
 
@@ -203,10 +214,20 @@ class BurstPanel(QFrame):
         self.refill.setText(text)
         self.refill.setVisible(bool(text))
 
+    def show_allowance(self, text: str) -> None:
+        """The allowance counters' word on the step ("" hides the line)."""
+        self.allowance.setText(text)
+        self.allowance.setVisible(bool(text))
+
     def texts(self) -> dict[str, str]:
         """What is shown, by name (for tests and copying)."""
         shown = {name: label.text() for name, label in self.values.items()}
-        return {"headline": self.headline.text(), "refill": self.refill.text(), **shown}
+        return {
+            "headline": self.headline.text(),
+            "refill": self.refill.text(),
+            "allowance": self.allowance.text(),
+            **shown,
+        }
 
 
 class BurstMonitor(QObject):
@@ -225,8 +246,10 @@ class BurstMonitor(QObject):
         self._attach_timer = QTimer(self)
         self._attach_timer.setInterval(ATTACH_RETRY_MS)
         self._attach_timer.timeout.connect(self._draw)
+        self.allowances = AllowanceWatch()  # the NIC's allowance counters, where it has them
         controller.records.connect(self.add_records)
         controller.finished.connect(self.finish)
+        controller.telemetry.connect(self.add_telemetry)
 
     def add_records(self, records: list[Record]) -> None:
         """Take one line's records (the "sum" throughput among them, if any)."""
@@ -238,12 +261,33 @@ class BurstMonitor(QObject):
         self.estimate = estimate
         self.panel.show_estimate(estimate)
         self.panel.setVisible(estimate.samples >= MIN_INTERVALS)
+        self._show_allowance()
         self._draw()
 
     def finish(self, _run: object = None) -> None:
         """The run ended: the panel says what the whole run showed, no longer "so far"."""
         if self.enabled and self.estimate is not None:
             self.panel.show_estimate(self.estimate, ended=True)
+
+    def add_telemetry(self, records: list[Record]) -> None:
+        """Take host telemetry: the allowance counters' onsets confirm a step."""
+        if self.enabled:
+            self.allowances.feed(records)
+            self._show_allowance()
+
+    def _show_allowance(self) -> None:
+        e = self.estimate
+        if e is None or not self.allowances.present:
+            return
+        if not e.detected or e.step_t is None:
+            self.panel.show_allowance("")
+            return
+        found = confirming(e.step_t, self.allowances.onsets)
+        self.panel.show_allowance(
+            found.sentence(e.step_t)
+            if found is not None
+            else "No bandwidth allowance counter rose near the step (yet)"
+        )
 
     def _draw(self) -> None:
         plot = self.plots.plots.get(THROUGHPUT_PLOT)

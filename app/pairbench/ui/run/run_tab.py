@@ -26,13 +26,16 @@ from pairbench.domain.metrics import metric_label, metric_order
 from pairbench.domain.units import format_value
 from pairbench.services.library import Library
 from pairbench.services.run_again import asked_text, recorded_command_lines
+from pairbench.tools.targets import socket_proto
 from pairbench.ui.bridge import EngineBridge
 from pairbench.ui.elided_label import ElidedLabel
 from pairbench.ui.plotting.run_plots import RunPlots
 from pairbench.ui.run.baseline_pin import BaselinePin
 from pairbench.ui.run.burst_panel import BurstMonitor
 from pairbench.ui.run.controller import RunController, RunPhase
+from pairbench.ui.run.hosts_panel import HostsPanel
 from pairbench.ui.run.progress import RunProgress
+from pairbench.ui.run.verdict_line import VerdictLine
 
 MAX_RAW_LINES = 5000
 RAW_FLUSH_MS = 250
@@ -191,7 +194,10 @@ class RunTab(QWidget):
         self.summary_grid.setContentsMargins(0, 0, 0, 0)
         self.summary_grid.setHorizontalSpacing(14)
         self.summary_area.setWidget(cells)
-        QVBoxLayout(self.summary_box).addWidget(self.summary_area)
+        self.summary_notes = QVBoxLayout()  # under the figures, always in view: the verdict
+        box_layout = QVBoxLayout(self.summary_box)
+        box_layout.addWidget(self.summary_area)
+        box_layout.addLayout(self.summary_notes)
         self.summary_box.setVisible(False)
         self.raw = RawLinesPane()
 
@@ -200,6 +206,9 @@ class RunTab(QWidget):
         bottom_layout.setContentsMargins(0, 0, 0, 0)
         self.burst = BurstMonitor(controller, self.plots)  # burst credits: panel + overlay
         bottom_layout.addWidget(self.burst.panel)
+        self.hosts = HostsPanel(socket_proto(controller.spec.tool, controller.spec.params))
+        self._last_t: float | None = None  # the tool's last interval (the run's end for hosts)
+        bottom_layout.addWidget(self.hosts)
         bottom_layout.addWidget(self.summary_box)
         bottom_layout.addWidget(self.raw, 1)
         self.splitter = QSplitter(Qt.Orientation.Vertical)
@@ -221,6 +230,7 @@ class RunTab(QWidget):
         self.raw.toggle.toggled.connect(self._raw_toggled)
 
         controller.records.connect(self._on_records)
+        controller.telemetry.connect(self.hosts.add_records)
         controller.line.connect(self.raw.add)
         controller.line.connect(self._ask_commands)  # stored before the tool's first line
         controller.finished.connect(self._on_finished)
@@ -286,10 +296,12 @@ class RunTab(QWidget):
 
     def _on_records(self, records: list[Record]) -> None:
         self.plots.add_records(records)
+        self._last_t = max(self._last_t or 0.0, records[-1].t) if records else self._last_t
 
     def _on_finished(self, run: Run) -> None:
         self._ask_commands()
         self.plots.finish()
+        self.hosts.finish(self._last_t)
         self.raw.flush()
         self._fill_summary(run)
         if not self.raw.expanded:
@@ -304,12 +316,14 @@ class RunTab(QWidget):
 
     def _fill_summary(self, run: Run) -> None:
         """Status, duration, tool and the summary values, three label/value pairs a row
-        (``SUMMARY_ROWS`` rows in view, the others a scroll away)."""
-        while self.summary_grid.count():
-            item = self.summary_grid.takeAt(0)
-            widget = item.widget() if item is not None else None
-            if widget is not None:
-                widget.deleteLater()
+        (``SUMMARY_ROWS`` rows in view, the others a scroll away), then the verdict (what
+        limited the run) and a note when the tool's own summary is missing, always in view."""
+        for layout in (self.summary_grid, self.summary_notes):
+            while layout.count():
+                item = layout.takeAt(0)
+                widget = item.widget() if item is not None else None
+                if widget is not None:
+                    widget.deleteLater()
         cells: list[tuple[str, str]] = [("Status", run.status.value)]
         if run.duration is not None:
             cells.append(("Duration", f"{run.duration:.1f} s"))
@@ -327,10 +341,13 @@ class RunTab(QWidget):
             self.summary_grid.addWidget(shown, row, column * 2 + 1)
         for column in range(SUMMARY_COLUMNS * 2):
             self.summary_grid.setColumnStretch(column, 1 if column % 2 else 0)
+        verdict = self.controller.diagnosis
+        if verdict is not None:
+            self.summary_notes.addWidget(VerdictLine(verdict))
         if not run.summary_complete and run.summary:
             note = QLabel("Derived from the intervals: the tool's own summary is missing.")
             note.setStyleSheet("color: #777;")
-            self.summary_grid.addWidget(note, self.summary_grid.rowCount(), 0, 1, -1)
+            self.summary_notes.addWidget(note)
         row = QLabel("X").sizeHint().height() + max(self.summary_grid.verticalSpacing(), 0)
         cells_height = self.summary_grid.sizeHint().height()
         self.summary_area.setFixedHeight(min(cells_height, SUMMARY_ROWS * row))
