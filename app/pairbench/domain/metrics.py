@@ -13,6 +13,10 @@ class Metric:
     name: str
     unit: str
     label: str
+    # The finest step the tools print it in (base unit), where that is coarser than 3
+    # significant digits: iperf3's jitter and ping's times are printed to the µs
+    # ("0.003 ms"), so "0.00300 ms" would claim digits no tool measured.
+    resolution: float | None = None
 
 
 # Host telemetry (``tools/host_sampler.py``; streams named ``ROLE:PART``, see
@@ -90,7 +94,7 @@ METRICS: dict[str, Metric] = {
         Metric("throughput_reverse_bps", "bit/s", "Reverse throughput"),
         Metric("retransmits", "count", "Retransmits"),
         Metric("cwnd_bytes", "B", "Congestion window"),
-        Metric("jitter_ms", "ms", "Jitter"),
+        Metric("jitter_ms", "ms", "Jitter", 0.001),
         Metric("one_way_delay_ms", "ms", "One-way delay"),
         Metric("induced_delay_ms", "ms", "Induced delay"),
         Metric("lost_packets", "count", "Lost datagrams"),
@@ -98,11 +102,11 @@ METRICS: dict[str, Metric] = {
         Metric("lost_percent", "%", "Loss"),
         Metric("ops_per_s", "op/s", "Operations"),
         Metric("latency_avg_us", "µs", "Mean latency"),
-        Metric("rtt_ms", "ms", "Round-trip time"),
-        Metric("rtt_min_ms", "ms", "Minimum RTT"),
-        Metric("rtt_avg_ms", "ms", "Mean RTT"),
-        Metric("rtt_max_ms", "ms", "Maximum RTT"),
-        Metric("rtt_mdev_ms", "ms", "RTT deviation"),
+        Metric("rtt_ms", "ms", "Round-trip time", 0.001),
+        Metric("rtt_min_ms", "ms", "Minimum RTT", 0.001),
+        Metric("rtt_avg_ms", "ms", "Mean RTT", 0.001),
+        Metric("rtt_max_ms", "ms", "Maximum RTT", 0.001),
+        Metric("rtt_mdev_ms", "ms", "RTT deviation", 0.001),
         Metric("duplicate_packets", "count", "Duplicate replies"),
         Metric("corrupted_packets", "count", "Corrupted replies"),
         Metric("icmp_errors", "count", "ICMP errors"),
@@ -179,6 +183,13 @@ _COLUMN_UNITS: tuple[tuple[str, str], ...] = (
     ("latency_", "µs"),
     ("throughput_", "B/s"),
 )
+
+
+def metric_resolution(name: str) -> float | None:
+    """The finest step the tools print ``name`` in (its base unit), or None (3 significant
+    digits say it all)."""
+    metric = METRICS.get(name)
+    return metric.resolution if metric is not None else None
 
 
 def metric_unit(name: str) -> str:

@@ -4,10 +4,10 @@ from __future__ import annotations
 
 import asyncio
 import os
-import sys
 import time
 from collections.abc import Awaitable
 from dataclasses import dataclass, replace
+from pathlib import Path
 from typing import TypeVar
 
 from pairbench.domain import HostPair, Run, RunSpec, RunStatus
@@ -26,7 +26,7 @@ from pairbench.domain.failures import (
 )
 from pairbench.domain.processes import RunTag
 from pairbench.engine.diagnose import finish_verdict
-from pairbench.engine.host_lock import HostLocks
+from pairbench.engine.host_lock import HostLocks, holder_info
 from pairbench.engine.install_hint import INSTALLABLE, install_words
 from pairbench.engine.leftovers import ACTIVE_TAGS, clear_leftovers
 from pairbench.engine.observer import NullObserver, RunObserver
@@ -44,12 +44,6 @@ from pairbench.tools.registry import get_tool
 
 FLUSH_PERIOD_S = 0.1
 T = TypeVar("T")
-
-
-def _program() -> str:
-    """How the user would recognise this process in a refusal: a command, or the window."""
-    args = [a for a in sys.argv[1:] if not a.startswith("-")][:2]
-    return f"`pairbench {' '.join(args)}`" if args else "the Pairbench window"
 
 
 async def _clear_leftovers(prepared: Prepared) -> list[str]:
@@ -185,26 +179,18 @@ async def execute_run(
     work = (observer, cancel, stop, telemetry)
     if held is not None:  # the caller holds the hosts (a storage suite, for all its jobs)
         return await _execute_locked(lib, prepared, held, *work)
-    locks = hold_pair(prepared.pair, prepared.tool.name)
+    locks = hold_pair(prepared.pair, prepared.tool.name, lib.path)
     try:
         return await _execute_locked(lib, prepared, locks, *work)
     finally:
         locks.release()
 
 
-def hold_pair(pair: HostPair, tool: str) -> HostLocks:
-    """The pair's hosts locked for a run of ``tool`` (release them when done); a host in use
-    by another Pairbench run is ``PairBusyError`` (nothing started, nothing stored)."""
-    locks = HostLocks(
-        [pair.client, pair.server],
-        {
-            "pair": pair.name,
-            "tool": tool,
-            "pid": os.getpid(),
-            "program": _program(),
-            "started_at": time.time(),
-        },
-    )
+def hold_pair(pair: HostPair, tool: str, library: Path | str | None = None) -> HostLocks:
+    """The pair's hosts locked for a run of ``tool`` stored in ``library`` (release them
+    when done); a host in use by another Pairbench run is ``PairBusyError`` naming it
+    (nothing started, nothing stored)."""
+    locks = HostLocks([pair.client, pair.server], holder_info(pair.name, tool, library))
     try:
         locks.acquire()
     except HostBusyError as exc:

@@ -172,6 +172,10 @@ class Tool:
     # The parameter that holds the reporting interval in seconds (its canonical value a
     # decimal number: ``params.SecondsParam``); the stall watch and the parsers read it.
     interval_param: str = "interval"
+    # A parameter that changes the kind of run → the parameters whose meaning it changes
+    # (iperf3's udp: a bitrate or length set for UDP datagrams means something else over
+    # TCP). The run form clears those when it changes, and a preset sets it.
+    tied: Mapping[str, tuple[str, ...]] = field(default_factory=dict)
 
     def chosen_port(self, params: Mapping[str, str]) -> int:
         """The server port the user chose for a run with ``params``; 0: none."""

@@ -337,4 +337,5 @@ TOOL = Tool(
     workdir_parent=lambda params: params.get("directory", ""),
     run_analyses=fio_run_analyses,
     interval_param="status_interval",
+    tied={"rw": ("rwmixread",)},
 )

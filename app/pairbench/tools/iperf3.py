@@ -272,4 +272,5 @@ TOOL = Tool(
     parser=parser,
     file_parser_factory=Iperf3AutoParser,
     fixed_port=chosen_port,
+    tied={"udp": ("bitrate", "length", "no_delay", "congestion", "mss", "fq_rate")},
 )

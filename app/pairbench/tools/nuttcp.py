@@ -193,4 +193,5 @@ TOOL = Tool(
     expected_seconds=expected_seconds,
     commands=commands,
     parser=parser,
+    tied={"udp": ("rate", "length", "streams", "window", "reverse")},
 )

@@ -229,4 +229,5 @@ TOOL = Tool(
     needs_workdir=True,
     install_command=INSTALL_COMMAND,
     file_parser_factory=file_parser,
+    tied={"profile": ("size", "count", "threads", "wndsz"), "protocol": ("nodelay",)},
 )

@@ -87,15 +87,18 @@ def _minutes(seconds: float) -> str:
     return f"{minutes:.1f}" if minutes < 10 else f"{minutes:.0f}"
 
 
-def headline(e: BurstEstimate) -> str:
-    """One line: what the model knows so far."""
+def headline(e: BurstEstimate, *, ended: bool = False) -> str:
+    """One line: what the model knows so far (``ended``: all it will know, the run over)."""
+    span = f"{e.t - e.start_t:.0f} s"
     if e.state is BurstState.NO_STEP or e.step_t is None:
-        return (
-            f"Burst so far: {_rate(e.burst_bps, e.burst_bps_err)} over "
-            f"{e.t - e.start_t:.0f} s, no step yet"
-        )
+        rate = _rate(e.burst_bps, e.burst_bps_err)
+        if ended:
+            return f"No step in {span}: {rate} throughout (no drop to a baseline)"
+        return f"Burst so far: {rate} over {span}, no step yet"
     step = _secs(e.step_t, e.step_t_err)
     if e.state is BurstState.SUSPECTED:
+        if ended:
+            return f"Step suspected at {step}, not confirmed before the run ended: provisional"
         return f"Step suspected at {step}: not confirmed yet, the estimates are provisional"
     confirmed = "" if e.confirmed_at is None else f" (confirmed at {e.confirmed_at:.1f} s)"
     return f"Step at {step} ✓{confirmed}"
@@ -132,7 +135,7 @@ def burst_analysis_rows(kind: str, data: Mapping[str, Any]) -> list[tuple[str, s
     try:
         if kind == "burst":
             e = BurstEstimate.from_json(dict(data))
-            rows = [("result", headline(e)), *estimate_rows(e)]
+            rows = [("result", headline(e, ended=True)), *estimate_rows(e)]
             refill = refill_text(e)
             allowance = data.get("allowance")
             if isinstance(allowance, Mapping) and allowance.get("confirmed"):
@@ -196,9 +199,9 @@ class BurstPanel(QFrame):
         self.show_estimate(None)
         self.setVisible(False)
 
-    def show_estimate(self, e: BurstEstimate | None) -> None:
-        """Update the texts (visibility is the monitor's call)."""
-        self.headline.setText("" if e is None else headline(e))
+    def show_estimate(self, e: BurstEstimate | None, *, ended: bool = False) -> None:
+        """Update the texts (visibility is the monitor's call); ``ended``: the run is over."""
+        self.headline.setText("" if e is None else headline(e, ended=ended))
         rows = dict(estimate_rows(e)) if e is not None else {}
         for name, label in self.values.items():
             label.setText(rows.get(name, "—"))
@@ -245,6 +248,7 @@ class BurstMonitor(QObject):
         self._attach_timer.timeout.connect(self._draw)
         self.allowances = AllowanceWatch()  # the NIC's allowance counters, where it has them
         controller.records.connect(self.add_records)
+        controller.finished.connect(self.finish)
         controller.telemetry.connect(self.add_telemetry)
 
     def add_records(self, records: list[Record]) -> None:
@@ -259,6 +263,11 @@ class BurstMonitor(QObject):
         self.panel.setVisible(estimate.samples >= MIN_INTERVALS)
         self._show_allowance()
         self._draw()
+
+    def finish(self, _run: object = None) -> None:
+        """The run ended: the panel says what the whole run showed, no longer "so far"."""
+        if self.enabled and self.estimate is not None:
+            self.panel.show_estimate(self.estimate, ended=True)
 
     def add_telemetry(self, records: list[Record]) -> None:
         """Take host telemetry: the allowance counters' onsets confirm a step."""
