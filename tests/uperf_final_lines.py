@@ -39,7 +39,7 @@ _NIC = re.compile(r"^(?:Nic \S+? came online\s*)+")
 
 @dataclass
 class FinalLines:
-    """The figures, named as the README's "uperf: what a run stores" says; ``unsure``: the
+    """The figures, named as docs/guide/network-runs.md says; ``unsure``: the
     byte counts whose unit uperf cut off (``1011.02`` for ``1011.02MB``), to compare by size."""
 
     values: dict[str, float] = field(default_factory=dict)

@@ -11,7 +11,7 @@ not), and where the job (or its ``[global]``) sets them: ``size`` and ``filesize
 ``startdelay=0`` (fio takes a section's last value). Nothing else is changed: a file that
 Pairbench refuses is counted with Pairbench's reason.
 
-What "fio's own group" is (README "fio: several groups"): a group of one ``jobs[]`` entry is
+What "fio's own group" is (docs/guide/fio-runs.md): a group of one ``jobs[]`` entry is
 that entry's figures; a group of several is their IOPS and bandwidth added (the jobs of a
 group run at once), the mean latency weighted by I/Os, percentiles from the merged json+
 histograms by fio's rule. One group: the run's figures under the plain names; several: under
