@@ -4,6 +4,7 @@ anchors, and the page each screen of the window is explained on (F1)."""
 from __future__ import annotations
 
 import re
+from collections.abc import Iterable
 from dataclasses import dataclass
 from pathlib import Path
 
@@ -69,16 +70,22 @@ def headings(markdown: str) -> list[tuple[int, str]]:
     return found
 
 
-def anchors(markdown: str) -> list[str]:
-    """The anchors GitHub gives the headings: a repeated one gets ``-1``, ``-2``..."""
+def unique_anchors(titles: Iterable[str]) -> list[str]:
+    """The anchors GitHub gives headings of these titles, in order: a repeated one gets
+    ``-1``, ``-2``..."""
     seen: dict[str, int] = {}
     out: list[str] = []
-    for _level, text in headings(markdown):
-        base = anchor_of(text)
+    for title in titles:
+        base = anchor_of(title)
         count = seen.get(base, 0)
         seen[base] = count + 1
         out.append(base if count == 0 else f"{base}-{count}")
     return out
+
+
+def anchors(markdown: str) -> list[str]:
+    """The anchors of the Markdown's headings (GitHub's)."""
+    return unique_anchors(text for _level, text in headings(markdown))
 
 
 def title_of(markdown: str, default: str) -> str:

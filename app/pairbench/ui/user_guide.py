@@ -24,7 +24,7 @@ from PySide6.QtWidgets import (
     QWidget,
 )
 
-from pairbench.ui.guide_pages import INDEX, GuidePage, anchor_of, pages, split_target
+from pairbench.ui.guide_pages import INDEX, GuidePage, pages, split_target, unique_anchors
 
 Opener = Callable[[QUrl], object]
 MISSING = "The user guide (docs/guide) is not installed with this copy of Pairbench."
@@ -112,20 +112,19 @@ class UserGuide(QDialog):
             bar.setValue(0)
             return False
         document = self.browser.document()
-        seen: dict[str, int] = {}
+        blocks = []
         block = document.begin()
         while block.isValid():
             if block.blockFormat().headingLevel() > 0:
-                base = anchor_of(block.text())
-                count = seen.get(base, 0)
-                seen[base] = count + 1
-                if (base if count == 0 else f"{base}-{count}") == anchor:
-                    top = document.documentLayout().blockBoundingRect(block).top()
-                    bar.setValue(int(top))
-                    return True
+                blocks.append(block)
             block = block.next()
-        bar.setValue(0)
-        return False
+        found = unique_anchors(b.text() for b in blocks)
+        if anchor not in found:
+            bar.setValue(0)
+            return False
+        top = document.documentLayout().blockBoundingRect(blocks[found.index(anchor)]).top()
+        bar.setValue(int(top))
+        return True
 
     def fit_images(self) -> None:
         """Pictures no wider than the page (a screenshot would scroll it sideways)."""
