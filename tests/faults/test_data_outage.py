@@ -15,8 +15,8 @@ from pairbench.library.runs import get_run, list_runs
 OUTAGE_S = 5.0
 
 
-def _data_link(state: str) -> None:
-    subprocess.run(["ip", "-n", "pbl-server", "link", "set", "data", state], check=True)
+def _data_link(lab: Any, state: str) -> None:
+    subprocess.run(["ip", "-n", lab.namespace("server"), "link", "set", "data", state], check=True)
 
 
 def test_data_link_outage_is_stored_as_stalled(lab: Any, shaped: Any) -> None:
@@ -24,11 +24,11 @@ def test_data_link_outage_is_stored_as_stalled(lab: Any, shaped: Any) -> None:
     proc = start_run(lab.library, "iperf3", "duration=14")
     try:
         wait_for_interval(proc)
-        _data_link("down")
+        _data_link(lab, "down")
         down_at = time.monotonic()
         time.sleep(OUTAGE_S)
     finally:
-        _data_link("up")
+        _data_link(lab, "up")
     up_after = time.monotonic() - down_at
     status, out, err = finish(proc, 90)
     assert status == 5, (status, out, err)  # stalled

@@ -9,9 +9,12 @@ import statistics
 import time
 from typing import Any
 
+import pytest
+
 from faultkit import (
     finish,
     run_json,
+    run_tags,
     start_run,
     tagged_processes,
     tagged_workdirs,
@@ -41,6 +44,7 @@ def _kill_trial(lab: Any, tool: str, settings: tuple[str, ...]) -> float:
         wait_for_interval(proc)
         running = tagged_processes()
         assert running, f"{tool}: no tagged process while the run measured"
+        tags = run_tags()
         os.kill(proc.pid, signal.SIGKILL)
         killed_at = time.monotonic()
         proc.wait(10)
@@ -58,15 +62,16 @@ def _kill_trial(lab: Any, tool: str, settings: tuple[str, ...]) -> float:
         )
         time.sleep(0.02)
     gone = time.monotonic() - killed_at
-    while tagged_workdirs():
+    while tagged_workdirs(tags):
         elapsed = time.monotonic() - killed_at
         assert elapsed < FILES_WITHIN_S, (
-            f"{tool}: {elapsed:.1f} s after SIGKILL files left: {tagged_workdirs()}"
+            f"{tool}: {elapsed:.1f} s after SIGKILL files left: {tagged_workdirs(tags)}"
         )
         time.sleep(0.02)
     return gone
 
 
+@pytest.mark.serial  # a time bound (2 s) and a measured rate (3 %): alone (tests/README.md)
 def test_sigkill_mid_run_leaves_no_tool_and_no_file_and_the_next_run_is_clean(
     lab: Any, shaped: Any
 ) -> None:
