@@ -140,8 +140,9 @@ def _leftovers() -> list[str]:
     devs = [line.split(":")[1].strip() for line in links.splitlines() if line.count(":") >= 2]
     found += [f"link {dev}" for dev in devs if dev.startswith(instance.prefix)]
     found += [f"process {p}" for p in _lab_processes()]
-    if instance.state_root.exists():
-        found.append(f"directory {instance.state_root}")
+    for folder in (instance.state_root, instance.run_dir):
+        if folder is not None and folder.exists():
+            found.append(f"directory {folder}")
     return found
 
 

@@ -157,6 +157,7 @@ def test_an_instance_keeps_the_layout_with_its_own_prefix_and_networks() -> None
         Path("/run/pairbench-lab-pairs"),
     )
     assert (DEFAULT.lock_name, third.lock_name) == ("pairbench-lab", "pairbench-lab.i3")
+    assert (DEFAULT.run_dir, third.run_dir) == (None, Path("/run/pairbench-i3"))
 
 
 def test_no_two_instances_share_a_name_an_address_a_directory_or_a_lock() -> None:

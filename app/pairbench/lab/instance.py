@@ -66,12 +66,16 @@ class LabInstance:
         """The directory holding the multi-pair lab's per-pair state directories."""
         return self._run_dir("pairs", "pairbench-lab-pairs")
 
+    @property
+    def run_dir(self) -> Path | None:
+        """The directory holding an instance's state directories (None: the default lab's
+        are directly in /run)."""
+        return None if self.number == 0 else Path("/run") / f"pairbench-i{self.number}"
+
     def _run_dir(self, name: str, default: str) -> Path:
         # An instance's directories share no prefix with the default lab's (a search for
         # "/run/pairbench-lab" in command lines finds only the default lab's processes).
-        if self.number == 0:
-            return Path("/run") / default
-        return Path("/run") / f"pairbench-i{self.number}" / name
+        return Path("/run") / default if self.run_dir is None else self.run_dir / name
 
     @property
     def lock_name(self) -> str:

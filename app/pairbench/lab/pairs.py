@@ -9,6 +9,7 @@ down`` (``down_all``) removes both and anything else carrying the lab's name pre
 
 from __future__ import annotations
 
+import contextlib
 import os
 import shutil
 from collections.abc import Sequence
@@ -158,6 +159,10 @@ def down_all(root: Path | None = None, single_paths: LabPaths | None = None) -> 
         _down(root or multi_root())
         manager.teardown_pair(single(), single_paths or LabPaths(), keep_keys=False)
         manager.sweep()
+        run_dir = current().run_dir
+        if run_dir is not None and root is None and single_paths is None:
+            with contextlib.suppress(OSError):  # only when empty
+                run_dir.rmdir()
 
 
 def _down(root: Path) -> None:
