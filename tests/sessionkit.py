@@ -25,8 +25,8 @@ _saved: dict[str, str | None] = {}
 
 def is_xdist_controller(config: pytest.Config) -> bool:
     """True in the process that hands tests to xdist workers (it runs none itself)."""
-    distributed = getattr(config.option, "dist", "no") != "no"
-    return distributed and not os.environ.get(WORKER_ENV)
+    distributed = getattr(config.option, "dist", "no") != "no" and getattr(config.option, "tx", [])
+    return bool(distributed) and not os.environ.get(WORKER_ENV)
 
 
 def isolate(config: pytest.Config) -> Path | None:

@@ -40,7 +40,12 @@ SLOWEST = 25
 # --dist loadfile: a file's tests run on one worker, so a module-scoped fixture (a steady
 # suite, a multi-pair lab, a database) is made once. (loadgroup's marks are ignored with
 # pytest 9.2: pytest-xdist 3.8 renames test ids through an attribute pytest no longer reads.)
-PYTEST = [str(BIN / "pytest"), "-q", "-p", "no:cacheprovider", "--dist", "loadfile"]
+# --no-loadscope-reorder: files are handed out in the order given (the slow lab and fault
+# files first), not by their number of tests (which would leave the few long ones to the end).
+PYTEST = [
+    *(str(BIN / "pytest"), "-q", "-p", "no:cacheprovider"),
+    *("--dist", "loadfile", "--no-loadscope-reorder"),
+]
 LINT = [
     [str(BIN / "ruff"), "check", "app", "tests", "bench"],
     [str(BIN / "ruff"), "format", "--check", "app", "tests", "bench"],
@@ -107,6 +112,17 @@ def workers() -> str:
     if not value.isdigit() or int(value) < 1:
         raise SystemExit(f"{WORKERS_ENV} must be a whole number of at least 1, got {value!r}")
     return value
+
+
+def test_folders() -> list[str]:
+    """Every folder of tests/ that holds tests, the slowest kinds first: the lab and fault
+    files take longest, the unit files are many and short (tests/bundle's spec checks are
+    quick)."""
+    first = ["integration", "faults", "ui", "unit", "bundle"]
+    tests = REPO / "tests"
+    found = {p.relative_to(tests).parts[0] for p in tests.glob("*/**/test_*.py")} - {"data"}
+    ordered = [name for name in first if name in found] + sorted(found - set(first))
+    return [f"tests/{name}" for name in ordered]
 
 
 def lint_part() -> Part:
@@ -194,7 +210,7 @@ def test(log_dir: Path) -> int:
     parallel = tests_part(
         "tests",
         log_dir / "tests.xml",
-        *("-n", workers(), "-m", "not serial and not bundle", "tests"),
+        *("-n", workers(), "-m", "not serial and not bundle", *test_folders()),
     )
     parts.append(parallel)
     run_part(parallel, log_dir)

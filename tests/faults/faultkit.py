@@ -11,7 +11,6 @@ import time
 from pathlib import Path
 from typing import Any
 
-from labkit import lab_pids
 from pairbench.remote.launcher import TAG_VARIABLE
 
 PAIRBENCH = [sys.executable, "-m", "pairbench"]
@@ -20,8 +19,9 @@ INTERVAL_LINE = re.compile(r"^\s*\d+\.\d s\s")
 
 
 def tagged_processes(only: set[int] | None = None) -> dict[int, str]:
-    """Every process started by a Pairbench run on the lab's hosts (``only``: among these
-    pids; default: those in the lab's namespaces, see ``lab_pids``): pid → command line."""
+    """Every process on this machine started by a Pairbench run (the lab's hosts share its
+    process table; ``only``: among these pids, e.g. ``labkit.lab_pids()``, the lab's hosts
+    alone, what a test beside other workers looks at): pid → command line."""
     return {pid: cmdline for pid, (cmdline, _tag) in _tagged(only).items()}
 
 
@@ -33,7 +33,8 @@ def run_tags(only: set[int] | None = None) -> set[str]:
 def _tagged(only: set[int] | None) -> dict[int, tuple[str, str]]:
     found: dict[int, tuple[str, str]] = {}
     needle = f"{TAG_VARIABLE}=".encode()
-    for pid in lab_pids() if only is None else only:
+    every = (int(entry.name) for entry in Path("/proc").iterdir() if entry.name.isdigit())
+    for pid in every if only is None else only:
         try:
             data = Path(f"/proc/{pid}/environ").read_bytes()
         except OSError:
