@@ -37,11 +37,15 @@ def require_program(name: str) -> str:
     return path
 
 
-def read_until(proc: subprocess.Popen[str], needle: str, timeout_s: float) -> str:
-    """What ``proc`` wrote on stderr (a text pipe) up to and including the first line that
-    contains ``needle``: the event a test waits for instead of a fixed sleep. Fails the test
-    when the child ends or ``timeout_s`` passes first; the rest stays in the pipe."""
-    assert proc.stderr is not None
+def read_until(
+    proc: subprocess.Popen[str], needle: str, timeout_s: float, stdout: bool = False
+) -> str:
+    """What ``proc`` wrote on stderr (``stdout``: on stdout; a text pipe) up to and including
+    the first line that contains ``needle``: the event a test waits for instead of a fixed
+    sleep. Fails the test when the child ends or ``timeout_s`` passes first; the rest stays in
+    the pipe."""
+    stream = proc.stdout if stdout else proc.stderr
+    assert stream is not None
     lines: queue.Queue[str | None] = queue.Queue()
 
     def read(stream: IO[str]) -> None:
@@ -51,7 +55,7 @@ def read_until(proc: subprocess.Popen[str], needle: str, timeout_s: float) -> st
                 return
         lines.put(None)  # the child closed the pipe without it
 
-    threading.Thread(target=read, args=(proc.stderr,), daemon=True).start()
+    threading.Thread(target=read, args=(stream,), daemon=True).start()
     said: list[str] = []
     deadline = time.monotonic() + timeout_s
     while True:
