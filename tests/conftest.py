@@ -38,7 +38,8 @@ def pytest_configure(config: pytest.Config) -> None:
 
 
 def pytest_unconfigure(config: pytest.Config) -> None:
-    """The environment as it was; the session's private directory removed."""
+    """The environment as it was; the session's private directory removed (done at the end
+    of the session already, unless it ended early)."""
     sessionkit.restore()
 
 

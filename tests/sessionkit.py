@@ -61,7 +61,18 @@ def isolate(config: pytest.Config) -> Path | None:
             Path(value).mkdir(mode=0o700)
     tempfile.tempdir = None  # tempfile caches the directory it found first
     _made = root
+    config.pluginmanager.register(_RemoveAtTheEnd(), "pairbench-session-folders")
     return root
+
+
+class _RemoveAtTheEnd:
+    """Removes the folders once the session's fixtures are torn down (the lab is down, the
+    PostgreSQL servers stopped), and before a pytest-xdist worker reports that it finished:
+    the controller may end a worker soon after, before its ``pytest_unconfigure``."""
+
+    @pytest.hookimpl(trylast=True)
+    def pytest_sessionfinish(self) -> None:
+        restore()
 
 
 def _remove_stale() -> None:

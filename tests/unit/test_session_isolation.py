@@ -55,6 +55,9 @@ def _session(
 ) -> list[dict[str, str]]:
     record = tmp_path / "record.jsonl"
     monkeypatch.setenv("RECORD_TO", str(record))
+    # A session of its own, even when this test runs on a worker (whose marks it would inherit).
+    for name in [name for name in os.environ if name.startswith("PYTEST_XDIST_")]:
+        monkeypatch.delenv(name)
     pytester.makeconftest(CONFTEST)
     pytester.makepyfile(test_record=RECORD)
     result = pytester.runpytest_subprocess("-p", "no:cacheprovider", *args)
