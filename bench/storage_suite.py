@@ -1,11 +1,12 @@
 """storage_suite: the storage suite's orchestration overhead and its resume cost, with real fio.
 
 Throughput suites (two stages, 1 s rounds, 5 rounds each unless steady later, one
-preconditioning pass, a 32 MiB test file) run on ``local`` through ``services.storage``,
-in process. The headline is the suite's wall time ÷ the sum of its jobs' runtimes (each
-job's stored run, from its start to its end: fio's own start-up and exit included, which
-is about 0.3 s per fio process whatever the orchestrator), so what remains above 1 is what
-the suite adds between jobs: storing jobs, steady-state checks, picking the next job.
+preconditioning pass before each stage, a 32 MiB test file) run on ``local`` through
+``services.storage``, in process. The headline is the suite's wall time ÷ the sum of its
+jobs' runtimes (each job's stored run, from its start to its end: fio's own start-up and
+exit included, which is about 0.3 s per fio process whatever the orchestrator), so what
+remains above 1 is what the suite adds between jobs: storing jobs, steady-state checks,
+picking the next job, the purge before the 128 KiB stage (a new test file).
 For information: the jobs' runtimes ÷ their fio measuring time (what a fio process costs
 beyond ``--runtime``), and the resume cost — a suite cancelled after its third job, then
 resumed: seconds from ``resume_suite`` to its first job, against a fresh start's seconds
@@ -109,7 +110,7 @@ def _bare_fio(directory: Path, repeats: int) -> list[float]:
     """Seconds of the suite's 128 KiB write job as a bare fio command (no Pairbench)."""
     req = _request(directory)
     params = SuiteParams(req.test, req.target, req.size, 1, req.iodepth, ROUND_S)
-    resolved = TOOL.resolve(job_params(params, 0, JobKey(1, 1, 1)))
+    resolved = TOOL.resolve(job_params(params, 0, JobKey(1, 1, 1), str(directory / "bare.dat")))
     argv = TOOL.commands(
         resolved, Capabilities("fio"), CommandContext("", 0, str(directory))
     ).client

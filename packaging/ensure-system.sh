@@ -4,9 +4,13 @@ set -euo pipefail
 
 PKGS=(
   iperf3 iperf fio nuttcp iputils-ping openssh-server openssh-client iproute2 ethtool procps
+  # fio's shipped example job files: the reference of tests/integration/test_fio_examples.py.
+  fio-examples
   # The storage suite: lsblk, blkid, blkdiscard, losetup (util-linux), its tests' mkfs.ext4
   # (e2fsprogs), lspci for NVMe controllers (pciutils).
   util-linux e2fsprogs pciutils
+  # Its differential tests run CloudHarmony's own block-storage code (PHP): tests/reference.
+  php-cli
   xvfb xauth
   libglib2.0-0 libgl1 libegl1 libxkbcommon0 libfontconfig1 fontconfig-config fonts-dejavu-core
   libdbus-1-3 libxkbcommon-x11-0 libxcb-cursor0 libxcb-icccm4 libxcb-keysyms1 libxcb-shape0

@@ -6,11 +6,13 @@ job and is tested there, with real processes (``tests/unit/test_line_reassembly.
 
 from __future__ import annotations
 
+import json
 import math
 import re
 from collections import defaultdict
 from collections.abc import Callable, Iterable, Sequence
 from pathlib import Path
+from typing import Any
 
 from hypothesis import strategies as st
 
@@ -23,6 +25,20 @@ from testkit import FIXTURES
 def fixture_text(tool: str, name: str) -> str:
     """A fixture file's text exactly as stored (``\r`` kept: uperf rewrites lines with it)."""
     return (FIXTURES / tool / name).read_bytes().decode("utf-8", errors="replace")
+
+
+def json_documents(text: str) -> list[dict[str, Any]]:
+    """The JSON documents of a fio output (each begins with a line "{"), found independently
+    of the parser."""
+    decoder = json.JSONDecoder()
+    out: list[dict[str, Any]] = []
+    i = text.find("{")
+    while i >= 0:
+        doc, i = decoder.raw_decode(text, i)
+        out.append(doc)
+        i = text.find("\n{", i)
+        i = i + 1 if i >= 0 else -1
+    return out
 
 
 def fixture_names(tool: str, pattern: str = "*.out") -> list[str]:

@@ -8,6 +8,7 @@ import re
 import subprocess
 import sys
 import time
+from collections.abc import Callable, Mapping
 from pathlib import Path
 from typing import Any
 
@@ -72,8 +73,25 @@ def start_run(
     return subprocess.Popen(args, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
 
 
-def wait_for_interval(proc: subprocess.Popen[str], timeout_s: float = 30.0) -> str:
-    """Read the run's output up to its first live interval line (the tools are measuring)."""
+def cli(
+    library: Path, *args: str, timeout_s: float = 60.0, env: Mapping[str, str] | None = None
+) -> subprocess.CompletedProcess[str]:
+    """``pairbench --library LIBRARY ARGS...`` as a process of its own, its output captured."""
+    return subprocess.run(
+        [*PAIRBENCH, "--library", str(library), *args],
+        capture_output=True,
+        text=True,
+        timeout=timeout_s,
+        env=None if env is None else dict(env),
+        check=False,
+    )
+
+
+def read_until(
+    proc: subprocess.Popen[str], wanted: Callable[[str], object], what: str, timeout_s: float
+) -> str:
+    """Read a command's stdout up to the first line ``wanted`` accepts (that line), saying
+    ``what`` was awaited when the command ends or the time is up first."""
     assert proc.stdout is not None
     deadline = time.monotonic() + timeout_s
     seen: list[str] = []
@@ -81,11 +99,16 @@ def wait_for_interval(proc: subprocess.Popen[str], timeout_s: float = 30.0) -> s
         line = proc.stdout.readline()
         if not line:
             err = proc.stderr.read() if proc.stderr else ""
-            raise AssertionError(f"the run ended before its first interval: {seen} {err}")
+            raise AssertionError(f"the command ended before {what}: {seen} {err}")
         seen.append(line.rstrip())
-        if INTERVAL_LINE.match(line):
+        if wanted(line):
             return line
-    raise AssertionError(f"no interval line within {timeout_s} s: {seen}")
+    raise AssertionError(f"no {what} within {timeout_s} s: {seen}")
+
+
+def wait_for_interval(proc: subprocess.Popen[str], timeout_s: float = 30.0) -> str:
+    """Read the run's output up to its first live interval line (the tools are measuring)."""
+    return read_until(proc, INTERVAL_LINE.match, "its first interval", timeout_s)
 
 
 def finish(proc: subprocess.Popen[str], timeout_s: float = 60.0) -> tuple[int, str, str]:

@@ -199,7 +199,7 @@ def test_hostile_values_run_nowhere(lab: Any, tmp_path: Path) -> None:
         pinned = pinned_host_keys(lib, "lab-server")
 
     async def echo_hostile() -> str:
-        transport = SSHTransport(host, HostKeyPolicy(pinned=pinned, user_known_hosts=None))
+        transport = SSHTransport(host, HostKeyPolicy(pinned=pinned, known_hosts=()))
         try:
             hostile = [
                 f"; {touch}",

@@ -110,9 +110,14 @@ def test_fio_runs_on_the_server_host(lab: Any) -> None:
 
 
 def test_tool_errors_fail_the_run_with_the_tools_words(lab: Any) -> None:
-    status, final, err = _run(lab.library, "fio", "runtime=2", "directory=/nonexistent/dir")
+    # A block larger than the file passes Pairbench's checks; fio itself refuses it.
+    status, final, err = _run(lab.library, "fio", "runtime=2", "size=4k", "bs=1m")
     assert status == 3, err
     with Library.open(lab.library) as lib:
         run = get_run(lib, final["id"])
     assert run.status.value == "failed"
-    assert run.error and "nonexistent" in run.error
+    assert run.error and "size too small" in run.error
+    # A directory missing on the host is refused before anything runs or is stored.
+    status, final, err = _run(lab.library, "fio", "runtime=2", "directory=/nonexistent/dir")
+    assert status == 1 and final == {}, err
+    assert "/nonexistent/dir does not exist" in err

@@ -31,6 +31,7 @@ from pairbench.library.runs import get_run
 from pairbench.library.series import load_raw_output, load_series
 from pairbench.remote.launcher import TAG_VARIABLE
 from testkit import REPO, require
+from uperf_final_lines import assert_figures_are_uperfs
 
 pytestmark = pytest.mark.lab
 
@@ -269,6 +270,63 @@ def test_uperf_cancel_leaves_no_process(lab: LabHandle) -> None:
     proc.send_signal(signal.SIGINT)
     _out, err = proc.communicate(timeout=30)
     assert proc.returncode == 130, err
+    _assert_no_uperf_left()
+
+
+# A profile of the user's (issue 27): two groups at once on the lab pair, one of them with a
+# variable of its own ($reps): uploaded over SFTP into the run's work directory, its variables
+# in the master's environment over SSH ($h: the pair's server address), its output stored.
+USER_PROFILE = """<?xml version="1.0"?>
+<profile name="lab-mine">
+  <group nthreads="$nthr">
+    <transaction iterations="1">
+      <flowop type="connect" options="remotehost=$h protocol=tcp"/>
+    </transaction>
+    <transaction duration="$dur">
+      <flowop type="write" options="size=8k"/>
+    </transaction>
+    <transaction iterations="1">
+      <flowop type="disconnect"/>
+    </transaction>
+  </group>
+  <group nthreads="1">
+    <transaction iterations="1">
+      <flowop type="connect" options="remotehost=$h protocol=tcp tcp_nodelay"/>
+    </transaction>
+    <transaction duration="$dur">
+      <flowop type="write" options="size=90 count=$reps"/>
+      <flowop type="read" options="size=90"/>
+    </transaction>
+    <transaction iterations="1">
+      <flowop type="disconnect"/>
+    </transaction>
+  </group>
+</profile>
+"""
+
+
+def test_uperf_profile_of_the_users_over_ssh(lab: LabHandle, tmp_path: Path) -> None:
+    _require_built(vendor.UPERF)
+    lab.shape("--rate", "200mbit")
+    path = tmp_path / "lab mine.xml"
+    path.write_text(USER_PROFILE)
+    live = _run_live(
+        lab.library, "uperf", f"profile_file={path}", "threads=2", "duration=3",
+        "profile_vars=reps=2",
+    )  # fmt: skip
+    assert live.status == 0, live.err
+    run = live.run
+    assert run.status.value == "completed", run.error
+    assert run.spec.params["profile_file"] == "lab_mine.xml"
+    assert run.spec.params["profile_xml"] == USER_PROFILE
+    with Library.open(lab.library) as lib:
+        stdout = "\n".join(t for s, t in load_raw_output(lib, run.id) if s == "client.stdout")
+    # uperf's own final lines, every one stored; the timed transaction crossed the shaped
+    # link (both groups write through it: at most its rate, less with the small requests)
+    assert_figures_are_uperfs(run.summary, stdout)
+    assert "group1_txn2_avg_us" in run.summary and "latency_avg_us" not in run.summary
+    assert 0.5 * RATE_BPS < run.summary["throughput_bps"] <= 1.05 * RATE_BPS
+    assert len(live.interval_times) >= 2
     _assert_no_uperf_left()
 
 

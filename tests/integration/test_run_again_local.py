@@ -6,6 +6,7 @@ from __future__ import annotations
 
 import json
 import shlex
+import sqlite3
 import subprocess
 from pathlib import Path
 from typing import Any
@@ -56,6 +57,9 @@ def test_a_run_stores_its_commands_and_its_line_runs_it_again(tmp_path: Path) ->
     argv = shlex.split(line)
     assert argv[:2] == ["pairbench", "run"]
     again = _run(library, [*argv[1:], "--json"])
+    with sqlite3.connect(library) as conn:  # a repeat is a run of its own, with its own UUID
+        keys = dict(conn.execute("SELECT id, uuid FROM runs"))
+    assert keys[first["id"]] and keys[again["id"]] and keys[first["id"]] != keys[again["id"]]
     repeated = cli_json(library, "runs", "show", str(again["id"]), "--json")
     assert repeated["params"] == shown["params"] and repeated["label"] == "o'clock run"
     again_client = repeated["analyses"]["commands"]["main"]["argv"]

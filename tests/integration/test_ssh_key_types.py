@@ -11,13 +11,8 @@ from __future__ import annotations
 import asyncio
 import io
 import json
-import os
-import shutil
-import socket
-import subprocess
 import time
 from collections.abc import Iterator
-from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
@@ -32,10 +27,8 @@ from pairbench.library import Library
 from pairbench.library.hosts import pin_host_key
 from pairbench.remote.host_keys import HostKeyPolicy, key_line
 from pairbench.remote.ssh import SSHTransport
-from testkit import require, require_program
-
-SSHD = shutil.which("sshd") or "/usr/sbin/sshd"
-START_TIMEOUT_S = 5.0
+from sshdkit import Sshd, sshd
+from testkit import require_program
 
 
 def _cli(library_path: Path, *argv: str) -> tuple[int, str, str]:
@@ -45,16 +38,9 @@ def _cli(library_path: Path, *argv: str) -> tuple[int, str, str]:
     return status, out.getvalue(), err.getvalue()
 
 
-def _free_port() -> int:
-    with socket.socket() as sock:
-        sock.bind(("127.0.0.1", 0))
-        port: int = sock.getsockname()[1]
-        return port
-
-
 def _connect(host: Host, pinned: list[str] | None = None) -> Exception:
     """Connect with these pins (no known_hosts); the exception it fails with."""
-    policy = HostKeyPolicy(pinned=pinned or [], user_known_hosts=None)
+    policy = HostKeyPolicy(pinned=pinned or [], known_hosts=())
     transport = SSHTransport(host, policy, connect_timeout_s=5)
 
     async def attempt() -> Exception:
@@ -77,67 +63,11 @@ def _public_line(algorithm: str) -> str:
 # A real OpenSSH sshd with an ed25519 host key only
 
 
-@dataclass
-class Sshd:
-    port: int
-    host_key: asyncssh.SSHKey
-    log: Path
-
-
 @pytest.fixture
 def ed25519_sshd(tmp_path: Path) -> Iterator[Sshd]:
     """A throwaway sshd on 127.0.0.1 (a free port) whose only host key is ed25519."""
-    require(os.access(SSHD, os.X_OK), "sshd is not installed (apt-get install openssh-server)")
-    privsep = Path("/run/sshd")
-    if os.geteuid() == 0:
-        privsep.mkdir(mode=0o755, exist_ok=True)
-    require(privsep.is_dir(), f"sshd needs {privsep} (create it as root)")
-    key = asyncssh.generate_private_key("ssh-ed25519")
-    key_file = tmp_path / "ssh_host_ed25519_key"
-    key_file.write_bytes(key.export_private_key())
-    key_file.chmod(0o600)
-    port = _free_port()
-    config = tmp_path / "sshd_config"
-    config.write_text(
-        "\n".join(
-            [
-                "ListenAddress 127.0.0.1",
-                f"Port {port}",
-                f"HostKey {key_file}",
-                "PidFile none",
-                "UsePAM no",
-                "StrictModes no",
-                "PasswordAuthentication no",
-                "KbdInteractiveAuthentication no",
-                "AuthorizedKeysFile none",
-                "LogLevel VERBOSE",
-                "",
-            ]
-        )
-    )
-    log = tmp_path / "sshd.log"
-    with log.open("wb") as log_file:
-        process = subprocess.Popen(
-            [SSHD, "-D", "-e", "-f", str(config)], stdout=log_file, stderr=log_file
-        )
-    try:
-        deadline = time.monotonic() + START_TIMEOUT_S
-        while True:
-            try:
-                socket.create_connection(("127.0.0.1", port), timeout=0.5).close()
-                break
-            except OSError:
-                if process.poll() is not None or time.monotonic() > deadline:
-                    pytest.fail(f"sshd did not start: {log.read_text()}")
-                time.sleep(0.05)
-        yield Sshd(port, key, log)
-    finally:
-        process.terminate()
-        try:
-            process.wait(5)
-        except subprocess.TimeoutExpired:
-            process.kill()
-            process.wait(5)
+    with sshd(tmp_path, ["AuthorizedKeysFile none"]) as server:
+        yield server
 
 
 @pytest.mark.lab
@@ -231,7 +161,7 @@ def test_an_asyncssh_server_with_nothing_in_common(case: str) -> None:
         server = await asyncssh.listen("127.0.0.1", 0, server_host_keys=[host_key], **options)
         port = server.sockets[0].getsockname()[1]
         host = Host(name="odd", address="127.0.0.1", port=port, user="nobody")
-        transport = SSHTransport(host, HostKeyPolicy(user_known_hosts=None), connect_timeout_s=5)
+        transport = SSHTransport(host, HostKeyPolicy(known_hosts=()), connect_timeout_s=5)
         try:
             await transport.connect()
         except Exception as exc:

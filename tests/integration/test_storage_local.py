@@ -12,7 +12,8 @@ from pathlib import Path
 from testkit import require_program
 
 # What the suite runs on a host before fio: its target checks and the CPU count.
-PROGRAMS = ["sh", "bash", "stat", "test", "df", "dd", "rm", "nproc", "readlink", "cat"]
+PROGRAMS = ["sh", "bash", "stat", "test", "df", "dd", "rm", "rmdir", "mktemp", "nproc"]
+PROGRAMS += ["readlink", "cat", "id", "awk"]
 
 
 def test_a_host_without_fio_is_refused_with_the_way_to_install_it(tmp_path: Path) -> None:

@@ -135,7 +135,7 @@ def test_the_team_source_lists_filters_and_keeps_the_other_users_runs_read_only(
             view.search_edit.setText(wanted)
             view.refresh()
         assert _labels(view) == [wanted]
-        assert "match the filters" in view.count_label.text()
+        assert "1 team run matches the filters" in view.count_label.text()
         # Read-only: nothing to edit or delete; Open and Compare stay.
         view.select_run(view.model.run_at(0).id)
         assert "read-only" in view.editor.selected_label.text()

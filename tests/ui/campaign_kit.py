@@ -64,3 +64,29 @@ def start(qtbot: QtBot, panel: CampaignPanel) -> CampaignFollower:
 
 def ended(follower: CampaignFollower) -> bool:
     return follower.outcome is not None or follower.error is not None
+
+
+PING_PLAN = """
+name = "{name}"
+pairs = ["local"]
+repeats = {repeats}
+retry = {{ retries = 20, delay = "0.5s", skip_pair_after = 0 }}
+[[tests]]
+tool = "ping"
+params = {{ count = 2, interval = 0.2 }}
+"""
+
+
+def stored_ping_campaign(library_path: Path, folder: Path, *, repeats: int = 2) -> None:
+    """Run a real one-cell ping campaign on ``local`` with the CLI, in this process (about a
+    second a run): a campaign with runs in the library, as ``campaign run`` leaves one."""
+    import io
+
+    from pairbench.cli.environment import Environment
+    from pairbench.cli.main import run_cli
+
+    plan = folder / "plan.toml"
+    plan.write_text(PING_PLAN.format(name="loopback pings", repeats=repeats))
+    env = Environment(stdout=io.StringIO(), stderr=io.StringIO(), environ={})
+    status = run_cli(["--library", str(library_path), "campaign", "run", str(plan)], env)
+    assert status == 0, env.stderr.getvalue()  # type: ignore[attr-defined]

@@ -13,7 +13,7 @@ from pytestqt.qtbot import QtBot
 from run_kit import isolated_settings, open_window, save_png
 
 from pairbench.analysis.burst import BurstState, analyze_series
-from pairbench.domain import LOCAL_PAIR, Record, RunSpec
+from pairbench.domain import LOCAL_PAIR, Record, Run, RunSpec, RunStatus
 from pairbench.domain.units import format_bits
 from pairbench.library import Library
 from pairbench.library.analyses import store_analysis
@@ -154,6 +154,13 @@ def test_a_flat_stream_shows_no_step(qtbot: QtBot, run_tab: tuple[RunTab, RunSig
     overlay = monitor.overlay
     assert overlay is not None
     assert not overlay.step_line.isVisible() and not overlay.burst_level.isVisible()
+    # The run ends: the panel says what the whole run showed, no longer "so far... yet".
+    spec = tab.controller.spec
+    signals.finished.emit(Run(1, spec, RunStatus.COMPLETED, 0.0, 60.0))
+    rate = format_bits(monitor.estimate.burst_bps) if monitor.estimate else "?"
+    headline = monitor.panel.texts()["headline"]
+    assert headline.startswith(f"No step in 60 s: {rate} ± "), headline
+    assert "so far" not in headline and "yet" not in headline
 
 
 @pytest.mark.parametrize(
@@ -243,15 +250,8 @@ def test_the_library_detail_shows_a_stored_burst_analysis(
         qtbot.addWidget(view)
         with qtbot.waitSignal(view.loaded, timeout=10_000):
             view.show_run(run.id)
-        tree = view.info_tree
-        items = [tree.topLevelItem(i) for i in range(tree.topLevelItemCount())]
-        section = next(
-            item for item in items if item is not None and item.text(0) == "Burst analysis"
-        )
-        rows = {
-            section.child(i).text(0): section.child(i).text(1) for i in range(section.childCount())
-        }
-        assert rows["result"].startswith("Step at 20.")
+        rows = view.burst_box.texts()  # the stored analysis, above the plots
+        assert rows["headline"].startswith("Step at 20.")
         assert rows["Bucket"].startswith(gigabytes(estimate.bucket_bits or 0))
         assert rows["Burst rate"].startswith(format_bits(estimate.burst_bps or 0))
         assert "full again after ~1.3 min idle" in rows["refill"]

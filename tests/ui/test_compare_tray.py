@@ -230,7 +230,7 @@ def test_the_context_menu_and_the_shortcut_pin_and_unpin(
     _select(view, [runs[1]])
     menu = view.pins.context_menu()
     texts = [a.text() for a in menu.actions() if a.text()]
-    assert texts == ["Open", "Compare", "Add to comparison"]
+    assert texts == ["Open", "Analyse burst credits", "Compare", "Add to comparison"]
     assert view.pins.add_action.shortcut() == QKeySequence(ADD_SHORTCUT)
     view.table.setFocus()
     qtbot.waitUntil(view.table.hasFocus, timeout=WAIT_MS)
@@ -240,6 +240,7 @@ def test_the_context_menu_and_the_shortcut_pin_and_unpin(
     texts = [a.text() for a in menu.actions() if a.text()]
     assert texts == [
         "Open",
+        "Analyse burst credits",
         "Compare with the pinned runs",
         "Add to comparison",
         "Remove from comparison",

@@ -362,7 +362,7 @@ def test_ssh_config_import_previews_then_adds_the_chosen_hosts(
     config.write_text(
         "Host bastion\n  HostName 203.0.113.10\n  User ops\n\n"
         "Host db\n  HostName 10.2.0.4\n  Port 2200\n  ProxyJump bastion\n\n"
-        "Host web\n  HostName 10.2.0.5\n  ProxyCommand nc %h %p\n\n"
+        "Host web\n  HostName 10.2.0.5\n  ProxyCommand nc %h %p\n  Ciphers +aes128-cbc\n\n"
         "Host bad\n  HostName bad;name\n\n"
         "Host *\n  ServerAliveInterval 30\n"
     )
@@ -372,7 +372,9 @@ def test_ssh_config_import_previews_then_adds_the_chosen_hosts(
     assert isinstance(dialog, SshImportDialog)
     assert list(dialog.items) == ["bastion", "db", "web"]
     assert dialog.chosen() == ["bastion", "db", "web"]
-    assert "ProxyCommand is not supported" in dialog.items["web"].child(0).text(1)
+    assert "via ProxyCommand" in dialog.items["web"].text(1)
+    assert "Ciphers +aes128-cbc" in dialog.items["web"].child(0).text(1)
+    assert "not honoured" in dialog.items["web"].child(0).text(1)
     dialog.set_checked("web", False)
     assert dialog.add_button.text() == "Add 2 host(s)"
     qtbot.mouseClick(dialog.add_button, Qt.MouseButton.LeftButton)
@@ -383,7 +385,7 @@ def test_ssh_config_import_previews_then_adds_the_chosen_hosts(
     text = panel.message.text()
     assert "2 host(s) added: bastion, db; 1 skipped." in text
     assert "Skipped bad: invalid address" in text
-    assert "ProxyCommand" not in text  # its host was left out
+    assert "Ciphers" not in text  # its host was left out
 
 
 def test_ssh_config_errors_are_shown_in_the_panel(
@@ -630,3 +632,47 @@ def test_a_password_goes_to_the_keyring_and_moves_with_the_login(
     qtbot.waitUntil(lambda: _closed(edit), timeout=WAIT_MS)
     assert get_host(library, "pw-host").port == 2200
     assert memory_keyring.passwords == {("pairbench", "root@198.51.100.7:2200"): "s3cret"}
+
+
+def test_a_name_reserved_for_this_computer_is_refused_inline(
+    qtbot: QtBot, panel: HostsPanel, library: Library
+) -> None:
+    dialog = _add_host(qtbot, panel, "Local", "192.0.2.55")
+    qtbot.waitUntil(lambda: "name" in dialog.field_errors(), timeout=WAIT_MS)
+    assert "the host name 'Local' is reserved" in dialog.field_errors()["name"]
+    assert dialog.isVisible()
+    assert [h.name for h in list_hosts(library)] == ["localhost"]
+
+
+def test_a_host_named_local_by_an_older_library_is_renamed_in_its_dialog(
+    qtbot: QtBot, library: Library, library_path: Path, bridge: EngineBridge, isolated_home: Path
+) -> None:
+    import sqlite3
+
+    conn = sqlite3.connect(library_path)
+    with conn:  # what an older Pairbench let a user add
+        conn.execute(
+            "INSERT INTO hosts (name, address, port, auth) VALUES ('local', '192.0.2.55', 22, "
+            "'agent')"
+        )
+    conn.close()
+    view = HostsPanel(bridge)
+    qtbot.addWidget(view)
+    view.show()
+    qtbot.waitUntil(lambda: any(h.name == "local" for h in view.book.hosts), timeout=WAIT_MS)
+    view.select_host("local")
+    qtbot.mouseClick(view.hosts_list.edit_button, Qt.MouseButton.LeftButton)
+    dialog = view.dialog
+    assert isinstance(dialog, HostDialog) and dialog.name_edit.isEnabled()
+    dialog.name_edit.clear()
+    qtbot.keyClicks(dialog.name_edit, "LOCALHOST")  # still reserved: said inline
+    _save(qtbot, dialog)
+    qtbot.waitUntil(lambda: "name" in dialog.field_errors(), timeout=WAIT_MS)
+    assert "'LOCALHOST' is reserved" in dialog.field_errors()["name"]
+    dialog.name_edit.clear()
+    qtbot.keyClicks(dialog.name_edit, "aws-b")
+    _save(qtbot, dialog)
+    qtbot.waitUntil(lambda: _closed(dialog), timeout=WAIT_MS)
+    assert view.message.text() == "Renamed host local to aws-b."
+    assert get_host(library, "aws-b").address == "192.0.2.55"
+    assert sorted(h.name for h in list_hosts(library)) == ["aws-b", "localhost"]

@@ -466,3 +466,33 @@ def test_screenshots_of_the_run_panel_and_a_live_run(
         qtbot.waitUntil(lambda: controller.phase is RunPhase.FINISHED, timeout=20_000)
         tab.raw.set_expanded(False)
         save_png(window, "run_tab_finished.png")
+
+
+def test_fio_on_an_existing_file_needs_it_confirmed_in_the_form(
+    qtbot: QtBot, library_path: Path, settings: QSettings, tmp_path: Path
+) -> None:
+    """As on the command line: the form's fio run on an existing file is refused by the
+    host's check until confirm_destroy names the file; nothing is written or stored before."""
+    require_program("fio")
+    existing = tmp_path / "data.bin"
+    existing.write_bytes(b"precious " * 1024)
+    with open_window(qtbot, library_path, settings) as window:
+        panel = window.run_panel
+        panel.select_tool("fio")
+        for name, value in (("rw", "write"), ("file", str(existing)), ("size", "1M")):
+            set_field(panel, name, value)
+        set_field(panel, "runtime", "1")
+        click_start(qtbot, panel)
+        refused = last_controller(panel)
+        qtbot.waitUntil(lambda: refused.phase is RunPhase.FAILED, timeout=30_000)
+        assert refused.error is not None and f"confirm_destroy={existing}" in refused.error
+        assert existing.read_bytes() == b"precious " * 1024
+        with Library.open(library_path) as lib:
+            assert list_runs(lib) == []
+        set_field(panel, "confirm_destroy", str(existing))
+        click_start(qtbot, panel)
+        confirmed = last_controller(panel)
+        assert confirmed is not refused
+        qtbot.waitUntil(lambda: confirmed.phase is RunPhase.FINISHED, timeout=60_000)
+        assert confirmed.run is not None and confirmed.run.status is RunStatus.COMPLETED
+        assert existing.read_bytes() != b"precious " * 1024

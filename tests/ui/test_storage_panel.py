@@ -4,6 +4,9 @@ interrupted suite offered at start-up, and requests that cannot run refused in w
 
 from __future__ import annotations
 
+import json
+import subprocess
+from collections.abc import Iterator
 from pathlib import Path
 
 import pytest
@@ -11,8 +14,11 @@ from PySide6.QtCore import Qt
 from pytestqt.qtbot import QtBot
 from run_kit import isolated_settings, open_window, save_png
 
+from blockkit import loop_device
+from busy_host import local_run_holding
 from pairbench.domain.storage import (
     JobKey,
+    SteadyRule,
     StorageTest,
     SuiteParams,
     block_size_word,
@@ -23,6 +29,7 @@ from pairbench.library.suites import create_suite, finish_suite, record_job
 from pairbench.services.storage import show_suite, storage_suites
 from pairbench.ui.storage.storage_panel import StoragePanel
 from pairbench.ui.storage.suite_follower import SuiteFollower
+from testkit import require_program
 
 SUITE_S = 240_000  # a generous bound for a 21-job suite of 1 s rounds (it takes ~35 s)
 PASSES = 1
@@ -68,8 +75,9 @@ def _tracked(lib: Library, suite_id: int) -> dict[str, list[float]]:
 
 
 def _planned_jobs(rounds_per_stage: list[int]) -> int:
-    """Preconditioning passes, then 2 jobs (a read, a write) per round of each stage."""
-    return PASSES + sum(2 * r for r in rounds_per_stage)
+    """Preconditioning passes before each stage (the 128 KiB stage is preconditioned again,
+    as CloudHarmony does), then 2 jobs (a read, a write) per round of each stage."""
+    return sum(PASSES + 2 * r for r in rounds_per_stage)
 
 
 def test_suite_runs_live_to_completion(qtbot: QtBot, library: Library, tmp_path: Path) -> None:
@@ -127,6 +135,8 @@ def test_cancel_keeps_finished_jobs_and_resume_finishes(
     with open_window(qtbot, library.path, isolated_settings(tmp_path)) as window:
         panel = window.storage_panel
         _fill(panel, target)
+        steady = panel.form.steady_combo  # CloudHarmony's rule, chosen in the form
+        steady.setCurrentIndex(steady.findData(SteadyRule.CLOUDHARMONY.value))
         follower = _start(qtbot, panel)
         # Cancel in the middle of round 3 of the first stage (2 rounds complete).
         qtbot.waitUntil(lambda: len(follower.done) >= PASSES + 4, timeout=SUITE_S)
@@ -159,6 +169,10 @@ def test_cancel_keeps_finished_jobs_and_resume_finishes(
         completed = [j for j in done.jobs if j.status == "completed"]
         planned = _planned_jobs([len(s.values) for s in done.progress.stages])
         assert len(completed) == planned == panel.progress.bar.value()
+        # The rule chosen decided every stage, and the window says so.
+        assert done.params.steady_state is SteadyRule.CLOUDHARMONY
+        assert {s.rule for s in done.progress.stages} == {SteadyRule.CLOUDHARMONY}
+        assert "CloudHarmony's arithmetic" in panel.window_plot.verdict_label.text()
 
 
 def test_resume_rebuilds_plots_from_stored_jobs(
@@ -242,3 +256,80 @@ def test_requests_that_cannot_run_are_refused_in_words(
         assert panel.start_button.isEnabled()
     assert storage_suites(library) == []
     assert library.conn.execute("SELECT COUNT(*) FROM runs").fetchone()[0] == 0
+
+
+def test_a_busy_host_refuses_a_suite_and_stores_nothing(
+    qtbot: QtBot, library: Library, tmp_path: Path
+) -> None:
+    """Another run holds this computer: the suite is refused in words, no suite is stored
+    (nothing to resume), nothing is written in the target."""
+    target = tmp_path / "target"
+    target.mkdir()
+    with open_window(qtbot, library.path, isolated_settings(tmp_path)) as window:
+        panel = window.storage_panel
+        _fill(panel, target)
+        with local_run_holding(tmp_path):
+            follower = _start(qtbot, panel)
+            qtbot.waitUntil(lambda: _ended(follower), timeout=30_000)
+        assert follower.outcome is None and follower.suite_id is None
+        said = panel.error_text()
+        assert "could not start" in said and "busy" in said and "ping on pair local" in said
+        panel.suites.refresh()
+        qtbot.waitUntil(lambda: panel.suites.list.count() == 0 and panel.suites.isHidden())
+        assert panel.start_button.isEnabled()
+    assert storage_suites(library) == []
+    assert list(target.iterdir()) == []
+
+
+@pytest.fixture
+def device() -> Iterator[str]:
+    yield from loop_device(32)
+
+
+def test_resuming_over_a_file_system_made_since_asks_first(
+    qtbot: QtBot, library: Library, tmp_path: Path, device: str
+) -> None:
+    """An interrupted device suite whose device now holds ext4: Resume is refused in words
+    (nothing written), a dialog asks for the device's name typed again, and only then does
+    the suite go on (with force)."""
+    require_program("fio")
+    require_program("mkfs.ext4")
+    params = SuiteParams(
+        StorageTest.THROUGHPUT, device, 16 * 2**20, threads=1, iodepth=4,
+        round_seconds=1, max_rounds=MAX_ROUNDS, precondition_passes=0,
+    )  # fmt: skip
+    suite_id = create_suite(library, "storage", "local", params.to_json())
+    finish_suite(library, suite_id, "interrupted", error="the process stopped")
+    made = subprocess.run(["mkfs.ext4", "-q", "-F", device], capture_output=True, timeout=60)
+    assert made.returncode == 0, made.stderr
+    with open_window(qtbot, library.path, isolated_settings(tmp_path)) as window:
+        panel = window.storage_panel
+        qtbot.waitUntil(lambda: panel.suites.select(suite_id), timeout=10_000)
+        qtbot.mouseClick(panel.suites.resume_button, Qt.MouseButton.LeftButton)
+        qtbot.waitUntil(lambda: panel.confirm_dialog is not None, timeout=30_000)
+        dialog = panel.confirm_dialog
+        assert dialog is not None and dialog.isVisible() and dialog.resume_of == suite_id
+        assert f"{device} now holds a ext4 file system" in panel.error_text()
+        assert show_suite(library, suite_id).suite.status == "interrupted"
+        assert _blkid_type(device) == "ext4"  # nothing written yet
+        dialog.name_edit.setText(device)
+        assert dialog.ok_button.isEnabled() and "resume" in dialog.ok_button.text()
+        dialog.accept()
+        follower = panel.follower
+        assert follower is not None
+        qtbot.waitUntil(lambda: follower.job_key is not None, timeout=SUITE_S)
+        panel.cancel()
+        qtbot.waitUntil(lambda: _ended(follower), timeout=SUITE_S)
+        assert follower.error is None, follower.error
+    assert show_suite(library, suite_id).suite.status == "cancelled"
+    # The job that went on is a stored fio run on the device, cancelled with the suite.
+    runs = library.conn.execute("SELECT tool, status, params FROM runs").fetchall()
+    assert [(tool, status) for tool, status, _ in runs] == [("fio", "cancelled")]
+    assert json.loads(runs[0][2])["device"] == device
+
+
+def _blkid_type(device: str) -> str:
+    done = subprocess.run(
+        ["blkid", "-p", "-o", "value", "-s", "TYPE", device], capture_output=True, text=True
+    )
+    return done.stdout.strip()

@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import itertools
 import math
+from pathlib import Path
 
 import pytest
 
@@ -148,9 +149,12 @@ def test_too_many_cells_are_refused_before_anything_runs() -> None:
         "params = { duration = 5, streams = [1, 4] }",
         f"params = {{ duration = [{values}], streams = [{values}] }}",
     )
-    plan = parse_plan(text.replace('pairs = ["a1", "b1"]', 'pairs = ["a1"]'))
+    with pytest.raises(PlanError, match="at most"):  # one test's sets: refused as read
+        parse_plan(text.replace('pairs = ["a1", "b1"]', 'pairs = ["a1"]'))
+    half = ", ".join(str(i + 1) for i in range(MAX_CELLS // 2 + 1))  # 2 pairs × that
+    plan = parse_plan(BASE.replace("streams = [1, 4]", f"streams = 1, cport = [{half}]"))
     with pytest.raises(PlanError, match="at most"):
-        expand_cells(plan, [_pair("a1", "a")])
+        expand_cells(plan, [_pair("a1", "a"), _pair("b1", "b")])
 
 
 def test_main_metrics_follow_the_tool_and_profile() -> None:
@@ -228,3 +232,85 @@ def test_every_built_in_plan_reads_and_previews_over_tagged_pairs(library: Libra
         assert preview.cells and all(c.pair == "p1" for c in preview.cells)
     with pytest.raises(PlanError, match="built-in"):
         builtin_plan_path("no-such-plan")
+
+
+# --- issue 26: a plan that passes check runs; what check must catch -------------------------
+
+
+def _library_pairs(library: Library) -> None:
+    """Pairs a1 and b1 of BASE, stored."""
+    for name, zone in (("a1", "a"), ("b1", "b")):
+        pair = _pair(name, zone)
+        add_host(library, pair.client)
+        add_host(library, pair.server)
+        add_pair(library, pair)
+
+
+@pytest.mark.parametrize(
+    "seed",
+    [0, 2**63 - 1, 2**63, 2**64 + 5, 10**400],
+    ids=["0", "2^63-1", "2^63", "2^64+5", "1e400"],
+)
+def test_a_seed_check_accepts_is_one_a_campaign_stores(library: Library, seed: int) -> None:
+    """The reference is the store: whatever ``campaign check`` (``parse_plan`` and the
+    preview) accepts, ``create_from_plan`` keeps and reads back exactly."""
+    from pairbench.library.campaigns import get_campaign
+    from pairbench.services.campaigns import create_from_plan
+
+    _library_pairs(library)
+    text = _top(f"seed = {seed}").replace('pairs = ["a1", "b1"]', 'pairs = ["a1"]')
+    try:
+        plan = parse_plan(text)
+        preview_plan(library, plan)
+    except PlanError as exc:
+        assert seed >= 2**63 and "seed" in str(exc)
+        return
+    campaign_id = create_from_plan(library, plan, text)
+    assert get_campaign(library, campaign_id).seed == seed
+
+
+def test_a_plan_saved_with_a_utf8_bom_reads_as_without(tmp_path: Path) -> None:
+    from pairbench.services.campaign_plan import read_plan
+
+    path = tmp_path / "notepad.toml"
+    path.write_bytes(b"\xef\xbb\xbf" + BASE.encode("utf-8"))
+    assert read_plan(path)[0] == parse_plan(BASE)
+    assert parse_plan("\ufeff" + BASE) == parse_plan(BASE)  # the window's text, too
+
+
+def test_an_unknown_metric_is_refused_with_the_nearest_names() -> None:
+    with pytest.raises(PlanError) as refused:
+        parse_plan(BASE + 'metric = "throughput"\n')
+    message = str(refused.value)
+    assert "unknown metric 'throughput'" in message and "no run would count" in message
+    assert "'throughput_bps'" in message.split("did you mean", 1)[1]
+    with pytest.raises(PlanError, match="metrics: corrupted_packets, cwnd_bytes"):
+        parse_plan(BASE + 'metric = "zzz"\n')  # nothing near: every name
+    assert parse_plan(BASE + 'metric = "retransmits"\n').tests[0].metric == "retransmits"
+
+
+def test_two_tests_of_one_name_are_refused() -> None:
+    second = '[[tests]]\nname = "IPERF3"\ntool = "iperf3"\nparams = { duration = 3 }\n'
+    with pytest.raises(PlanError, match=r"tests #1 and #2 are both named 'IPERF3'"):
+        parse_plan(BASE + second)  # the first is named after its tool
+    assert len(parse_plan(BASE + second.replace("IPERF3", "short")).tests) == 2
+
+
+@pytest.mark.parametrize(
+    ("line", "said"),
+    [
+        ("seed = " + "9" * 400, "'seed' must be from 0 to 9,223,372,036,854,775,807"),
+        ("pause = " + "9" * 400, "'pause' must be at most 1 day(s), got a number of 400 digits"),
+        ("pause = 90000", "'pause' must be at most 1 day(s)"),
+        ('schedule = { at = ["08:00"], days = ' + "9" * 30 + " }", "from 1 to 366"),
+        ('schedule = { every = "1min", for = "30d" }', "43,200 passes"),
+        ("label = " + "[" * 2000 + "]" * 2000, "nested too deeply"),
+        ('filter = "' + "-" * 1500 + '1"', "at most 500 parts, 50 levels deep"),
+        ("filter = \"'x' * 100000000000 == 'x'\"", "arithmetic on 'x', which is not a number"),
+    ],
+)
+def test_plan_bounds_are_said_in_one_line(line: str, said: str, library: Library) -> None:
+    _library_pairs(library)
+    with pytest.raises(PlanError) as refused:
+        preview_plan(library, parse_plan(_top(line)))
+    assert said in str(refused.value) and "\n" not in str(refused.value)

@@ -12,15 +12,15 @@ import pytest
 
 from pairbench.analysis.campaign_cells import PlanError, main_metric
 from pairbench.analysis.compare import lower_is_better
-from pairbench.analysis.storage_suite import (
+from pairbench.analysis.storage_columns import (
     HEADLINE,
     column_names,
-    csv_columns,
     named_values,
-    suite_progress,
-    suite_tables,
+    suite_columns,
     suite_value,
 )
+from pairbench.analysis.storage_suite import suite_progress
+from pairbench.analysis.storage_tables import suite_tables
 from pairbench.domain import LOCAL_PAIR
 from pairbench.domain.campaign import Cell, RunKey
 from pairbench.domain.metrics import metric_unit
@@ -104,16 +104,19 @@ def test_a_cells_value_is_a_report_column_in_the_tables_own_units(
     params = params_of(test)
     suite_id = store_suite(library, params, rounds=6)
     done = done_jobs(library, suite_id)
-    tables = suite_tables(params, suite_progress(params, done), done)
-    named = named_values(params, tables)
-    # Every column, named alike (these stored jobs have no latency maxima: no _max column).
-    assert sorted(named) == sorted(n for n in column_names(test) if not n.endswith("_max"))
-    scaled = csv_columns(params, tables)  # CloudHarmony's units: ms, MB/s
-    per_unit = {"iops": 1.0, "latency": 1e-3, "throughput": 1e-6}[test.value]
+    progress = suite_progress(params, done)
+    named = named_values(params, progress, done)
+    # Every column, named alike (these stored jobs have no latency maxima: no peak column).
+    assert sorted(named) == sorted(n for n in column_names(test) if not n.endswith("_peak_us"))
+    columns = suite_columns(params, progress, done, suite_tables(params, progress, done))
+    # CloudHarmony's columns are in its units (ms, MiB/s labelled MB/s); a cell keeps them in
+    # the tables' (µs, B/s). Pairbench's own are in the tables' units already.
+    per_unit = {"iops": 1.0, "latency": 1000.0, "throughput": 2.0**20}[test.value]
+    own = ("_iops", "_us", "_bytes_per_s")
     for name, value in named.items():
         assert suite_value(params, done, name) == value
-        factor = 1.0 if name.endswith("_iops") else per_unit
-        assert scaled[name] == pytest.approx(value * factor)
+        factor = 1.0 if name.endswith(own) else per_unit
+        assert value == columns[name] * factor
     headline = HEADLINE[test]
     unit = {"iops": "IO/s", "latency": "µs", "throughput": "B/s"}[test.value]
     assert metric_unit(headline) == unit and format_value(headline, named[headline]).endswith(

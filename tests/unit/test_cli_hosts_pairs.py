@@ -191,7 +191,7 @@ def test_hosts_add_refuses_duplicates_and_missing_key(library_path: Path, tmp_pa
     status, _, err = _cli(library_path, "hosts", "add", "web1", "--address", "10.0.0.6")
     assert status == 1 and "already exists" in err
     status, _, err = _cli(library_path, "hosts", "add", "localhost", "--address", "10.0.0.6")
-    assert status == 1 and "already exists" in err
+    assert status == 1 and "'localhost' is reserved" in err
     status, _, err = _cli(
         library_path, "hosts", "add", "web2", "--address", "10.0.0.6", "--key", str(tmp_path / "x")
     )
@@ -421,22 +421,32 @@ def test_import_ssh_config(library_path: Path, isolated_home: Path) -> None:
     assert list(added) == ["extra", "bastion", "web1", "web2", "db", "far"]
     assert added["bastion"]["address"] == "203.0.113.1" and added["bastion"]["user"] == "jump"
     assert added["web1"]["address"] == "web1.example.com"
-    assert added["web1"]["jump"] == "bastion"
-    assert added["web1"]["auth"] == "key" and added["web1"]["key_path"] == str(key)
+    assert added["web1"]["jump"] == "bastion"  # the alias, added too: stored as a reference
+    assert added["web1"]["auth"] == "agent"
+    assert added["web1"]["ssh"]["identity_files"] == [str(key)]
     assert added["web1"]["user"] == "everyone"
     assert added["db"]["port"] == 5022 and added["db"]["auth"] == "agent"
-    assert added["far"]["jump"] is None and added["far"]["address"] == "far"
+    # ssh's defaults when no IdentityFile is given, in ssh's order.
+    assert added["bastion"]["ssh"]["identity_files"][0] == str(isolated_home / ".ssh/id_rsa")
+    # A hop list: bastion (as u, port 22), then web1 reached through it.
+    far = added["far"]
+    assert far["jump"] is None and far["address"] == "far"
+    hops = far["ssh"]["jumps"]
+    assert [(h["name"], h["user"], h["address"], h["port"]) for h in hops] == [
+        ("bastion", "u", "203.0.113.1", 22),
+        ("web1", "everyone", "web1.example.com", 22),
+    ]
     skipped = {s["name"]: s["reason"] for s in result["skipped"]}
     assert set(skipped) == {".hidden", "evil", "existing"}
     assert "already exists" in skipped["existing"]
     warnings = "\n".join(result["warnings"])
-    assert "ProxyJump" in warnings and "far" in warnings
     assert "missing" in warnings and "db" in warnings
 
     with Library.open(library_path) as lib:
         stored = {h.name: h for h in list_hosts(lib)}
     assert stored["existing"].address == "10.9.9.9"  # not overwritten
     assert stored["web2"].jump == "bastion"
+    assert [hop.name for hop in stored["far"].ssh.jumps] == ["bastion", "web1"]
     assert "evil" not in stored and ".hidden" not in stored
 
     # Importing again adds nothing and says so.
@@ -451,7 +461,7 @@ def test_import_ssh_config_errors(library_path: Path, isolated_home: Path) -> No
     bad = isolated_home / "bad"
     bad.write_text("Host a\n  Port 99999\n")
     status, _, err = _cli(library_path, "hosts", "import-ssh-config", str(bad))
-    assert status == 1 and "bad port" in err and "Traceback" not in err
+    assert status == 1 and "Bad port" in err and "bad:2" in err and "Traceback" not in err
     assert _host_names(library_path) == ["localhost"]
 
 

@@ -24,6 +24,8 @@ from pairbench.analysis.stats import describe, welch
 from pairbench.domain import AuthMethod, Host, HostPair, Run, RunSpec, RunStatus
 from pairbench.export.selection import SelectionError, load_inputs, select_run_ids
 from pairbench.library import Library
+from pairbench.library.runs import create_run, finish_run
+from testkit import FIXTURES
 
 
 @dataclass(frozen=True)
@@ -200,7 +202,12 @@ def test_metadata_diff_shows_only_differing_fields() -> None:
         "client kernel": ("6.1.0-18", "6.1.0-21"),
     }
     assert diff.same > 0
-    assert diff.by_group()[0] == ("tool version", {"A": "3.12", "B": "3.16"})
+    # Parameters explain a difference best: they come first, then the tool, then host facts.
+    assert [field for field, _ in diff.by_group()] == [
+        "param streams",
+        "tool version",
+        "client kernel",
+    ]
 
 
 def test_metadata_diff_marks_absent_fields_and_mixed_groups() -> None:
@@ -212,6 +219,37 @@ def test_metadata_diff_marks_absent_fields_and_mixed_groups() -> None:
     diff = metadata_diff(items, ["A", "A", "B"])
     assert diff.rows[0].values == ("ena", "vif", "—")
     assert dict(diff.by_group())["client nic_driver"] == {"A": "ena | vif", "B": "—"}
+
+
+def test_metadata_diff_hides_unset_against_empty_or_default(library: Library) -> None:
+    """An import (no parameters recorded) against a run storing every iperf3 parameter (as
+    the engine does: defaults included, ``affinity`` empty) differs only where the run's
+    value is not iperf3's own default; the rest is counted as hidden, not listed."""
+    from pairbench.services.compare import compare_inputs
+    from pairbench.services.importing import import_output
+    from pairbench.tools.params import resolve_params
+    from pairbench.tools.registry import TOOLS
+
+    text = (FIXTURES / "iperf3" / "tcp_t12_shaped_burst.out").read_text()
+    imported = import_output(library, "iperf3", text, label="imported")
+    schema = TOOLS["iperf3"].params
+    params = resolve_params(schema, {"streams": "4", "duration": "12"})
+    assert params["affinity"] == "" and params["window"] == "0"  # what a stored run holds
+    ran = create_run(library, RunSpec("local", "iperf3", params, label="ran"))
+    finish_run(library, ran, RunStatus.COMPLETED, summary={"throughput_bps": 9e8}, complete=True)
+    cmp = compare(compare_inputs(library, [imported.id, ran]))
+    params_shown = [r.field for r in cmp.diff.rows if r.field.startswith("param ")]
+    # Only the values other than iperf3's defaults (read from its parameter list) remain.
+    expected = sorted(f"param {k}" for k, v in params.items() if v not in ("", schema[k].default))
+    assert params_shown == expected == ["param duration", "param streams"]
+    assert cmp.diff.rows[0].field == "param duration"  # real differences first
+    assert cmp.diff.hidden >= len(params) - 2
+    # Without the tool's defaults (a caller that does not know them) only blanks hide.
+    bare = compare(
+        [RunInput(i.run, i.pair, i.series) for i in compare_inputs(library, [imported.id, ran])]
+    )
+    assert "param window" in [r.field for r in bare.diff.rows]
+    assert "param affinity" not in [r.field for r in bare.diff.rows]
 
 
 def test_curves_and_their_median() -> None:

@@ -44,8 +44,11 @@ def test_deleted_runs_are_listed_and_left_out(library: Library) -> None:
     assert plan.refs == [a, c] and plan.missing == [b]
 
 
-def test_without_team_runs_no_uuid_is_given(library: Library) -> None:
+def test_without_team_runs_nothing_is_written(library: Library) -> None:
     a, b = _run(library), _run(library)
+    query = "SELECT id, uuid FROM runs WHERE id IN (?, ?) ORDER BY id"
+    before = library.conn.execute(query, (a, b)).fetchall()
+    changes = library.conn.total_changes
     plan_compare(library, [a, b])
-    rows = library.conn.execute("SELECT uuid FROM runs WHERE id IN (?, ?)", (a, b)).fetchall()
-    assert [r[0] for r in rows] == [None, None]
+    assert library.conn.total_changes == changes
+    assert library.conn.execute(query, (a, b)).fetchall() == before  # UUIDs from creation

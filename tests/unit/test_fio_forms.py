@@ -281,7 +281,7 @@ GOLDEN: dict[str, Golden] = {
             # read: IOPS=32.6k, BW=127MiB/s (134MB/s)(382MiB/3001msec)
             # read: IOPS=32.2k, BW=126MiB/s (132MB/s)(378MiB/3001msec)
             "read_iops": 32.6e3 + 32.2e3,
-            # READ: bw=253MiB/s (266MB/s), 126MiB/s-127MiB/s (132MB/s-134MB/s), io=760MiB (797M ...
+            # READ: bw=253MiB/s (266MB/s), 126MiB/s-127MiB/s (132MB/s-134MB/s) ...
             "read_bytes_per_s": 253 * MiB,
             # lat (usec): min=104, max=36808, avg=489.36, stdev=2247.50
             # lat (usec): min=46, max=33707, avg=494.95, stdev=2215.51
@@ -306,7 +306,7 @@ GOLDEN: dict[str, Golden] = {
         values={
             # read: IOPS=34.6k, BW=135MiB/s (142MB/s)(406MiB/3003msec)
             "read_iops": 34.6e3,
-            # READ: bw=135MiB/s (142MB/s), 135MiB/s-135MiB/s (142MB/s-142MB/s), io=406MiB (426M ...
+            # READ: bw=135MiB/s (142MB/s), 135MiB/s-135MiB/s (142MB/s-142MB/s) ...
             "read_bytes_per_s": 135 * MiB,
             # lat (usec): min=26, max=34727, avg=600.14, stdev=2176.96
             "read_lat_mean_us": 600.14,
@@ -318,7 +318,7 @@ GOLDEN: dict[str, Golden] = {
             "read_lat_p999_us": 28705,
             # write: IOPS=14.9k, BW=58.2MiB/s (61.0MB/s)(175MiB/3003msec); 0 zone resets
             "write_iops": 14.9e3,
-            # WRITE: bw=58.2MiB/s (61.0MB/s), 58.2MiB/s-58.2MiB/s (61.0MB/s-61.0MB/s), io=175Mi ...
+            # WRITE: bw=58.2MiB/s (61.0MB/s), 58.2MiB/s-58.2MiB/s (61.0MB/s-61.0MB/s) ...
             "write_bytes_per_s": 58.2 * MiB,
             # lat (usec): min=81, max=34731, avg=750.31, stdev=2240.95
             "write_lat_mean_us": 750.31,
@@ -338,7 +338,7 @@ GOLDEN: dict[str, Golden] = {
             # read: IOPS=33.2k, BW=130MiB/s (136MB/s)(389MiB/3001msec)
             # read: IOPS=32.9k, BW=128MiB/s (135MB/s)(385MiB/3001msec)
             "read_iops": 33.2e3 + 32.9e3,
-            # READ: bw=258MiB/s (270MB/s), 128MiB/s-130MiB/s (135MB/s-136MB/s), io=774MiB (812M ...
+            # READ: bw=258MiB/s (270MB/s), 128MiB/s-130MiB/s (135MB/s-136MB/s) ...
             "read_bytes_per_s": 258 * MiB,
             # lat (usec): min=50, max=38354, avg=480.84, stdev=2362.56
             # lat (usec): min=50, max=36913, avg=485.64, stdev=2358.57
@@ -363,7 +363,7 @@ GOLDEN: dict[str, Golden] = {
         values={
             # read: IOPS=44.2k, BW=173MiB/s (181MB/s)(518MiB/3001msec)
             "read_iops": 44.2e3,
-            # READ: bw=173MiB/s (181MB/s), 173MiB/s-173MiB/s (181MB/s-181MB/s), io=518MiB (543M ...
+            # READ: bw=173MiB/s (181MB/s), 173MiB/s-173MiB/s (181MB/s-181MB/s) ...
             "read_bytes_per_s": 173 * MiB,
             # lat (usec): min=25, max=36635, avg=467.73, stdev=2199.88
             "read_lat_mean_us": 467.73,
@@ -375,7 +375,7 @@ GOLDEN: dict[str, Golden] = {
             "read_lat_p999_us": 32375,
             # write: IOPS=18.9k, BW=74.0MiB/s (77.6MB/s)(222MiB/3001msec); 0 zone resets
             "write_iops": 18.9e3,
-            # WRITE: bw=74.0MiB/s (77.6MB/s), 74.0MiB/s-74.0MiB/s (77.6MB/s-77.6MB/s), io=222Mi ...
+            # WRITE: bw=74.0MiB/s (77.6MB/s), 74.0MiB/s-74.0MiB/s (77.6MB/s-77.6MB/s) ...
             "write_bytes_per_s": 74.0 * MiB,
             # lat (usec): min=67, max=36702, avg=593.45, stdev=2166.05
             "write_lat_mean_us": 593.45,
@@ -394,7 +394,7 @@ GOLDEN: dict[str, Golden] = {
         values={
             # read: IOPS=48.7k, BW=190MiB/s (200MB/s)(571MiB/3001msec)
             "read_iops": 48.7e3,
-            # READ: bw=190MiB/s (200MB/s), 190MiB/s-190MiB/s (200MB/s-200MB/s), io=571MiB (599M ...
+            # READ: bw=190MiB/s (200MB/s), 190MiB/s-190MiB/s (200MB/s-200MB/s) ...
             "read_bytes_per_s": 190 * MiB,
             # lat (usec): min=56, max=33047, avg=327.66, stdev=1634.95
             "read_lat_mean_us": 327.66,
@@ -406,7 +406,7 @@ GOLDEN: dict[str, Golden] = {
             "read_lat_p999_us": 29754,
             # write: IOPS=4701, BW=18.4MiB/s (19.3MB/s)(55.1MiB/3001msec); 0 zone resets
             "write_iops": 4701,
-            # WRITE: bw=18.4MiB/s (19.3MB/s), 18.4MiB/s-18.4MiB/s (19.3MB/s-19.3MB/s), io=55.1M ...
+            # WRITE: bw=18.4MiB/s (19.3MB/s), 18.4MiB/s-18.4MiB/s (19.3MB/s-19.3MB/s) ...
             "write_bytes_per_s": 18.4 * MiB,
             # lat (usec): min=42, max=40299, avg=3401.19, stdev=5727.79
             "write_lat_mean_us": 3401.19,
@@ -425,7 +425,7 @@ GOLDEN: dict[str, Golden] = {
         values={
             # read: IOPS=46.5k, BW=182MiB/s (190MB/s)(546MiB/3004msec)
             "read_iops": 46.5e3,
-            # READ: bw=182MiB/s (190MB/s), 182MiB/s-182MiB/s (190MB/s-190MB/s), io=546MiB (572M ...
+            # READ: bw=182MiB/s (190MB/s), 182MiB/s-182MiB/s (190MB/s-190MB/s) ...
             "read_bytes_per_s": 182 * MiB,
             # lat (usec): min=106, max=31855, avg=343.14, stdev=1695.32
             "read_lat_mean_us": 343.14,
@@ -437,7 +437,7 @@ GOLDEN: dict[str, Golden] = {
             "read_lat_p999_us": 29492,
             # write: IOPS=6862, BW=26.8MiB/s (28.1MB/s)(80.5MiB/3003msec); 0 zone resets
             "write_iops": 6862,
-            # WRITE: bw=26.8MiB/s (28.1MB/s), 26.8MiB/s-26.8MiB/s (28.1MB/s-28.1MB/s), io=80.5M ...
+            # WRITE: bw=26.8MiB/s (28.1MB/s), 26.8MiB/s-26.8MiB/s (28.1MB/s-28.1MB/s) ...
             "write_bytes_per_s": 26.8 * MiB,
             # lat (usec): min=37, max=44927, avg=2330.20, stdev=4919.22
             "write_lat_mean_us": 2330.20,
@@ -456,7 +456,7 @@ GOLDEN: dict[str, Golden] = {
         values={
             # write: IOPS=43.0k, BW=168MiB/s (176MB/s)(505MiB/3001msec); 0 zone resets
             "write_iops": 43.0e3,
-            # WRITE: bw=168MiB/s (176MB/s), 168MiB/s-168MiB/s (176MB/s-176MB/s), io=505MiB (529 ...
+            # WRITE: bw=168MiB/s (176MB/s), 168MiB/s-168MiB/s (176MB/s-176MB/s) ...
             "write_bytes_per_s": 168 * MiB,
             # lat (usec): min=42, max=28349, avg=371.00, stdev=1374.20
             "write_lat_mean_us": 371.00,
@@ -511,7 +511,7 @@ GOLDEN: dict[str, Golden] = {
             # read: IOPS=47.8k, BW=187MiB/s (196MB/s)(561MiB/3001msec)
             # read: IOPS=48.4k, BW=189MiB/s (198MB/s)(567MiB/3001msec)
             "read_iops": 47.8e3 + 48.4e3,
-            # READ: bw=376MiB/s (394MB/s), 187MiB/s-189MiB/s (196MB/s-198MB/s), io=1128MiB (118 ...
+            # READ: bw=376MiB/s (394MB/s), 187MiB/s-189MiB/s (196MB/s-198MB/s) ...
             "read_bytes_per_s": 376 * MiB,
             # lat (usec): min=93, max=29327, avg=333.72, stdev=1322.25
             # lat (usec): min=95, max=30053, avg=330.01, stdev=1306.21
@@ -775,6 +775,411 @@ GOLDEN: dict[str, Golden] = {
             "write_lat_p999_us": 33423,
         },
     ),
+    # A job file of several groups (fio-examples' tiobench-example.fio, capped: four
+    # stonewall groups of two jobs): each group's figures under group<N>_, nothing run-wide.
+    "groups_json_si1_tiobench.out": Golden(
+        form="json --status-interval",
+        reports=5,
+        reason=NO_HISTOGRAMS.format(form="json"),
+        values={
+            # last document, jobs[0, 1].write (groupid 0): "iops" : 9760.479042
+            # 10184.446660
+            "group0_write_iops": 9760.479042 + 10184.446660,
+            # "bw_bytes" : 39978922
+            # 41715493
+            "group0_write_bytes_per_s": 39978922 + 41715493,
+            # lat_ns "N", "mean" : 9780, 101712.464622
+            # 10215, 97417.275869
+            "group0_write_lat_mean_us": (101712.464622 * 9780 + 97417.275869 * 10215)
+            / (9780 + 10215)
+            / 1e3,
+            # clat_ns percentile "50.000000" : 70144
+            # 67072
+            "group0_write_lat_p50_us": max(70144, 67072) / 1e3,
+            # clat_ns percentile "99.000000" : 1003520
+            # 1187840
+            "group0_write_lat_p99_us": max(1003520, 1187840) / 1e3,
+            # clat_ns percentile "99.900000" : 4112384
+            # 4489216
+            "group0_write_lat_p999_us": max(4112384, 4489216) / 1e3,
+            # clat_ns percentile "99.990000" : 7438336
+            # 5537792
+            "group0_write_lat_p9999_us": max(7438336, 5537792) / 1e3,
+            # last document, jobs[2, 3].write (groupid 1): "iops" : 11013.944223
+            # 11024.950100
+            "group1_write_iops": 11013.944223 + 11024.950100,
+            # "bw_bytes" : 45113115
+            # 45158195
+            "group1_write_bytes_per_s": 45113115 + 45158195,
+            # lat_ns "N", "mean" : 11058, 90121.707904
+            # 11047, 90049.051960
+            "group1_write_lat_mean_us": (90121.707904 * 11058 + 90049.051960 * 11047)
+            / (11058 + 11047)
+            / 1e3,
+            # clat_ns percentile "50.000000" : 62208
+            # 61696
+            "group1_write_lat_p50_us": max(62208, 61696) / 1e3,
+            # clat_ns percentile "99.000000" : 1155072
+            # 1155072
+            "group1_write_lat_p99_us": max(1155072, 1155072) / 1e3,
+            # clat_ns percentile "99.900000" : 3522560
+            # 3751936
+            "group1_write_lat_p999_us": max(3522560, 3751936) / 1e3,
+            # clat_ns percentile "99.990000" : 5210112
+            # 5144576
+            "group1_write_lat_p9999_us": max(5210112, 5144576) / 1e3,
+            # last document, jobs[4, 5].read (groupid 2): "iops" : 9284.715285
+            # 9219.780220
+            "group2_read_iops": 9284.715285 + 9219.780220,
+            # "bw_bytes" : 38030193
+            # 37764219
+            "group2_read_bytes_per_s": 38030193 + 37764219,
+            # lat_ns "N", "mean" : 9294, 107156.316764
+            # 9229, 107937.225593
+            "group2_read_lat_mean_us": (107156.316764 * 9294 + 107937.225593 * 9229)
+            / (9294 + 9229)
+            / 1e3,
+            # clat_ns percentile "50.000000" : 70144
+            # 70144
+            "group2_read_lat_p50_us": max(70144, 70144) / 1e3,
+            # clat_ns percentile "99.000000" : 995328
+            # 1028096
+            "group2_read_lat_p99_us": max(995328, 1028096) / 1e3,
+            # clat_ns percentile "99.900000" : 5406720
+            # 5079040
+            "group2_read_lat_p999_us": max(5406720, 5079040) / 1e3,
+            # clat_ns percentile "99.990000" : 12255232
+            # 12124160
+            "group2_read_lat_p9999_us": max(12255232, 12124160) / 1e3,
+            # last document, jobs[6, 7].read (groupid 3): "iops" : 9777.222777
+            # 9808.383234
+            "group3_read_iops": 9777.222777 + 9808.383234,
+            # "bw_bytes" : 40047504
+            # 40175137
+            "group3_read_bytes_per_s": 40047504 + 40175137,
+            # lat_ns "N", "mean" : 9787, 101351.591090
+            # 9828, 100925.955942
+            "group3_read_lat_mean_us": (101351.591090 * 9787 + 100925.955942 * 9828)
+            / (9787 + 9828)
+            / 1e3,
+            # clat_ns percentile "50.000000" : 60672
+            # 60160
+            "group3_read_lat_p50_us": max(60672, 60160) / 1e3,
+            # clat_ns percentile "99.000000" : 946176
+            # 929792
+            "group3_read_lat_p99_us": max(946176, 929792) / 1e3,
+            # clat_ns percentile "99.900000" : 6324224
+            # 5996544
+            "group3_read_lat_p999_us": max(6324224, 5996544) / 1e3,
+            # clat_ns percentile "99.990000" : 10551296
+            # 12124160
+            "group3_read_lat_p9999_us": max(10551296, 12124160) / 1e3,
+        },
+    ),
+    "groups_jsonplus_tiobench.out": Golden(
+        form="json+",
+        reports=1,
+        reason=ONE_REPORT,
+        values={
+            # last document, jobs[0, 1].write (groupid 0): "iops" : 9228.771229
+            # 9540.459540
+            "group0_write_iops": 9228.771229 + 9540.459540,
+            # "bw_bytes" : 37801046
+            # 39077722
+            "group0_write_bytes_per_s": 37801046 + 39077722,
+            # lat_ns "N", "mean" : 9238, 107074.753193
+            # 9550, 103845.279581
+            "group0_write_lat_mean_us": (107074.753193 * 9238 + 103845.279581 * 9550)
+            / (9238 + 9550)
+            / 1e3,
+            # several json+ entries: from their merged histograms (test_fio_groups)
+            "group0_write_lat_p50_us": None,
+            # several json+ entries: from their merged histograms (test_fio_groups)
+            "group0_write_lat_p99_us": None,
+            # several json+ entries: from their merged histograms (test_fio_groups)
+            "group0_write_lat_p999_us": None,
+            # several json+ entries: from their merged histograms (test_fio_groups)
+            "group0_write_lat_p9999_us": None,
+            # last document, jobs[2, 3].write (groupid 1): "iops" : 10980.019980
+            # 9752.247752
+            "group1_write_iops": 10980.019980 + 9752.247752,
+            # "bw_bytes" : 44974161
+            # 39945206
+            "group1_write_bytes_per_s": 44974161 + 39945206,
+            # lat_ns "N", "mean" : 10991, 90357.363206
+            # 9762, 101801.046814
+            "group1_write_lat_mean_us": (90357.363206 * 10991 + 101801.046814 * 9762)
+            / (10991 + 9762)
+            / 1e3,
+            # several json+ entries: from their merged histograms (test_fio_groups)
+            "group1_write_lat_p50_us": None,
+            # several json+ entries: from their merged histograms (test_fio_groups)
+            "group1_write_lat_p99_us": None,
+            # several json+ entries: from their merged histograms (test_fio_groups)
+            "group1_write_lat_p999_us": None,
+            # several json+ entries: from their merged histograms (test_fio_groups)
+            "group1_write_lat_p9999_us": None,
+            # last document, jobs[4, 5].read (groupid 2): "iops" : 8163.184080
+            # 9425.574426
+            "group2_read_iops": 8163.184080 + 9425.574426,
+            # "bw_bytes" : 33436401
+            # 38607152
+            "group2_read_bytes_per_s": 33436401 + 38607152,
+            # lat_ns "N", "mean" : 8204, 121701.151999
+            # 9435, 105400.122734
+            "group2_read_lat_mean_us": (121701.151999 * 8204 + 105400.122734 * 9435)
+            / (8204 + 9435)
+            / 1e3,
+            # several json+ entries: from their merged histograms (test_fio_groups)
+            "group2_read_lat_p50_us": None,
+            # several json+ entries: from their merged histograms (test_fio_groups)
+            "group2_read_lat_p99_us": None,
+            # several json+ entries: from their merged histograms (test_fio_groups)
+            "group2_read_lat_p999_us": None,
+            # several json+ entries: from their merged histograms (test_fio_groups)
+            "group2_read_lat_p9999_us": None,
+            # last document, jobs[6, 7].read (groupid 3): "iops" : 8527.472527
+            # 7639.360639
+            "group3_read_iops": 8527.472527 + 7639.360639,
+            # "bw_bytes" : 34928527
+            # 31290821
+            "group3_read_bytes_per_s": 34928527 + 31290821,
+            # lat_ns "N", "mean" : 8536, 116522.700914
+            # 7647, 129913.607951
+            "group3_read_lat_mean_us": (116522.700914 * 8536 + 129913.607951 * 7647)
+            / (8536 + 7647)
+            / 1e3,
+            # several json+ entries: from their merged histograms (test_fio_groups)
+            "group3_read_lat_p50_us": None,
+            # several json+ entries: from their merged histograms (test_fio_groups)
+            "group3_read_lat_p99_us": None,
+            # several json+ entries: from their merged histograms (test_fio_groups)
+            "group3_read_lat_p999_us": None,
+            # several json+ entries: from their merged histograms (test_fio_groups)
+            "group3_read_lat_p9999_us": None,
+        },
+    ),
+    "groups_json_gr_tiobench.out": Golden(
+        form="json",
+        reports=1,
+        reason=ONE_REPORT,
+        values={
+            # last document, jobs[0].write (groupid 0): "iops" : 14858.141858
+            "group0_write_iops": 14858.141858,
+            # "bw_bytes" : 60858949
+            "group0_write_bytes_per_s": 60858949,
+            # lat_ns "N", "mean" : 14873, 132959.577758
+            "group0_write_lat_mean_us": 132959.577758 / 1e3,
+            # clat_ns percentile "50.000000" : 56064
+            "group0_write_lat_p50_us": 56064 / 1e3,
+            # clat_ns percentile "99.000000" : 2932736
+            "group0_write_lat_p99_us": 2932736 / 1e3,
+            # clat_ns percentile "99.900000" : 8585216
+            "group0_write_lat_p999_us": 8585216 / 1e3,
+            # clat_ns percentile "99.990000" : 31064064
+            "group0_write_lat_p9999_us": 31064064 / 1e3,
+            # last document, jobs[1].write (groupid 1): "iops" : 16478.087649
+            "group1_write_iops": 16478.087649,
+            # "bw_bytes" : 67494247
+            "group1_write_bytes_per_s": 67494247,
+            # lat_ns "N", "mean" : 16544, 119966.772667
+            "group1_write_lat_mean_us": 119966.772667 / 1e3,
+            # clat_ns percentile "50.000000" : 42240
+            "group1_write_lat_p50_us": 42240 / 1e3,
+            # clat_ns percentile "99.000000" : 2146304
+            "group1_write_lat_p99_us": 2146304 / 1e3,
+            # clat_ns percentile "99.900000" : 9371648
+            "group1_write_lat_p999_us": 9371648 / 1e3,
+            # clat_ns percentile "99.990000" : 19267584
+            "group1_write_lat_p9999_us": 19267584 / 1e3,
+            # last document, jobs[2].read (groupid 2): "iops" : 13257.485030
+            "group2_read_iops": 13257.485030,
+            # "bw_bytes" : 54302658
+            "group2_read_bytes_per_s": 54302658,
+            # lat_ns "N", "mean" : 13284, 149462.638588
+            "group2_read_lat_mean_us": 149462.638588 / 1e3,
+            # clat_ns percentile "50.000000" : 67072
+            "group2_read_lat_p50_us": 67072 / 1e3,
+            # clat_ns percentile "99.000000" : 2965504
+            "group2_read_lat_p99_us": 2965504 / 1e3,
+            # clat_ns percentile "99.900000" : 8585216
+            "group2_read_lat_p999_us": 8585216 / 1e3,
+            # clat_ns percentile "99.990000" : 12910592
+            "group2_read_lat_p9999_us": 12910592 / 1e3,
+            # last document, jobs[3].read (groupid 3): "iops" : 15797.405190
+            "group3_read_iops": 15797.405190,
+            # "bw_bytes" : 64706171
+            "group3_read_bytes_per_s": 64706171,
+            # lat_ns "N", "mean" : 15829, 125836.459410
+            "group3_read_lat_mean_us": 125836.459410 / 1e3,
+            # clat_ns percentile "50.000000" : 72192
+            "group3_read_lat_p50_us": 72192 / 1e3,
+            # clat_ns percentile "99.000000" : 1515520
+            "group3_read_lat_p99_us": 1515520 / 1e3,
+            # clat_ns percentile "99.900000" : 7503872
+            "group3_read_lat_p999_us": 7503872 / 1e3,
+            # clat_ns percentile "99.990000" : 15269888
+            "group3_read_lat_p9999_us": 15269888 / 1e3,
+        },
+    ),
+    "groups_normal_si1_tiobench.out": Golden(
+        form="normal --status-interval",
+        reports=5,
+        reason=NO_HISTOGRAMS.format(form="normal"),
+        values={
+            # write: IOPS=10.3k, BW=40.3MiB/s (42.2MB/s)(40.3MiB/1002msec); 0 zone resets
+            # write: IOPS=10.4k, BW=40.5MiB/s (42.4MB/s)(40.5MiB/1001msec); 0 zone resets
+            "group0_write_iops": 10.3e3 + 10.4e3,
+            # WRITE: bw=80.7MiB/s (84.6MB/s), 40.3MiB/s-40.5MiB/s (42.2MB/s-42.4MB/s) ...
+            "group0_write_bytes_per_s": 80.7 * MiB,
+            # lat (usec): min=14, max=12125, avg=96.48, stdev=377.94
+            # lat (usec): min=15, max=9034, avg=95.93, stdev=362.66
+            # issued rwts: total=0,10326,0,0 short=0,0,0,0 dropped=0,0,0,0
+            # issued rwts: total=0,10370,0,0 short=0,0,0,0 dropped=0,0,0,0
+            "group0_write_lat_mean_us": ((96.48) * 10326 + (95.93) * 10370) / (10326 + 10370),
+            # | 30.00th=[   39], 40.00th=[   47], 50.00th=[   56], 60.00th=[   65],
+            # | 30.00th=[   39], 40.00th=[   47], 50.00th=[   56], 60.00th=[   66],
+            "group0_write_lat_p50_us": max(56, 56),
+            # | 99.00th=[ 1500], 99.50th=[ 3032], 99.90th=[ 5014], 99.95th=[ 5538],
+            # | 99.00th=[ 1565], 99.50th=[ 2999], 99.90th=[ 4948], 99.95th=[ 5538],
+            "group0_write_lat_p99_us": max(1500, 1565),
+            # | 99.00th=[ 1500], 99.50th=[ 3032], 99.90th=[ 5014], 99.95th=[ 5538],
+            # | 99.00th=[ 1565], 99.50th=[ 2999], 99.90th=[ 4948], 99.95th=[ 5538],
+            "group0_write_lat_p999_us": max(5014, 4948),
+            # write: IOPS=10.8k, BW=42.2MiB/s (44.2MB/s)(42.2MiB/1001msec); 0 zone resets
+            # write: IOPS=10.5k, BW=40.9MiB/s (42.9MB/s)(41.0MiB/1001msec); 0 zone resets
+            "group1_write_iops": 10.8e3 + 10.5e3,
+            # WRITE: bw=83.1MiB/s (87.1MB/s), 40.9MiB/s-42.2MiB/s (42.9MB/s-44.2MB/s) ...
+            "group1_write_bytes_per_s": 83.1 * MiB,
+            # lat (usec): min=14, max=8161, avg=91.79, stdev=272.71
+            # lat (usec): min=15, max=8128, avg=94.69, stdev=289.50
+            # issued rwts: total=0,10808,0,0 short=0,0,0,0 dropped=0,0,0,0
+            # issued rwts: total=0,10484,0,0 short=0,0,0,0 dropped=0,0,0,0
+            "group1_write_lat_mean_us": ((91.79) * 10808 + (94.69) * 10484) / (10808 + 10484),
+            # | 30.00th=[   45], 40.00th=[   53], 50.00th=[   60], 60.00th=[   69],
+            # | 30.00th=[   45], 40.00th=[   54], 50.00th=[   63], 60.00th=[   71],
+            "group1_write_lat_p50_us": max(60, 63),
+            # | 99.00th=[ 1205], 99.50th=[ 1926], 99.90th=[ 3949], 99.95th=[ 4752],
+            # | 99.00th=[ 1287], 99.50th=[ 1942], 99.90th=[ 4015], 99.95th=[ 5080],
+            "group1_write_lat_p99_us": max(1205, 1287),
+            # | 99.00th=[ 1205], 99.50th=[ 1926], 99.90th=[ 3949], 99.95th=[ 4752],
+            # | 99.00th=[ 1287], 99.50th=[ 1942], 99.90th=[ 4015], 99.95th=[ 5080],
+            "group1_write_lat_p999_us": max(3949, 4015),
+            # read: IOPS=9097, BW=35.5MiB/s (37.3MB/s)(35.6MiB/1001msec)
+            # read: IOPS=7998, BW=31.2MiB/s (32.8MB/s)(31.3MiB/1001msec)
+            "group2_read_iops": 9097 + 7998,
+            # READ: bw=66.8MiB/s (70.0MB/s), 31.2MiB/s-35.5MiB/s (32.8MB/s-37.3MB/s) ...
+            "group2_read_bytes_per_s": 66.8 * MiB,
+            # lat (usec): min=23, max=9953, avg=109.32, stdev=357.71
+            # lat (usec): min=29, max=6420, avg=124.42, stdev=383.09
+            # issued rwts: total=9107,0,0,0 short=0,0,0,0 dropped=0,0,0,0
+            # issued rwts: total=8006,0,0,0 short=0,0,0,0 dropped=0,0,0,0
+            "group2_read_lat_mean_us": ((109.32) * 9107 + (124.42) * 8006) / (9107 + 8006),
+            # | 30.00th=[   58], 40.00th=[   62], 50.00th=[   68], 60.00th=[   74],
+            # | 30.00th=[   64], 40.00th=[   68], 50.00th=[   73], 60.00th=[   78],
+            "group2_read_lat_p50_us": max(68, 73),
+            # | 99.00th=[ 1254], 99.50th=[ 2638], 99.90th=[ 5538], 99.95th=[ 6063],
+            # | 99.00th=[ 1614], 99.50th=[ 3458], 99.90th=[ 5735], 99.95th=[ 5866],
+            "group2_read_lat_p99_us": max(1254, 1614),
+            # | 99.00th=[ 1254], 99.50th=[ 2638], 99.90th=[ 5538], 99.95th=[ 6063],
+            # | 99.00th=[ 1614], 99.50th=[ 3458], 99.90th=[ 5735], 99.95th=[ 5866],
+            "group2_read_lat_p999_us": max(5538, 5735),
+            # read: IOPS=9016, BW=35.2MiB/s (36.9MB/s)(35.3MiB/1001msec)
+            # read: IOPS=9130, BW=35.7MiB/s (37.4MB/s)(35.7MiB/1002msec)
+            "group3_read_iops": 9016 + 9130,
+            # READ: bw=70.9MiB/s (74.3MB/s), 35.2MiB/s-35.7MiB/s (36.9MB/s-37.4MB/s) ...
+            "group3_read_bytes_per_s": 70.9 * MiB,
+            # lat (usec): min=27, max=9715, avg=110.10, stdev=349.81
+            # lat (usec): min=20, max=10680, avg=108.80, stdev=349.69
+            # issued rwts: total=9026,0,0,0 short=0,0,0,0 dropped=0,0,0,0
+            # issued rwts: total=9149,0,0,0 short=0,0,0,0 dropped=0,0,0,0
+            "group3_read_lat_mean_us": ((110.10) * 9026 + (108.80) * 9149) / (9026 + 9149),
+            # | 30.00th=[   52], 40.00th=[   60], 50.00th=[   69], 60.00th=[   77],
+            # | 30.00th=[   52], 40.00th=[   59], 50.00th=[   68], 60.00th=[   76],
+            "group3_read_lat_p50_us": max(69, 68),
+            # | 99.00th=[ 1270], 99.50th=[ 2638], 99.90th=[ 4817], 99.95th=[ 7177],
+            # | 99.00th=[ 1336], 99.50th=[ 2868], 99.90th=[ 5014], 99.95th=[ 6259],
+            "group3_read_lat_p99_us": max(1270, 1336),
+            # | 99.00th=[ 1270], 99.50th=[ 2638], 99.90th=[ 4817], 99.95th=[ 7177],
+            # | 99.00th=[ 1336], 99.50th=[ 2868], 99.90th=[ 5014], 99.95th=[ 6259],
+            "group3_read_lat_p999_us": max(4817, 5014),
+        },
+    ),
+    "groups_terse_tiobench.out": Golden(
+        form="terse v3",
+        reports=1,
+        reason=ONE_REPORT,
+        values={
+            # f1 write: io KiB, bw KiB/s, IOPS, runtime ms = 42264;42095;10523;1004
+            # f1 write: io KiB, bw KiB/s, IOPS, runtime ms = 42188;42019;10504;1004
+            "group0_write_iops": 10523 + 10504,
+            "group0_write_bytes_per_s": (42095 + 42019) * KiB,
+            # f1 write: lat min, max, mean, stdev (usec) = 19;9082;94.467582;405.204767
+            # f1 write: lat min, max, mean, stdev (usec) = 20;8872;94.555120;341.481069
+            "group0_write_lat_mean_us": (94.467582 * 10523 * 1004 + 94.555120 * 10504 * 1004)
+            / (10523 * 1004 + 10504 * 1004),
+            # 50.000000%=55
+            # 50.000000%=61
+            "group0_write_lat_p50_us": max(55, 61),
+            # 99.000000%=888
+            # 99.000000%=1056
+            "group0_write_lat_p99_us": max(888, 1056),
+            # 99.900000%=6455
+            # 99.900000%=5013
+            "group0_write_lat_p999_us": max(6455, 5013),
+            # f2 write: io KiB, bw KiB/s, IOPS, runtime ms = 38088;38049;9512;1001
+            # f2 write: io KiB, bw KiB/s, IOPS, runtime ms = 41800;41716;10429;1002
+            "group1_write_iops": 9512 + 10429,
+            "group1_write_bytes_per_s": (38049 + 41716) * KiB,
+            # f2 write: lat min, max, mean, stdev (usec) = 21;9410;104.060342;384.290395
+            # f2 write: lat min, max, mean, stdev (usec) = 22;7824;95.159730;321.047452
+            "group1_write_lat_mean_us": (104.060342 * 9512 * 1001 + 95.159730 * 10429 * 1002)
+            / (9512 * 1001 + 10429 * 1002),
+            # 50.000000%=68
+            # 50.000000%=61
+            "group1_write_lat_p50_us": max(68, 61),
+            # 99.000000%=774
+            # 99.000000%=577
+            "group1_write_lat_p99_us": max(774, 577),
+            # 99.900000%=5668
+            # 99.900000%=4685
+            "group1_write_lat_p999_us": max(5668, 4685),
+            # f3 read: io KiB, bw KiB/s, IOPS, runtime ms = 44032;43988;10997;1001
+            # f3 read: io KiB, bw KiB/s, IOPS, runtime ms = 43716;43628;10907;1002
+            "group2_read_iops": 10997 + 10907,
+            "group2_read_bytes_per_s": (43988 + 43628) * KiB,
+            # f3 read: lat min, max, mean, stdev (usec) = 26;6749;90.469650;314.244374
+            # f3 read: lat min, max, mean, stdev (usec) = 18;6675;91.198196;317.504587
+            "group2_read_lat_mean_us": (90.469650 * 10997 * 1001 + 91.198196 * 10907 * 1002)
+            / (10997 * 1001 + 10907 * 1002),
+            # 50.000000%=63
+            # 50.000000%=63
+            "group2_read_lat_p50_us": max(63, 63),
+            # 99.000000%=329
+            # 99.000000%=354
+            "group2_read_lat_p99_us": max(329, 354),
+            # 99.900000%=5144
+            # 99.900000%=5275
+            "group2_read_lat_p999_us": max(5144, 5275),
+            # f4 read: io KiB, bw KiB/s, IOPS, runtime ms = 30352;30321;7580;1001
+            # f4 read: io KiB, bw KiB/s, IOPS, runtime ms = 23656;23632;5908;1001
+            "group3_read_iops": 7580 + 5908,
+            "group3_read_bytes_per_s": (30321 + 23632) * KiB,
+            # f4 read: lat min, max, mean, stdev (usec) = 29;9158;130.828387;522.326940
+            # f4 read: lat min, max, mean, stdev (usec) = 42;9324;168.079342;632.817351
+            "group3_read_lat_mean_us": (130.828387 * 7580 * 1001 + 168.079342 * 5908 * 1001)
+            / (7580 * 1001 + 5908 * 1001),
+            # 50.000000%=67
+            # 50.000000%=81
+            "group3_read_lat_p50_us": max(67, 81),
+            # 99.000000%=2932
+            # 99.000000%=3981
+            "group3_read_lat_p99_us": max(2932, 3981),
+            # 99.900000%=7503
+            # 99.900000%=8159
+            "group3_read_lat_p999_us": max(7503, 8159),
+        },
+    ),
 }
 
 
@@ -802,6 +1207,9 @@ def check_golden(name: str, records: list[Record], summary: Summary) -> None:
     """The file parser's output of a capture is its golden (run by test_parser_contract)."""
     _check_summary(summary, GOLDEN[name])
     assert_records_well_formed(records)
+    if name.startswith("groups_"):
+        check_groups_records(name, records)
+        return
     sums = [r for r in records if r.stream == "sum"]
     assert [r.t for r in sums] == sorted({r.t for r in sums})  # one per report, in order
     golden = GOLDEN[name]
@@ -815,6 +1223,24 @@ def check_golden(name: str, records: list[Record], summary: Summary) -> None:
     several = "two_jobs" in name or ("_j2" in name and "group" not in name)
     assert streams <= ({"sum", "reader.0", "writer.1"} if "two_jobs" in name else streams)
     assert (streams - {"sum"} != set()) is (several and bool(records))
+
+
+def check_groups_records(name: str, records: list[Record]) -> None:
+    """A capture of four stonewall groups of two jobs: no "sum"; a stream per group (one
+    record per report that advanced it) and, the groups having two jobs each, one per job,
+    unless --group_reporting made each group one entry."""
+    streams = {r.stream for r in records}
+    golden = GOLDEN[name]
+    if golden.reports == 1 and golden.form.startswith("terse"):
+        assert records == []  # one terse report: its end never shows
+        return
+    groups = {f"group{g}" for g in range(4)}
+    jobs = {"f1.0", "f1.1", "f2.2", "f2.3", "f3.4", "f3.5", "f4.6", "f4.7"}
+    assert "sum" not in streams
+    assert streams == (groups if "_gr_" in name else groups | jobs)
+    for group in groups:
+        times = [r.t for r in records if r.stream == group]
+        assert times == sorted(set(times)) and 1 <= len(times) <= golden.reports
 
 
 GOLDENS = Goldens(

@@ -189,7 +189,12 @@ def test_expected_seconds_adds_stonewalled_groups_and_takes_each_groups_longest(
 
 def test_resolve_with_a_job_file_keeps_only_what_applies_and_is_idempotent() -> None:
     resolved = fio.resolve({"jobfile": "two.fio", "jobfile_text": TWO_JOBS})
-    assert resolved == {"jobfile": "two.fio", "jobfile_text": TWO_JOBS, "directory": ""}
+    assert resolved == {
+        "jobfile": "two.fio",
+        "jobfile_text": TWO_JOBS,
+        "directory": "",
+        "status_interval": "1",
+    }
     assert fio.resolve(resolved) == resolved
     assert fio.resolve({"jobfile_text": TWO_JOBS})["jobfile"] == "job.fio"
     assert "jobfile" not in fio.resolve({})  # an ordinary run stores no job-file keys
@@ -214,7 +219,7 @@ def test_commands_upload_the_file_and_run_it_with_pairbench_output_options() -> 
     assert commands.run_on == "server" and commands.server is None
     assert commands.client == [
         "fio", "--output-format=json+", "--status-interval=1", "--eta=never",
-        f"--directory={workdir}", f"{workdir}/two.fio",
+        f"--directory={workdir}", f"--aux-path={workdir}", f"{workdir}/two.fio",
     ]  # fmt: skip
     assert fio.expected_seconds(params) == 10.0
 

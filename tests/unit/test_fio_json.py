@@ -28,6 +28,7 @@ from parser_checks import (
     fixture_names,
     fixture_path,
     fixture_text,
+    json_documents,
     series_of,
     split_lines,
 )
@@ -57,15 +58,7 @@ Doc = dict[str, Any]
 
 def documents(text: str) -> list[Doc]:
     """The JSON documents in a fixture, found independently of the parser."""
-    decoder = json.JSONDecoder()
-    out: list[Doc] = []
-    i = text.find("{")
-    while i >= 0:
-        doc, i = decoder.raw_decode(text, i)
-        out.append(doc)
-        i = text.find("\n{", i)
-        i = i + 1 if i >= 0 else -1
-    return out
+    return json_documents(text)
 
 
 def parse(name: str) -> tuple[list[Record], Summary]:

@@ -37,6 +37,7 @@ from pairbench.tools.iperf3_json import Iperf3JsonParser
 from pairbench.tools.registry import get_tool
 from pairbench.tools.uperf_forms import NO_LATENCY_REASON
 from parser_checks import assert_records_well_formed
+from uperf_final_lines import HEADLINE, assert_figures_are_uperfs
 
 LAB_CAPTURES = Path(__file__).resolve().parents[1] / "data" / "lab-captures"
 SHAPED_RATE_BPS = 200e6  # lab shape --rate 200mbit (see each capture's .cmd)
@@ -404,9 +405,16 @@ def interval_lines(name: str) -> int:
     return len(main) - 1
 
 
-def assert_values(actual: Mapping[str, float], expected: Mapping[str, float]) -> None:
-    """The same keys, the same values (to float rounding of the expressions)."""
-    assert sorted(actual) == sorted(expected)
+def assert_values(
+    actual: Mapping[str, float], expected: Mapping[str, float], name: str = ""
+) -> None:
+    """The same keys, the same values (to float rounding of the expressions). uperf's: the
+    expected headline, and every other figure one of uperf's final lines (all of them)."""
+    if name.startswith("uperf/"):
+        assert_figures_are_uperfs(actual, capture_text(name))
+        assert {k for k in actual if k in HEADLINE} == {k for k in expected if k in HEADLINE}
+    else:
+        assert sorted(actual) == sorted(expected)
     for key, value in expected.items():
         assert actual[key] == pytest.approx(value, rel=1e-12, abs=1e-12), key
 
@@ -431,7 +439,7 @@ def test_file_parser_summary(name: str) -> None:
     assert summary.error is None
     assert summary.complete is golden.complete
     assert summary.reason == golden.reason
-    assert_values(summary.values, golden.values)
+    assert_values(summary.values, golden.values, name)
 
 
 @pytest.mark.parametrize("name", sorted(GOLDEN))
@@ -478,7 +486,7 @@ def test_live_parser(name: str) -> None:
     assert summary.error is None
     assert summary.complete is golden.live_complete
     assert summary.reason is None
-    assert_values(summary.values, {**golden.values, **golden.live})
+    assert_values(summary.values, {**golden.values, **golden.live}, name)
     sums = [r for r in records if r.stream == "sum"]
     assert len(sums) == golden.intervals
     file_records, _ = file_parse(name)

@@ -13,6 +13,7 @@ from pairbench.cli.main import run_cli
 from pairbench.domain import Record, RunSpec, RunStatus
 from pairbench.library import Library, LibraryDamagedError, Recorder, check_library_file
 from pairbench.library.runs import create_run, finish_run
+from testkit import FIXTURES
 
 
 def _fill(path: Path, runs: int = 40) -> None:  # ~150 pages
@@ -83,7 +84,8 @@ def test_zeroed_pages_in_the_middle_are_refused_before_any_run_is_written(
     # Whether or not the quick check on open sees it, no run is written into the file.
     with pytest.raises(LibraryDamagedError, match="damaged"), Library.open(library_path) as lib:
         create_run(lib, RunSpec(pair="local", tool="iperf3"))
-    code, _, err = _cli(library_path, "import", "iperf3", "/dev/null")
+    output = FIXTURES / "iperf3" / "tcp_t5.out"  # a real output (a device is refused first)
+    code, _, err = _cli(library_path, "import", "iperf3", str(output))
     assert code != 0 and "damaged" in err
     assert library_path.read_bytes() == before
 

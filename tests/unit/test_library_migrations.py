@@ -6,6 +6,7 @@ import os
 import socket
 import sqlite3
 import subprocess
+import uuid
 from collections.abc import Callable, Iterator
 from contextlib import contextmanager
 from pathlib import Path
@@ -208,6 +209,75 @@ def _check_v5(lib: Library, ids: dict[str, int]) -> None:
     ]
 
 
+KEPT_UUID = "0f3e2a1c-5b6d-4e7f-8a9b-0c1d2e3f4a5b"
+
+
+def _seed_v10(conn: sqlite3.Connection) -> dict[str, int]:
+    """UUIDs (a run's new in 9, a suite's and a campaign's in 10), given then at the first
+    publish: the version-1 run has one, a suite and a campaign none."""
+    conn.execute("UPDATE runs SET uuid = ? WHERE label = 'old run'", (KEPT_UUID,))
+    suite = conn.execute(
+        "INSERT INTO suites (kind, host, params, status, created_at, updated_at) "
+        "VALUES ('file', 'local', '{}', 'completed', 1.0, 2.0)"
+    ).lastrowid
+    campaign = conn.execute(
+        "INSERT INTO campaigns (name, plan, cells, seed, status, created_at, updated_at) "
+        "VALUES ('c', '{}', '[]', 7, 'completed', 1.0, 2.0)"
+    ).lastrowid
+    return {"suite": int(suite or 0), "campaign": int(campaign or 0)}
+
+
+def _check_v10(lib: Library, ids: dict[str, int]) -> None:
+    kept = lib.conn.execute("SELECT uuid FROM runs WHERE id = ?", (ids["done"],)).fetchone()
+    assert kept == (KEPT_UUID,)  # a UUID a run has is never changed
+    for table in ("suites", "campaigns"):
+        assert lib.conn.execute(f"SELECT COUNT(*) FROM {table}").fetchone() == (1,)
+
+
+def _check_uuids(lib: Library) -> None:
+    """Every run, suite and campaign has a UUID of its own (11: those made before got one)."""
+    found = [
+        str(key)
+        for table in ("runs", "suites", "campaigns")
+        for (key,) in lib.conn.execute(f"SELECT uuid FROM {table}")
+    ]
+    assert len(set(found)) == len(found)
+    for key in found:
+        assert key == str(uuid.UUID(key))  # lower case, with hyphens
+        assert key == KEPT_UUID or uuid.UUID(key).version == 4
+
+
+# The version whose migration added hosts.ssh.
+SSH_OPTIONS_VERSION = 12
+
+
+def _seed_ssh_options(conn: sqlite3.Connection) -> dict[str, int]:
+    """A host imported from an ssh_config (hosts.ssh, new in SSH_OPTIONS_VERSION)."""
+    ssh = (
+        '{"identity_files":["/home/u/.ssh/id_a","/home/u/.ssh/id_b"],"identities_only":true,'
+        '"known_hosts":[],"host_key_alias":"far.alias","accept_new_host_keys":true,'
+        '"jumps":[{"name":"gate","address":"198.51.100.1","port":2222,"user":"ops",'
+        '"ssh":{"proxy_command":"nc -x socks:1080 %h %p"}}]}'
+    )
+    conn.execute(
+        "INSERT INTO hosts (name, address, port, user, auth, key_path, jump, tags, ssh) "
+        "VALUES ('far', '10.9.0.1', 22, 'deploy', 'agent', NULL, NULL, '{}', ?)",
+        (ssh,),
+    )
+    return {}
+
+
+def _check_ssh_options(lib: Library, ids: dict[str, int]) -> None:
+    far = get_host(lib, "far")
+    assert far.ssh.identity_files == ("/home/u/.ssh/id_a", "/home/u/.ssh/id_b")
+    assert far.ssh.identities_only and far.ssh.accept_new_host_keys
+    assert far.ssh.known_hosts == () and far.ssh.host_key_alias == "far.alias"
+    (gate,) = far.ssh.jumps
+    assert (gate.name, gate.address, gate.port, gate.user) == ("gate", "198.51.100.1", 2222, "ops")
+    assert gate.ssh.proxy_command == "nc -x socks:1080 %h %p"
+    assert get_host(lib, "db1").ssh.empty  # a host of an older version: nothing from a config
+
+
 Seed = Callable[[sqlite3.Connection], dict[str, int]]
 Check = Callable[[Library, dict[str, int]], None]
 
@@ -218,6 +288,8 @@ SEED_STEPS: dict[int, tuple[Seed, Check]] = {
     2: (_seed_v2, _check_v2),
     3: (_seed_v3, _check_v3),
     5: (_seed_v5, _check_v5),
+    10: (_seed_v10, _check_v10),
+    SSH_OPTIONS_VERSION: (_seed_ssh_options, _check_ssh_options),
 }
 
 
@@ -228,6 +300,7 @@ def _steps_for(version: int) -> list[tuple[Seed, Check]]:
 def _check(lib: Library, version: int, ids: dict[str, int]) -> None:
     for _seed_step, check in _steps_for(version):
         check(lib, ids)
+    _check_uuids(lib)
     if not _steps_for(version):
         assert list_runs(lib) == []
 

@@ -17,6 +17,7 @@ import numpy as np
 import pytest
 
 from pairbench.domain import Line, LineSource, Record, RunSpec, RunStatus
+from pairbench.domain.failures import LibraryFullError
 from pairbench.library import Library, Recorder
 from pairbench.library.recorder import FLUSH_INTERVAL_S
 from pairbench.library.runs import create_run, finish_run, get_run
@@ -383,7 +384,7 @@ def test_failed_flush_keeps_the_buffer_and_a_retry_stores_everything(library: Li
     n = 50_000
     rec.add([one("sum", "throughput_bps", float(i), float(-i)) for i in range(n)])
     rec.add_line(Line(LineSource.CLIENT_OUT, "kept", 0.0))
-    with pytest.raises(Exception, match="full"):
+    with pytest.raises(LibraryFullError, match="the library's disk is full"):
         rec.flush()
     assert not library.conn.in_transaction
     assert rec.samples_written == 0

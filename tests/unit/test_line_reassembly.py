@@ -2,8 +2,8 @@
 exactly the lines the same bytes give when split at once.
 
 Two readers are tested: ``LocalProcess._pump`` (``remote/local.py``: ``readuntil`` on an asyncio
-pipe under the bash watchdog) and ``SSHProcess.lines`` (``remote/ssh.py``: asyncssh's reader,
-through a real in-process SSH server on 127.0.0.1 whose host key is pinned).
+pipe under the bash watchdog) and ``SSHProcess.lines`` (``remote/ssh_process.py``: asyncssh's
+reader, through a real in-process SSH server on 127.0.0.1 whose host key is pinned).
 
 The rule both implement (``reference_lines``): split at ``\\n``; decode each line as UTF-8 with
 ``errors="replace"`` (so a multibyte character cut by a chunk boundary is never replaced, only a
@@ -268,7 +268,7 @@ async def _run_ssh(chunks: Chunks, pause: float) -> tuple[list[Line], int]:
     )
     port = server.sockets[0].getsockname()[1]
     host = Host("emitter", "127.0.0.1", port, user="root", auth=AuthMethod.AGENT)
-    transport = SSHTransport(host, HostKeyPolicy(pinned=[key_line(key)], user_known_hosts=None))
+    transport = SSHTransport(host, HostKeyPolicy(pinned=[key_line(key)], known_hosts=()))
     try:
         key_id = f"spec-{len(SPECS)}-{random.random()}"
         SPECS[key_id] = spec_json(chunks, pause)

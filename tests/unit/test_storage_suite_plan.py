@@ -1,20 +1,17 @@
 """The storage suite's plan and progress: PTS job matrices, the next job after any set of
-finished jobs, steady-state verdicts per stage, window-mean tables and CloudHarmony's column
-names — on figures written out here, with the expected values worked out by hand."""
+finished jobs (a stage prepared again: purged and preconditioned first), steady-state
+verdicts per stage, window-mean tables, CloudHarmony's columns beside Pairbench's own, and
+CloudHarmony's thread caps — on figures written out here, the expected values worked out by
+hand (tests/reference checks the same against CloudHarmony's own PHP)."""
 
 from __future__ import annotations
 
 import pytest
 
 from pairbench.analysis.steady_state import SteadyState
-from pairbench.analysis.storage_suite import (
-    csv_columns,
-    job_of,
-    jobs_total,
-    suite_progress,
-    suite_tables,
-    verdict_json,
-)
+from pairbench.analysis.storage_columns import suite_columns
+from pairbench.analysis.storage_suite import job_of, jobs_total, suite_progress, verdict_json
+from pairbench.analysis.storage_tables import suite_tables
 from pairbench.domain.storage import (
     IOPS_BLOCK_SIZES,
     IOPS_MIXES,
@@ -85,6 +82,9 @@ def _throughput_done(
     return done
 
 
+MIB = 2**20
+
+
 def test_the_next_job_follows_preconditioning_rounds_and_stages() -> None:
     params = SuiteParams(StorageTest.THROUGHPUT, "/dev/x", precondition_passes=2)
     assert suite_progress(params, {}).next_job == JobKey(-1, 1, 0)
@@ -125,14 +125,38 @@ def test_a_steady_stage_ends_and_the_next_stage_begins() -> None:
     assert tables[0].value("1m", 100) == pytest.approx(201.6)
     assert tables[0].value("1m", 0) == pytest.approx(100.8)
     assert tables[1].value("128k", 0) == pytest.approx(50.0)  # the one round so far
-    columns = csv_columns(params, tables)
-    assert columns["throughput_1024k_100_0"] == pytest.approx(201.6e-6)
-    assert set(columns) == {
+
+
+def test_throughput_columns_are_cloudharmonys_mib_per_s_beside_pairbenchs_bytes() -> None:
+    params = SuiteParams(StorageTest.THROUGHPUT, "/dev/x", precondition_passes=0)
+    # MiB/s per round; the read job moves twice the write's. 100.3 MiB/s: fio's bw
+    # (KiB/s, whole) is 102707, ÷ 1024 = 100.2998... rounded to 100.3.
+    mib = [100.3, 104.0, 98.0, 102.0, 100.0]
+    done = _throughput_done([v * MIB for v in mib], [50.0 * MIB] * 5, passes=0)
+    progress = suite_progress(params, done)
+    columns = suite_columns(params, progress, done, suite_tables(params, progress, done))
+    # CloudHarmony: each job's (read + write) KiB/s ÷ 1024, rounded to 2; their mean, to 2.
+    assert columns["throughput_1024k_100_0"] == 201.72  # 2 x (100.3+104+98+102+100) / 5
+    assert columns["throughput_1024k_0_100"] == 100.86
+    assert columns["throughput_128k_0_100"] == 50.0
+    # Pairbench's own: B/s, unrounded, under a name of its own.
+    assert columns["throughput_1024k_100_0_bytes_per_s"] == pytest.approx(201.72 * MIB)
+    names = [name for name in columns if not name.startswith("ss_")]
+    assert names == [
         "throughput_1024k_100_0",
         "throughput_1024k_0_100",
         "throughput_128k_100_0",
         "throughput_128k_0_100",
-    }
+        "throughput_1024k_100_0_bytes_per_s",
+        "throughput_1024k_0_100_bytes_per_s",
+        "throughput_128k_100_0_bytes_per_s",
+        "throughput_128k_0_100_bytes_per_s",
+    ]
+    # The row's ss_* fields are the 128 KiB stage's window (50 MiB/s flat), as theirs.
+    assert columns["ss_average"] == 50.0 and columns["ss_rounds"] == "1-5"
+    assert columns["ss_slope"] == 0.0 and columns["ss_linear_fit_formula"] == "0 * R + 50"
+    assert columns["ss_max_slope_excursion"] == 5.0 and columns["ss_max_data_excursion"] == 10.0
+    assert (columns["ss_max_rounds"], columns["ss_verification"]) == (25, 10)
 
 
 def test_a_stage_out_of_rounds_is_not_reached_and_the_suite_ends() -> None:
@@ -163,16 +187,35 @@ def test_iops_and_latency_tables_and_their_column_names() -> None:
     progress = suite_progress(params, done)
     assert progress.finished and progress.stages[0].verdict.reached_at == 5
     mean, iops, maximum = suite_tables(params, progress, done)
-    assert (mean.name, iops.name, maximum.name) == ("mean latency", "latency IOPS", "max latency")
+    assert (mean.name, iops.name, maximum.name) == (
+        "weighted mean latency",
+        "latency IOPS",
+        "peak latency",
+    )
     assert maximum.value("4k", 0) == 500.0 and maximum.value("8k", 65) == 700.0
     # 65/35: (80 x 100 + 20 x 300) / 400 = 35 µs; 100/0 (reads and writes here): the same
     assert mean.value("4k", 65) == pytest.approx(35.0) and mean.value("4k", 0) == 20.0
     assert iops.value("512", 65) == 400.0
-    columns = csv_columns(params, [mean, iops, maximum])
-    assert columns["latency_4k_65_35_mean"] == pytest.approx(0.035)  # ms, as CloudHarmony's
-    assert columns["latency_16k_0_100_max"] == pytest.approx(0.5)
+    columns = suite_columns(params, progress, done, [mean, iops, maximum])
+    # CloudHarmony's, in ms: a mixed job's (read + write) / 2, unweighted: (80 + 20) / 2 µs
+    assert columns["latency_4k_65_35_mean"] == 0.05
+    # the window's mean of each job's max: (100 + 200 + 300 + 400 + 500) / 5 µs
+    assert columns["latency_16k_0_100_max"] == 0.3
+    assert columns["latency_16k_65_35_max"] == 0.5  # ((700 + 100 r) / 2) averaged over r
+    # Pairbench's own, under names of their own (µs).
+    assert columns["latency_4k_65_35_weighted_mean_us"] == pytest.approx(35.0)
+    assert columns["latency_16k_0_100_peak_us"] == 500.0
     assert columns["latency_512b_0_100_iops"] == 300.0
-    assert len(columns) == 36
+    names = list(columns)
+    assert names[:4] == [
+        "latency_16k_100_0_mean",
+        "latency_16k_100_0_max",
+        "latency_8k_100_0_mean",
+        "latency_8k_100_0_max",
+    ]  # CloudHarmony's order: the jobs' (mixes outer, block sizes inner), mean then max
+    assert len([n for n in names if n.endswith(("_mean", "_max"))]) == 24
+    assert len([n for n in names if n.startswith("ss_")]) == 13  # steady: every field
+    assert len(names) == 24 + 13 + 36
     iops_params = SuiteParams(StorageTest.IOPS, "/dev/x", precondition_passes=0)
     (iops_stage,) = stages_of(StorageTest.IOPS)
     iops_done = {
@@ -183,4 +226,6 @@ def test_iops_and_latency_tables_and_their_column_names() -> None:
     iops_progress = suite_progress(iops_params, iops_done)
     (table,) = suite_tables(iops_params, iops_progress, iops_done)
     assert len(table.cells) == 56 and table.value("1m", 100) == 2.0
-    assert csv_columns(iops_params, [table])["iops_4k_0_100"] == 55.0 + 1.0
+    iops_columns = suite_columns(iops_params, iops_progress, iops_done, [table])
+    assert iops_columns["iops_4k_0_100"] == 55.0 + 1.0
+    assert list(iops_columns)[:2] == ["iops_1m_100_0", "iops_128k_100_0"]

@@ -11,6 +11,7 @@ from __future__ import annotations
 import io
 import itertools
 import json
+from collections.abc import Mapping
 from dataclasses import dataclass, field
 from pathlib import Path
 
@@ -27,6 +28,7 @@ from pairbench.tools.uperf_text import UperfTextParser
 from pairbench.tools.uperf_units import bits, byte_count
 from parser_checks import assert_records_well_formed, series_of
 from parser_contract import Goldens, VersionCheck
+from uperf_final_lines import HEADLINE, assert_figures_are_uperfs
 
 CAPTURES = Path(__file__).resolve().parents[1] / "data" / "captures" / "uperf"
 UPERF = TOOLS["uperf"]
@@ -55,8 +57,27 @@ def capture_text(name: str) -> str:
     return (CAPTURES / name).read_bytes().decode("utf-8", "replace")
 
 
+def profile_params(name: str) -> dict[str, str]:
+    """The run parameters of a capture of a profile of the user's (``profile_*``): its XML
+    and variables, as its .cmd wrote and gave them (uperf's $nthr is the threads parameter,
+    $dur the duration, the others profile_vars)."""
+    cmd = (CAPTURES / name).with_suffix(".cmd").read_text()
+    xml = cmd.split("<<'EOF'\n", 1)[1].split("\nEOF\n", 1)[0] + "\n"
+    given = dict(
+        item.split("=", 1)
+        for item in cmd.split("# pairbench params: ", 1)[1].split("\n")[0].split()
+    )
+    params = {"profile_file": "profile.xml", "profile_xml": xml, "threads": given.pop("nthr")}
+    if "dur" in given:
+        params["duration"] = given.pop("dur").removesuffix("s")
+    params["profile_vars"] = " ".join(f"{k}={v}" for k, v in given.items())
+    return params
+
+
 def live_params(name: str) -> dict[str, str]:
     """The run parameters the capture's profile corresponds to (see its .cmd)."""
+    if name.startswith("profile_"):
+        return profile_params(name)
     kind, protocol, threads = name.split("_")[:3]
     return {
         "profile": "latency" if kind == "rr" else "throughput",
@@ -78,6 +99,12 @@ def without(records: list[Record], metric: str) -> list[tuple[str, float, dict[s
         (r.stream, r.t, {m: v for m, v in zip(r.metrics, r.values, strict=True) if m != metric})
         for r in records
     ]
+
+
+def headline(values: Mapping[str, object]) -> set[str]:
+    """The summary's own figures among ``values`` (not one line of uperf's, see
+    ``uperf_final_lines``)."""
+    return {key for key in values if key in HEADLINE}
 
 
 # --------------------------------------------------------------------------- the golden table
@@ -614,6 +641,52 @@ GOLDEN: dict[str, Golden] = {
             "lost_percent": 72.29,
         },
     ),
+    # Profiles of the user's (the .cmd holds them): connect and disconnect a given number of
+    # times (iterations=$iter: no timed transaction, so no headline throughput, ops or
+    # latency), and two groups at once (no run-wide latency: each group has its own row).
+    "profile_connect_t2_R_i1s_a.out": Golden(
+        "text -R -a",
+        intervals=0,
+        values={
+            # master             1.31s          0            0         6002        0.00
+            "total_throughput_bps": 0.0,
+        },
+    ),
+    "profile_connect_t2_a.out": Golden(
+        "text -a",
+        intervals=0,
+        values={
+            # Total           0 /   1.62(s) =            0        3593op/s
+            "total_throughput_bps": 0.0,
+        },
+    ),
+    "profile_groups_t2_R_i1s_a.out": Golden(
+        "text -R -a",
+        intervals=2,
+        values={
+            # first and last Txn2 raw lines
+            "throughput_bps": 8
+            * (6701851252 - 589824)
+            / (1795832560469.2595 - 1795832558066.5422)
+            * 1e3,
+            # the same raw lines
+            "ops_per_s": (154699 - 9) / (1795832560469.2595 - 1795832558066.5422) * 1e3,
+            # master             4.51s     6.24GB    11.90Gb/s       154708        0.00
+            "total_throughput_bps": 11.90e9,
+        },
+    ),
+    "profile_groups_t2_a.out": Golden(
+        "text -a",
+        intervals=2,
+        values={
+            # Txn2       9.54GB /   2.40(s) =    34.12Gb/s       93592op/s
+            "throughput_bps": 34.12e9,
+            # the same line
+            "ops_per_s": 93592.0,
+            # Total      9.54GB /   4.50(s) =    18.19Gb/s       49907op/s
+            "total_throughput_bps": 18.19e9,
+        },
+    ),
 }
 
 # Runs with uperf -n (with or without -R): "Starting ..." and uperf's end-of-run log only.
@@ -646,14 +719,20 @@ def check_golden(name: str, records: list[Record], summary: Summary) -> None:
     assert summary.error is None
     assert summary.reason == golden.reason
     assert summary.complete is (golden.reason is None)
-    assert summary.values.keys() == golden.values.keys()
+    assert headline(summary.values) == golden.values.keys() & HEADLINE
     for key, value in golden.values.items():
         # Raw timestamps have 17 digits: a double keeps ~16, hence 1e-9 rather than 1e-12.
         assert summary.values[key] == pytest.approx(value, rel=1e-9), key
+    # Every other figure is one of uperf's final lines, and every one of those is stored.
+    assert_figures_are_uperfs(summary.values, capture_text(name))
     ser = series_of(records)
+    assert {stream for stream, _ in ser} <= {"sum", "txn1", "txn2", "txn3"}
+    if not golden.intervals:  # no timed transaction (Txn2): no "sum"
+        assert "throughput_bps" not in summary.values
+        assert not any(stream == "sum" for stream, _ in ser)
+        return
     assert len(ser[("sum", "throughput_bps")]) == golden.intervals
     assert ser[("sum", "throughput_bps")] == ser[("txn2", "throughput_bps")]
-    assert {stream for stream, _ in ser} <= {"sum", "txn1", "txn2", "txn3"}
 
 
 GOLDENS = Goldens(
@@ -702,11 +781,13 @@ def test_live_parser_reads_the_form(name: str) -> None:
     assert summary.form == golden.form
     assert summary.complete is True and summary.reason is None and summary.error is None
     expected = {**golden.values, **golden.live}
-    assert summary.values.keys() == expected.keys()
+    assert headline(summary.values) == expected.keys() & HEADLINE
     for key, value in expected.items():
         assert summary.values[key] == pytest.approx(value, rel=1e-9), key
-    if name.startswith("rr_"):
-        # The file parser knows Pairbench's latency profile by its name: the same records.
+    assert_figures_are_uperfs(summary.values, text)
+    if name.startswith(("rr_", "profile_")):
+        # The file parser knows Pairbench's latency profile by its name: the same records; a
+        # profile of the user's has no interval latency, as a saved output's.
         assert live_records == file_records
     else:
         # The throughput profile's count is a run parameter: only the live parser has the
@@ -798,9 +879,10 @@ def test_pairbench_parse_detects_the_form(name: str, library_path: Path) -> None
     assert payload["complete"] is (golden.reason is None)
     summary = payload["summary"]
     assert isinstance(summary, dict)
-    assert summary.keys() == golden.values.keys()
+    assert headline(summary) == golden.values.keys() & HEADLINE
     for key, value in golden.values.items():
         assert summary[key] == pytest.approx(value, rel=1e-9), key
+    assert_figures_are_uperfs(summary, capture_text(name))
     assert not library_path.exists()
 
 

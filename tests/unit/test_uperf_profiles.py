@@ -322,6 +322,7 @@ def test_resolve_fills_the_profile_defaults() -> None:
         "wndsz": "50k",
         "nodelay": "true",
         "duration": "10",
+        "interval": "1",
     }
     t = uperf.resolve({"profile": "throughput", "protocol": "UDP"})
     assert (t["size"], t["threads"], t["wndsz"], t["protocol"]) == ("8k", "8", "500k", "udp")
@@ -344,6 +345,9 @@ def test_resolve_fills_the_profile_defaults() -> None:
         {"nodelay": "maybe"},
         {"bogus": "1"},
         {"wndsz": "3g"},
+        {"interval": "0.05"},  # below 0.1 s uperf 1.0.8 can stall a timed transaction
+        {"interval": "11"},  # uperf's own bound (params.report_interval's high=10)
+        {"interval": "1m"},  # minutes or uperf's milliseconds? neither: refused
     ],
 )
 def test_resolve_refuses(given: dict[str, str]) -> None:
@@ -378,6 +382,25 @@ def test_commands_latency() -> None:
     assert as_uperf_sees_it(cmds.files["profile.xml"], cmds.env) == as_uperf_sees_it(
         latency_profile("10.200.0.1").xml, latency_profile("10.200.0.1").env
     )
+
+
+@pytest.mark.parametrize(
+    ("interval", "option"),
+    [
+        ("1", "1s"),
+        ("1.0", "1s"),
+        ("0.1", "100m"),
+        ("0.25", "250m"),
+        ("1.5", "1500m"),
+        ("10", "10s"),
+        ("1s", "1s"),
+        ("100ms", "100m"),
+    ],
+)
+def test_the_interval_is_uperfs_i_in_seconds_or_milliseconds(interval: str, option: str) -> None:
+    # uperf's -i: a number with s (seconds) or m (milliseconds: string_to_nsec, numbers.c)
+    cmds = uperf.commands(uperf.resolve({"interval": interval}), CAPS, CTX)
+    assert cmds.client[cmds.client.index("-i") + 1] == option
 
 
 def test_commands_throughput_on_another_port() -> None:

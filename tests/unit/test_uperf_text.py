@@ -24,6 +24,7 @@ from parser_checks import (
     fixture_path,
     series_of,
 )
+from uperf_final_lines import HEADLINE, assert_figures_are_uperfs
 
 OUT_FIXTURES = fixture_names("uperf", "*.out")
 KB = 1024.0
@@ -237,10 +238,12 @@ def test_golden(name: str) -> None:
     assert set(s for s, _ in ser) <= {"sum", "txn1", "txn2", "txn3"}
     assert summary.complete is True
     assert summary.error is None
-    assert summary.values.keys() == expected.keys()
+    assert {k for k in summary.values if k in HEADLINE} == expected.keys() & HEADLINE
     for key, value in expected.items():
         # Raw timestamps have 17 digits: a double keeps ~16, hence 1e-9 rather than 1e-12.
         assert summary.values[key] == pytest.approx(value, rel=1e-9), key
+    # Every other figure is one of uperf's final lines, and every one of those is stored.
+    assert_figures_are_uperfs(summary.values, fixture_text("uperf", name))
 
 
 @pytest.mark.parametrize("name", sorted(ERRORS))
@@ -446,7 +449,21 @@ def test_udp_loss_when_the_slave_counted_nothing() -> None:
     for line in lines:
         assert parser.feed(line) == []
     summary = parser.close()
-    assert summary.values == {"total_throughput_bps": 3.08e9, "lost_percent": 100.0}
+    assert summary.values == {
+        "total_throughput_bps": 3.08e9,
+        "lost_percent": 100.0,
+        # the Run Statistics rows as printed
+        "master_time_s": 12.32,
+        "master_bytes": 4.41 * GB,
+        "master_throughput_bps": 3.08e9,
+        "master_ops_count": 578403,
+        "master_errors_percent": 0.0,
+        "slave_time_s": 12.32,
+        "slave_bytes": 0.0,
+        "slave_throughput_bps": 1.0,
+        "slave_ops_count": 0,
+        "slave_errors_percent": 0.0,
+    }
 
 
 def test_without_ops_per_iteration_there_is_no_interval_latency() -> None:
@@ -516,9 +533,28 @@ def test_table_time_units() -> None:
     ):
         parser.feed(line)
     assert parser.close().values == {
-        "latency_avg_us": 0.761,
+        "latency_avg_us": 0.761,  # Txn1's avg: the timed transaction, Txn2 in progress lines
+        # every row, by uperf's progress numbering (the table's Txn0 is txn1)
+        "txn1_count": 1,
+        "txn1_avg_us": 1.20e6,
+        "txn1_max_us": 1.20e6,
+        "txn1_min_us": 1.20e6,
+        "txn2_count": 186646,
+        "txn2_avg_us": 0.761,
+        "txn2_max_us": 5.75e3,
+        "txn2_min_us": 13.59,
+        "write_count": 186646,
         "write_avg_us": 6830.0,
-        "read_avg_us": 40.23,  # the busiest "read" row
+        "write_max_us": 5.42e3,
+        "write_min_us": 3.90,
+        "read_count": 186645,  # the first "read" row
+        "read_avg_us": 40.23,
+        "read_max_us": 3.81e3,
+        "read_min_us": 0.741,
+        "read2_count": 3,  # the second one
+        "read2_avg_us": 1.00e6,
+        "read2_max_us": 3.81e3,
+        "read2_min_us": 0.741,
     }
 
 

@@ -92,6 +92,35 @@ def test_stop_ends_the_tool() -> None:
     assert not _alive(pid)
 
 
+def _ignored_signals(pid: int) -> set[int]:
+    status = Path(f"/proc/{pid}/status").read_text()
+    mask = int(next(line.split()[1] for line in status.splitlines() if line[:7] == "SigIgn:"), 16)
+    return {signum for signum in range(1, 65) if mask >> (signum - 1) & 1}
+
+
+def test_a_tool_that_does_not_catch_sigint_ends_by_the_stops_sigint() -> None:
+    """A tool under the watchdog has SIGINT as in a terminal (a shell's ``&`` without job
+    control ignores it), so a stop's first signal ends one that does not catch
+    it at once (uperf -s waited a second for SIGTERM): its status says SIGINT (128 + 2)."""
+
+    async def scenario() -> tuple[set[int], int]:
+        process = await LocalTransport().start(
+            ["sleep", "30"], stdout=LineSource.SERVER_OUT, stderr=LineSource.SERVER_ERR
+        )
+        assert process.pid is not None
+        for _ in range(1000):  # between the pid line and exec: the watchdog's bash, not sleep
+            if Path(f"/proc/{process.pid}/comm").read_text().strip() == "sleep":
+                break
+            await asyncio.sleep(0.01)
+        ignored = _ignored_signals(process.pid)
+        await process.stop(grace_s=20)
+        return ignored, await process.wait()
+
+    ignored, status = _run(scenario)
+    assert signal.SIGINT not in ignored, ignored
+    assert status == 128 + signal.SIGINT
+
+
 def test_a_killed_controller_takes_its_tool_and_work_directory_along(tmp_path: Path) -> None:
     workdir = tmp_path / "pairbench.pb.test.XXXX"
     workdir.mkdir()

@@ -5,11 +5,12 @@ from __future__ import annotations
 
 import ast
 import itertools
+import math
 import operator
 from collections.abc import Callable, Mapping, Sequence
 from typing import Any
 
-from pairbench.analysis.storage_suite import HEADLINE
+from pairbench.analysis.storage_columns import HEADLINE
 from pairbench.domain import HostPair
 from pairbench.domain.campaign import MAX_CELLS, STORAGE, Cell, Plan, TestPlan
 from pairbench.domain.storage import StorageTest
@@ -60,6 +61,12 @@ def combinations_of(test: TestPlan) -> list[dict[str, str]]:
         if not values:
             raise PlanError(f"test {test.name!r}: the axis {name!r} is an empty list")
         factors.append([{name: value} for value in values])
+    count = math.prod(len(factor) for factor in factors)
+    if count > MAX_CELLS:  # refused before a list of them is made
+        raise PlanError(
+            f"test {test.name!r} has {count:,} parameter sets (its axes multiplied); at most "
+            f"{MAX_CELLS:,}: narrow the axes or zip some of them"
+        )
     combos: list[dict[str, str]] = []
     for parts in itertools.product(*factors):
         merged: dict[str, str] = {}
@@ -154,17 +161,34 @@ FILTER_HELP = (
 )
 
 
+MAX_FILTER_CHARS = 2000
+MAX_FILTER_NODES = 500  # names, numbers, operators... of the parsed expression
+MAX_FILTER_DEPTH = 50  # operators nested in one another
+
+
 def compile_filter(text: str) -> Callable[[Mapping[str, Any]], bool]:
     """The plan's ``filter`` as a predicate over a cell's names; ``PlanError`` when it is not
-    an expression of the allowed kind. Numbers written as text compare as numbers."""
+    an expression of the allowed kind, or larger than ``MAX_FILTER_CHARS`` characters,
+    ``MAX_FILTER_NODES`` parts or ``MAX_FILTER_DEPTH`` levels (so neither parsing nor
+    evaluating it recurses without bound). Numbers written as text compare as numbers."""
+    shown_text = text if len(text) <= 80 else text[:77] + "..."
+    if len(text) > MAX_FILTER_CHARS:
+        raise PlanError(
+            f"the filter is {len(text):,} characters long; at most {MAX_FILTER_CHARS:,}"
+        )
     try:
         tree = ast.parse(text.strip(), mode="eval")
     except SyntaxError as exc:
-        raise PlanError(f"the filter {text!r} is not an expression: {exc.msg}") from None
+        raise PlanError(f"the filter {shown_text!r} is not an expression: {exc.msg}") from None
+    except (RecursionError, MemoryError):  # CPython's parser nests per operator
+        raise PlanError(
+            f"the filter {shown_text!r} nests too deeply (at most {MAX_FILTER_DEPTH} levels)"
+        ) from None
+    _check_size(tree, shown_text)
     for node in ast.walk(tree):
         if not isinstance(node, _ALLOWED):
             raise PlanError(
-                f"the filter {text!r} uses {type(node).__name__}, which is not allowed: "
+                f"the filter {shown_text!r} uses {type(node).__name__}, which is not allowed: "
                 f"{FILTER_HELP}"
             )
 
@@ -193,6 +217,34 @@ _ALLOWED = (
     *_COMPARE,
     *_ARITH,
 )
+
+
+def _check_size(tree: ast.AST, text: str) -> None:
+    """``PlanError`` for an expression of more than ``MAX_FILTER_NODES`` parts or nested
+    deeper than ``MAX_FILTER_DEPTH`` (walked without recursion)."""
+    count = 0
+    stack = [(tree, 0)]
+    while stack:
+        node, depth = stack.pop()
+        count += 1
+        if count > MAX_FILTER_NODES or depth > MAX_FILTER_DEPTH:
+            raise PlanError(
+                f"the filter {text!r} is too large: at most {MAX_FILTER_NODES} parts, "
+                f"{MAX_FILTER_DEPTH} levels deep"
+            )
+        stack.extend((child, depth + 1) for child in ast.iter_child_nodes(node))
+
+
+def _number(value: Any, text: str) -> float:
+    """An operand of arithmetic as a float (a number, or a parameter written as one):
+    ``PlanError`` for text, lists and numbers beyond a float, so that arithmetic can neither
+    repeat text ("x" * 10**11) nor grow an integer without bound."""
+    if isinstance(value, bool) or not isinstance(value, int | float):
+        raise PlanError(f"the filter {text!r}: arithmetic on {value!r}, which is not a number")
+    try:
+        return float(value)
+    except OverflowError:
+        raise PlanError(f"the filter {text!r}: a number too large for arithmetic") from None
 
 
 def _value(raw: Any) -> Any:
@@ -226,7 +278,7 @@ def _eval(node: ast.AST, names: Mapping[str, Any], text: str) -> Any:
         return all(values) if isinstance(node.op, ast.And) else any(values)
     if isinstance(node, ast.UnaryOp):
         inner = _eval(node.operand, names, text)
-        return (not inner) if isinstance(node.op, ast.Not) else -inner
+        return (not inner) if isinstance(node.op, ast.Not) else -_number(inner, text)
     if isinstance(node, (ast.Tuple, ast.List)):
         return tuple(_value(_eval(e, names, text)) for e in node.elts)
     if isinstance(node, ast.BinOp):
@@ -252,8 +304,8 @@ def _apply(
     names: Mapping[str, Any],
     text: str,
 ) -> Any:
-    a, b = _eval(left, names, text), _eval(right, names, text)
+    a, b = _number(_eval(left, names, text), text), _number(_eval(right, names, text), text)
     try:
         return fn(a, b)
-    except (TypeError, ZeroDivisionError) as exc:
+    except (TypeError, ZeroDivisionError, OverflowError) as exc:
         raise PlanError(f"the filter {text!r}: {exc}") from None

@@ -23,11 +23,15 @@ from __future__ import annotations
 import enum
 import math
 from collections.abc import Iterable, Mapping, Sequence
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from typing import Protocol
 
 import numpy as np
 
+from pairbench.analysis.metadata_diff import ABSENT as ABSENT
+from pairbench.analysis.metadata_diff import FACT_ORDER as FACT_ORDER
+from pairbench.analysis.metadata_diff import DiffRow as DiffRow
+from pairbench.analysis.metadata_diff import MetadataDiff, diff_fields, run_fields
 from pairbench.analysis.outliers import NO_POLICY, OutlierPolicy, OutlierResult, find_outliers
 from pairbench.analysis.stats import (
     DEFAULT_CONFIDENCE,
@@ -37,7 +41,9 @@ from pairbench.analysis.stats import (
     describe,
     welch,
 )
+from pairbench.analysis.verdicts import limited_by
 from pairbench.domain import METRICS, HostPair, Metric, Run, RunStatus, metric_unit
+from pairbench.domain.diagnosis import Diagnosis
 
 # The metrics a comparison table shows when the runs have them, in the field reports' order.
 TABLE_METRICS = (
@@ -73,22 +79,6 @@ PREFERRED_METRICS = (
     "lost_percent",
 )
 
-# Host facts in the order a reader looks for them; others follow alphabetically.
-FACT_ORDER = (
-    "kernel",
-    "os",
-    "nic_driver",
-    "mtu",
-    "interface",
-    "rmem_max",
-    "wmem_max",
-    "tcp_congestion_control",
-    "cpu_model",
-    "cpu_count",
-    "mem_total_kib",
-)
-ABSENT = "—"
-
 
 class CompareError(ValueError):
     """The comparison cannot be made as asked (no runs, unknown metric or baseline, ...)."""
@@ -118,6 +108,10 @@ class RunInput:
     pair: HostPair | None = None
     series: Sequence[SeriesLike] = ()
     ran_by: str = ""
+    diagnosis: Diagnosis | None = None  # what limited the run, when it has a stored verdict
+    # The run's tool's parameter defaults (name → text), when the caller knows them: a
+    # parameter not recorded then reads as its default in the metadata diff.
+    param_defaults: Mapping[str, str] = field(default_factory=dict)
 
 
 class GroupKind(enum.StrEnum):
@@ -324,6 +318,7 @@ class TableRow:
     n: int
     cells: tuple[TableCell, ...]
     is_baseline: bool = False
+    limited_by: str = ""  # the kept runs' verdicts: "cpu (client)", "network ×2, rate ×1"
 
 
 @dataclass(frozen=True, slots=True)
@@ -334,36 +329,6 @@ class ComparisonTable:
     rows: tuple[TableRow, ...]
     baseline: str | None
     confidence: float = DEFAULT_CONFIDENCE
-
-
-@dataclass(frozen=True, slots=True)
-class DiffRow:
-    """A metadata field whose value differs between runs; one value per compared run."""
-
-    field: str
-    values: tuple[str, ...]
-
-
-@dataclass(frozen=True, slots=True)
-class MetadataDiff:
-    """Only the fields that differ; ``same`` counts those that were identical everywhere."""
-
-    run_ids: tuple[int, ...]
-    groups: tuple[str, ...]  # the group of each run, parallel to run_ids
-    rows: tuple[DiffRow, ...]
-    same: int = 0
-
-    def by_group(self) -> list[tuple[str, dict[str, str]]]:
-        """Each differing field with one value per group ("a | b" when a group is mixed)."""
-        order = list(dict.fromkeys(self.groups))
-        out: list[tuple[str, dict[str, str]]] = []
-        for row in self.rows:
-            per_group: dict[str, list[str]] = {g: [] for g in order}
-            for group, value in zip(self.groups, row.values, strict=True):
-                if value not in per_group[group]:
-                    per_group[group].append(value)
-            out.append((row.field, {g: " | ".join(vs) for g, vs in per_group.items()}))
-        return out
 
 
 @dataclass(frozen=True, slots=True)
@@ -620,6 +585,7 @@ def comparison_table(
                 len(kept),
                 tuple(cells),
                 is_baseline=result.name == baseline,
+                limited_by=limited_by(m.diagnosis for m in kept),
             )
         )
     return ComparisonTable(columns, tuple(rows), baseline, confidence)
@@ -627,48 +593,19 @@ def comparison_table(
 
 def run_metadata(item: RunInput) -> dict[str, str]:
     """The fields a metadata diff looks at, flattened to strings."""
-    run = item.run
-    fields: dict[str, str] = {
-        "pair": run.spec.pair,
-        "tool": run.spec.tool,
-        "tool version": run.tool_version or ABSENT,
-        "status": run.status.value,
-        "label": run.label or ABSENT,
-    }
-    if item.ran_by:
-        fields["ran by"] = item.ran_by
-    for key in sorted(run.spec.params):
-        fields[f"param {key}"] = run.spec.params[key]
-    for key in sorted(run.tags):
-        fields[f"tag {key}"] = run.tags[key]
-    if item.pair is not None:
-        fields["client host"] = f"{item.pair.client.name} ({item.pair.client.address})"
-        fields["server host"] = f"{item.pair.server.name} ({item.pair.server.address})"
-        fields["data address"] = item.pair.target_address
-    for role in sorted(run.host_facts, key=lambda r: (r != "client", r)):
-        facts = run.host_facts[role]
-        order = [k for k in FACT_ORDER if k in facts] + sorted(set(facts) - set(FACT_ORDER))
-        for key in order:
-            fields[f"{role} {key}"] = facts[key]
-    return fields
+    return run_fields(item.run, item.pair, item.ran_by)
 
 
 def metadata_diff(items: Sequence[RunInput], groups: Sequence[str] | None = None) -> MetadataDiff:
-    """The fields whose values differ between ``items`` (a field a run lacks counts as "—")."""
-    per_run = [run_metadata(item) for item in items]
-    names: list[str] = []
-    for fields in per_run:
-        names += [k for k in fields if k not in names]
-    rows: list[DiffRow] = []
-    same = 0
-    for name in names:
-        values = tuple(fields.get(name, ABSENT) for fields in per_run)
-        if len(set(values)) > 1:
-            rows.append(DiffRow(name, values))
-        else:
-            same += 1
+    """The fields whose values differ between ``items`` (``analysis.metadata_diff``: a field a
+    run lacks counts as "—"; unset, empty and the tool's default read alike)."""
     group_names = tuple(groups) if groups is not None else tuple(run_name(i.run) for i in items)
-    return MetadataDiff(tuple(i.run.id for i in items), group_names, tuple(rows), same)
+    return diff_fields(
+        [run_metadata(item) for item in items],
+        group_names,
+        [item.run.id for item in items],
+        [item.param_defaults for item in items],
+    )
 
 
 def curve_label(item: RunInput) -> str:
@@ -701,18 +638,32 @@ def median_curve(
     """The pointwise median of several curves on a common time grid.
 
     E.g. a group's typical run, to draw under a live one. The grid spans the time all curves
-    cover, in ``step`` seconds (default: the median sampling interval); curves are linearly
-    interpolated onto it.
+    cover, in ``step`` seconds (default: the coarsest curve's median interval, so a run at
+    0.1 s and one at 1 s meet at 1 s); each curve gives the mean of its values over each
+    grid cell (a value covers its interval, which ends at its ``t``), so a finer curve is
+    averaged, never sampled, onto a coarser grid.
     """
-    usable = [c for c in curves if c.t.size >= 2]
+    finite = [(c, np.isfinite(c.v) & np.isfinite(c.t)) for c in curves]
+    usable = [replace(c, t=c.t[ok], v=c.v[ok]) for c, ok in finite if np.count_nonzero(ok) >= 2]
     if not usable:
         raise CompareError("no curve has two points or more")
-    end = min(float(c.t[-1]) for c in usable)
-    start = max(float(c.t[0]) for c in usable)
     if step is None:
-        step = float(np.median(np.concatenate([np.diff(c.t) for c in usable])))
+        step = max(float(np.median(np.diff(c.t))) for c in usable)
+    covered = [_coverage(c) for c in usable]
+    start = max(max(float(c.t[0]) for c in usable), max(float(e[0]) for e, _ in covered) + step)
+    end = min(float(c.t[-1]) for c in usable)
     if not step > 0 or end < start:
         raise CompareError("the curves do not overlap in time")
     grid = np.arange(start, end + step / 2, step)
-    stacked = np.vstack([np.interp(grid, c.t, c.v) for c in usable])
+    stacked = np.vstack(
+        [(np.interp(grid, e, f) - np.interp(grid - step, e, f)) / step for e, f in covered]
+    )
     return grid, np.median(stacked, axis=0)
+
+
+def _coverage(curve: Curve) -> tuple[FloatArray, FloatArray]:
+    """A curve's interval edges and the integral of its values up to each edge (the first
+    interval taken as long as the second)."""
+    t = curve.t.astype(float)
+    edges = np.concatenate([[t[0] - (t[1] - t[0])], t])
+    return edges, np.concatenate([[0.0], np.cumsum(curve.v * np.diff(edges))])

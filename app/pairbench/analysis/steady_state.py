@@ -1,5 +1,6 @@
-"""SNIA PTS steady state as CloudHarmony's block-storage suite applies it: a window of rounds
-whose tracking variable moved little (data excursion) and did not trend (slope excursion)."""
+"""SNIA PTS steady state (the specification's rule, unrounded): a window of rounds whose
+tracking variable moved little (data excursion) and did not trend (slope excursion).
+CloudHarmony's own arithmetic of the same rule is ``analysis.cloudharmony``."""
 
 from __future__ import annotations
 
@@ -32,8 +33,9 @@ class SteadyParams:
 
 @dataclass(frozen=True, slots=True)
 class WindowCheck:
-    """The rule applied to the window that ends at round ``round`` (1-based): every figure a
-    report shows (the window's mean, max − min and the fitted line), and both verdicts."""
+    """A rule applied to the window that ends at round ``round`` (1-based): every figure a
+    report shows (the window's mean, max − min and the fitted line), and both verdicts as
+    the rule (``rule``: ``pts`` or ``cloudharmony``) decided them."""
 
     round: int
     values: tuple[float, ...]
@@ -44,14 +46,9 @@ class WindowCheck:
     intercept: float  # the fitted value at the window's first round
     slope_excursion: float  # |slope| × (rounds − 1)
     slope_limit: float
-
-    @property
-    def data_ok(self) -> bool:
-        return self.mean > 0 and self.data_excursion <= self.data_limit
-
-    @property
-    def slope_ok(self) -> bool:
-        return self.mean > 0 and self.slope_excursion <= self.slope_limit
+    data_ok: bool
+    slope_ok: bool
+    rule: str = "pts"
 
     @property
     def steady(self) -> bool:
@@ -96,16 +93,22 @@ def check_window(values: Sequence[float], end_round: int, params: SteadyParams) 
     x_mean = (n - 1) / 2
     sxx = sum((x - x_mean) ** 2 for x in range(n))
     slope = sum((x - x_mean) * (v - mean) for x, v in enumerate(window)) / sxx
+    data_excursion = max(window) - min(window)
+    data_limit = params.data_excursion * mean
+    slope_excursion = abs(slope) * (n - 1)
+    slope_limit = params.slope_excursion * mean
     return WindowCheck(
         round=end_round,
         values=window,
         mean=mean,
-        data_excursion=max(window) - min(window),
-        data_limit=params.data_excursion * mean,
+        data_excursion=data_excursion,
+        data_limit=data_limit,
         slope=slope,
         intercept=mean - slope * x_mean,
-        slope_excursion=abs(slope) * (n - 1),
-        slope_limit=params.slope_excursion * mean,
+        slope_excursion=slope_excursion,
+        slope_limit=slope_limit,
+        data_ok=mean > 0 and data_excursion <= data_limit,
+        slope_ok=mean > 0 and slope_excursion <= slope_limit,
     )
 
 

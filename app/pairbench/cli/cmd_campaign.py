@@ -23,8 +23,9 @@ from pairbench.cli.team_entities import (
     team_or,
 )
 from pairbench.domain.campaign import Cell, Plan, RunKey
-from pairbench.domain.failures import RunError
+from pairbench.domain.failures import RunError, UserFileError
 from pairbench.domain.units import format_value
+from pairbench.domain.user_files import read_text
 from pairbench.export.escaping import terminal_text
 from pairbench.services.campaign_plan import PlanError, read_plan
 from pairbench.services.campaign_plans import builtin_plan_path
@@ -42,6 +43,7 @@ from pairbench.services.campaigns import (
 from pairbench.services.library import Library, LibraryError
 
 HELP = "a whole study as one plan: pairs × tests × parameters × repeats"
+_ID_FILE_BYTES = 4096  # an --id-file holds one campaign id
 
 
 def add_parser(sub: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
@@ -210,8 +212,11 @@ def _remembered(lib: Library, id_file: Path | None) -> int | None:
     """The campaign named in ``--id-file`` when it can go on (exists, not completed)."""
     if id_file is None or not id_file.exists():
         return None
-    text = id_file.read_text(encoding="utf-8").strip()
-    if not text.isdigit():
+    try:
+        text = read_text(id_file, what="the id file", limit=_ID_FILE_BYTES).strip()
+    except UserFileError as exc:
+        raise PlanError(str(exc)) from None
+    if not text.isascii() or not text.isdigit() or len(text) > 18:
         raise PlanError(f"{id_file} does not hold a campaign id (got {text[:40]!r})")
     try:
         campaign = show_campaign(lib, int(text)).campaign

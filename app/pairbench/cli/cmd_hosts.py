@@ -1,5 +1,5 @@
 """``pairbench hosts add|list|show|edit|remove|forget-key|import-ssh-config``: manage hosts
-(``install-tool`` lives in ``cmd_install_tool``)."""
+(``install-tool`` lives in ``cmd_install_tool``, ``rename`` in ``cmd_rename``)."""
 
 from __future__ import annotations
 
@@ -14,7 +14,13 @@ from pairbench.cli.environment import Environment
 from pairbench.cli.exit_status import ExitStatus
 from pairbench.cli.prompts import TerminalPrompt
 from pairbench.domain import AuthMethod, Host
-from pairbench.domain.host_text import describe_host, edit_tags, format_tags, key_fingerprint
+from pairbench.domain.host_text import (
+    describe_host,
+    edit_tags,
+    format_tags,
+    key_fingerprint,
+    ssh_option_lines,
+)
 from pairbench.domain.validation import check_address, check_name, check_port, check_user, shown
 from pairbench.export.escaping import terminal_text
 from pairbench.export.run_json import host_payload
@@ -44,7 +50,7 @@ from pairbench.services.ssh_import import (
 )
 
 PASSWORD_STDIN_VAR = "PAIRBENCH_PASSWORD_STDIN"
-_COMMANDS = "add|list|show|edit|remove|forget-key|import-ssh-config|install-tool"
+_COMMANDS = "add|list|show|edit|rename|remove|forget-key|import-ssh-config|install-tool"
 
 
 def add_parser(sub: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
@@ -72,6 +78,10 @@ def add_parser(sub: argparse._SubParsersAction[argparse.ArgumentParser]) -> None
     p_edit.add_argument("--address", help="IP address or DNS name")
     _add_host_options(p_edit, editing=True)
     p_edit.set_defaults(handler=handle_edit)
+
+    from pairbench.cli import cmd_rename
+
+    cmd_rename.add_subparser(hosts_sub, "host")
 
     p_remove = hosts_sub.add_parser("remove", help="remove a host and forget its password")
     p_remove.add_argument("name", metavar="NAME")
@@ -203,9 +213,9 @@ def _edited_host(old: Host, args: argparse.Namespace) -> Host:
     if auth is not None:
         new = dataclasses.replace(new, auth=auth[0], key_path=auth[1])
     if args.jump is not None:
-        new = dataclasses.replace(new, jump=check_name("jump host", args.jump))
+        new = new.with_jump(check_name("jump host", args.jump))
     elif args.no_jump:
-        new = dataclasses.replace(new, jump=None)
+        new = new.with_jump(None)
     if args.tag or args.remove_tag:
         new = dataclasses.replace(new, tags=edit_tags(old.tags, args.tag, args.remove_tag))
     return new
@@ -328,6 +338,8 @@ def handle_show(args: argparse.Namespace, env: Environment) -> ExitStatus:
         say(env, f"  password  {password}")
     if host.jump:
         say(env, f"  jump      {host.jump}")
+    for line in ssh_option_lines(host):
+        say(env, f"  {line}")
     if host.tags:
         say(env, f"  tags      {format_tags(host.tags)}")
     say(env, f"  pairs     {', '.join(pairs) or '-'}")

@@ -7,7 +7,8 @@ import json
 
 from pairbench.cli.environment import Environment
 from pairbench.cli.exit_status import ExitStatus
-from pairbench.services.library import check_library_file
+from pairbench.export.escaping import terminal_text
+from pairbench.services.library import check_library_file, disk_full
 
 
 def add_parser(sub: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
@@ -22,11 +23,24 @@ def add_parser(sub: argparse._SubParsersAction[argparse.ArgumentParser]) -> None
 
 
 def handle_check(args: argparse.Namespace, env: Environment) -> int:
-    """Check the library; exit 0 when SQLite finds it whole, 1 with the problems otherwise."""
+    """Check the library; exit 0 when SQLite finds it whole, 1 with the problems otherwise.
+    A full disk (said on stderr, ``disk_full`` in JSON) is no problem of the file."""
     path = env.resolve_library_path()
     report = check_library_file(path)
+    full = disk_full(path)
+    if full is not None:
+        env.err(terminal_text(f"pairbench: note: {full}"))
     if args.json:
-        env.out(json.dumps({"path": str(path), "ok": report.ok, "problems": list(report.problems)}))
+        env.out(
+            json.dumps(
+                {
+                    "path": str(path),
+                    "ok": report.ok,
+                    "problems": list(report.problems),
+                    "disk_full": str(full) if full is not None else None,
+                }
+            )
+        )
     elif report.ok:
         env.out(f"library {path}: ok (every page checked)")
     else:

@@ -1,4 +1,5 @@
-"""``pairbench pairs add|list|show|edit|remove|check``: manage and preflight client/server pairs."""
+"""``pairbench pairs add|list|show|edit|remove|check``: manage and preflight client/server pairs
+(``rename`` lives in ``cmd_rename``)."""
 
 from __future__ import annotations
 
@@ -31,7 +32,7 @@ from pairbench.services.hosts import (
 from pairbench.services.library import LibraryError
 from pairbench.services.pair_check import CHECKABLE_TOOLS, report_lines, run_check
 
-_COMMANDS = "add|list|show|edit|remove|check"
+_COMMANDS = "add|list|show|edit|rename|remove|check"
 _TAG_HELP = "a tag such as cloud=aws region=eu-west-1 zone=... type=... placement=..."
 
 
@@ -62,6 +63,10 @@ def add_parser(sub: argparse._SubParsersAction[argparse.ArgumentParser]) -> None
     p_edit.add_argument("--server", metavar="HOST")
     _add_pair_options(p_edit, editing=True)
     p_edit.set_defaults(handler=handle_edit)
+
+    from pairbench.cli import cmd_rename
+
+    cmd_rename.add_subparser(pairs_sub, "pair")
 
     p_remove = pairs_sub.add_parser("remove", help="remove a pair (its runs stay)")
     p_remove.add_argument("name", metavar="NAME")

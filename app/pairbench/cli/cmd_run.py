@@ -6,6 +6,7 @@ import argparse
 import asyncio
 import contextlib
 import json
+import re
 import signal
 import time
 
@@ -20,6 +21,7 @@ from pairbench.services.fio_jobs import JobFileError, format_jobs, job_file_para
 from pairbench.services.hosts import get_pair
 from pairbench.services.library import Library, LibraryError
 from pairbench.services.running import run_on_pair
+from pairbench.services.uperf_profiles import ProfileError, profile_file_params
 
 _BAR_WIDTH = 20
 # The headline of a live line (the first of these a record has), then the other values shown.
@@ -34,6 +36,10 @@ _EXTRAS = (
     "read_lat_mean_us",
     "write_lat_mean_us",
 )
+# Streams printed live besides "sum": a fio group's aggregate ("group2"); a uperf profile's
+# transactions ("txn1") while no "sum" came (a profile of the user's without a timed one).
+_GROUP_STREAM = re.compile(r"group\d+")
+_TXN_STREAM = re.compile(r"txn\d+")
 
 
 def add_parser(sub: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
@@ -77,11 +83,13 @@ class _LiveObserver:
         self._write = env.err if to_stderr else env.out
         self._expected = 0.0
         self._started = time.monotonic()
+        self._sum_seen = False
 
     def on_started(self, run_id: int, spec: RunSpec, expected_s: float) -> None:
         self._expected = expected_s
         self._started = time.monotonic()
-        self._write(terminal_text(f"run {run_id}: {spec.tool} on {spec.pair}, ~{expected_s:.0f} s"))
+        length = f"~{expected_s:.0f} s" if expected_s > 0 else "no fixed length"
+        self._write(terminal_text(f"run {run_id}: {spec.tool} on {spec.pair}, {length}"))
 
     def on_line(self, line: Line) -> None:
         return None
@@ -91,19 +99,27 @@ class _LiveObserver:
 
     def on_records(self, records: list[Record]) -> None:
         for record in records:
-            if record.stream == "sum" and any(m in record.metrics for m in _HEADLINES):
+            stream = record.stream
+            self._sum_seen = self._sum_seen or stream == "sum"
+            shown = (
+                stream == "sum"
+                or _GROUP_STREAM.fullmatch(stream) is not None
+                or (not self._sum_seen and _TXN_STREAM.fullmatch(stream) is not None)
+            )
+            if shown and any(m in record.metrics for m in _HEADLINES):
                 self._interval(record)
 
     def _interval(self, record: Record) -> None:
         values = dict(zip(record.metrics, record.values, strict=True))
         main = next(name for name in _HEADLINES if name in values)
+        stream = "" if record.stream == "sum" else f"{record.stream} "
         extras = [
             f"{name} {format_value(name, values[name])}"
             for name in (*_HEADLINES, *_EXTRAS)
             if name in values and name != main
         ]
         self._write(
-            f"{record.t:7.1f} s  {format_value(main, values[main]):>14}  "
+            f"{record.t:7.1f} s  {stream}{format_value(main, values[main]):>14}  "
             f"{'  '.join(extras):<22}  {self._progress(record.t)}"
         )
 
@@ -133,6 +149,14 @@ def handle(args: argparse.Namespace, env: Environment) -> ExitStatus:
             env.err(terminal_text(f"pairbench: {exc}"))
             return ExitStatus.ERROR
         for line in format_jobs(job) if job is not None else ():
+            (env.err if args.json else env.out)(terminal_text(line))
+    if args.tool == "uperf":  # a profile of the user's: read and checked here, shown first
+        try:
+            params, profile = profile_file_params(params)
+        except ProfileError as exc:
+            env.err(terminal_text(f"pairbench: {exc}"))
+            return ExitStatus.ERROR
+        for line in profile.lines if profile is not None else ():
             (env.err if args.json else env.out)(terminal_text(line))
     spec = RunSpec(pair=args.pair, tool=args.tool, params=params, label=args.label)
     try:

@@ -18,7 +18,10 @@ from pairbench.cli.team_entities import add_team_flag, handle_team_show, handle_
 from pairbench.domain import Run
 from pairbench.domain.failures import RunError
 from pairbench.domain.storage import (
+    THREADS_PER_CORE_MAX,
+    THREADS_PER_TARGET_MAX,
     JobKey,
+    SteadyRule,
     StorageTest,
     SuiteParams,
     SuiteStatus,
@@ -27,16 +30,18 @@ from pairbench.domain.storage import (
 )
 from pairbench.domain.units import format_value
 from pairbench.export.escaping import terminal_text
-from pairbench.services.library import LibraryError
+from pairbench.services.library import Library, LibraryError
 from pairbench.services.storage import (
     SuiteOutcome,
     SuiteRequest,
+    SuiteShown,
     resume_suite,
     show_suite,
     start_suite,
     storage_suites,
 )
-from pairbench.services.storage_json import outcome_json, suite_json, suite_row
+from pairbench.services.storage_json import suite_json, suite_row
+from pairbench.services.verdicts import run_verdicts
 
 HELP = "the SNIA PTS storage suite with fio: run, resume, list, show"
 
@@ -60,7 +65,25 @@ def add_parser(sub: argparse._SubParsersAction[argparse.ArgumentParser]) -> None
     run.add_argument(
         "--size", default="", help="test file size (4GiB), or a device's active range (all)"
     )
-    run.add_argument("--threads", type=int, default=None, help="fio numjobs (the host's CPUs)")
+    run.add_argument(
+        "--threads",
+        type=int,
+        default=None,
+        help="fio numjobs (the host's CPUs), capped as CloudHarmony caps it: at most "
+        "--threads-per-target-max, and --threads-per-core-max x the CPUs",
+    )
+    run.add_argument(
+        "--threads-per-target-max",
+        type=int,
+        default=THREADS_PER_TARGET_MAX,
+        help=f"numjobs at most this ({THREADS_PER_TARGET_MAX}, CloudHarmony's)",
+    )
+    run.add_argument(
+        "--threads-per-core-max",
+        type=int,
+        default=THREADS_PER_CORE_MAX,
+        help=f"numjobs at most this many per CPU ({THREADS_PER_CORE_MAX}, CloudHarmony's)",
+    )
     run.add_argument("--iodepth", type=int, default=64, help="I/O in flight per thread (64)")
     run.add_argument("--round-seconds", type=int, default=60, help="seconds per job (60)")
     run.add_argument("--max-rounds", type=int, default=25, help="rounds at most (25)")
@@ -68,10 +91,18 @@ def add_parser(sub: argparse._SubParsersAction[argparse.ArgumentParser]) -> None
         "--precondition-passes", type=int, default=2, help="128 KiB sequential write passes (2)"
     )
     run.add_argument(
+        "--steady-state",
+        default=SteadyRule.PTS.value,
+        choices=[r.value for r in SteadyRule],
+        help="the rule ending a stage: pts (the specification's, unrounded) or cloudharmony "
+        "(its units and roundings: a published study's rounds)",
+    )
+    run.add_argument(
         "--data-excursion",
         type=float,
-        default=20.0,
-        help="steady state: max - min of the window at most this %% of its mean (20)",
+        default=None,
+        help="steady state: max - min of the window at most this %% of its mean (20; "
+        "cloudharmony: twice the slope excursion)",
     )
     run.add_argument(
         "--slope-excursion",
@@ -83,9 +114,15 @@ def add_parser(sub: argparse._SubParsersAction[argparse.ArgumentParser]) -> None
     run.add_argument(
         "--precondition-once",
         action="store_true",
-        help="with several --test: precondition before the first only",
+        help="with several --test: precondition before the first only (and its 128 KiB "
+        "throughput stage not again)",
     )
-    run.add_argument("--no-purge", action="store_true", help="no blkdiscard before the suite")
+    run.add_argument(
+        "--no-purge",
+        action="store_true",
+        help="no purge (blkdiscard, else a zero fill) before the suite; a device neither "
+        "purges is refused without it",
+    )
     run.add_argument("--confirm", default="", help="the device path again: its data goes")
     run.add_argument(
         "--force", action="store_true", help="test a device that holds a file system or partitions"
@@ -96,6 +133,11 @@ def add_parser(sub: argparse._SubParsersAction[argparse.ArgumentParser]) -> None
     run.set_defaults(handler=handle_run)
     resume = ssub.add_parser("resume", help="go on with a stopped suite from its next job")
     resume.add_argument("id", type=int)
+    resume.add_argument(
+        "--force",
+        action="store_true",
+        help="go on although the device now holds a file system or partitions (destroyed)",
+    )
     resume.add_argument("--json", action="store_true", help="end with one JSON object")
     resume.add_argument("--accept-new-host-key", action="store_true", help="pin a new host key")
     resume.set_defaults(handler=handle_resume)
@@ -150,6 +192,7 @@ class _Progress:
         line = f"  {stage.stage.name} round {len(stage.values)}: {stage.values[-1]:.6g}"
         window = verdict.window
         if window is not None:
+            line += f" ({stage.rule.value} rule)" if window.rule != "pts" else ""
             line += (
                 f" (window mean {window.mean:.6g}; data {window.data_excursion:.4g} "
                 f"<= {window.data_limit:.4g}: {'yes' if window.data_ok else 'no'}; slope "
@@ -171,16 +214,30 @@ def _exit(status: SuiteStatus) -> ExitStatus:
     }.get(status, ExitStatus.RUN_FAILED)
 
 
-def _report(env: Environment, outcome: SuiteOutcome, params: SuiteParams, as_json: bool) -> None:
-    data = outcome_json(outcome, params)
+def _stage_line(stage: dict[str, Any]) -> str:
+    """``iops: steady state reached at round 7 (pts rule)``."""
+    at = f" at round {stage['round']}" if stage["round"] else ""
+    return f"{stage['stage']}: steady state {stage['state']}{at} ({stage['rule']} rule)"
+
+
+def _shown_json(lib: Library, suite_id: int) -> tuple[SuiteShown, dict[str, Any]]:
+    """A suite and its ``storage show --json`` object, with what limited each job's run."""
+    shown = show_suite(lib, suite_id)
+    verdicts = run_verdicts(lib, (j.run_id for j in shown.jobs if j.run_id is not None))
+    return shown, suite_json(shown, verdicts)
+
+
+def _report(env: Environment, outcome: SuiteOutcome, as_json: bool) -> None:
+    """The suite as ``storage show`` gives it (``--json``: the same object), and how to go
+    on with a stopped one."""
+    with env.open_library() as lib:
+        _shown, data = _shown_json(lib, outcome.suite_id)
     if as_json:
         env.out(json.dumps(data))
         return
     env.out(f"suite {outcome.suite_id}: {outcome.status.value}")
     for stage in data["stages"]:
-        state = stage["state"]
-        at = f" at round {stage['round']}" if stage["round"] else ""
-        env.out(terminal_text(f"  {stage['stage']}: steady state {state}{at}"))
+        env.out(terminal_text(f"  {_stage_line(stage)}"))
     if outcome.error:
         env.err(terminal_text(f"pairbench: suite {outcome.suite_id}: {outcome.error}"))
     if outcome.status is not SuiteStatus.COMPLETED:
@@ -190,6 +247,7 @@ def _report(env: Environment, outcome: SuiteOutcome, params: SuiteParams, as_jso
 def handle_run(args: argparse.Namespace, env: Environment) -> ExitStatus:
     """Run a storage suite per ``--test``, one after the other; Ctrl-C cancels the one
     running (finished jobs kept, resumable) and runs no more."""
+    data = None if args.data_excursion is None else args.data_excursion / 100.0
     try:
         req = SuiteRequest(
             host=args.host,
@@ -205,8 +263,12 @@ def handle_run(args: argparse.Namespace, env: Environment) -> ExitStatus:
             confirm=args.confirm,
             force=args.force,
             label=args.label,
-            data_excursion=args.data_excursion / 100.0,
+            data_excursion=data,
             slope_excursion=args.slope_excursion / 100.0,
+            steady_state=SteadyRule(args.steady_state),
+            threads_per_target_max=args.threads_per_target_max,
+            threads_per_core_max=args.threads_per_core_max,
+            precondition_once=args.precondition_once,
         )
     except ValueError as exc:
         env.err(terminal_text(f"pairbench: {exc}"))
@@ -226,10 +288,8 @@ def handle_run(args: argparse.Namespace, env: Environment) -> ExitStatus:
 def _run_one(req: SuiteRequest, args: argparse.Namespace, env: Environment) -> ExitStatus:
     """One suite: run, report, and its exit status."""
     say = env.err if args.json else env.out
-    created: list[SuiteParams] = []
 
     def on_created(suite_id: int, params: SuiteParams) -> None:
-        created.append(params)
         say(terminal_text(f"suite {suite_id}: {params.test.value} on {params.target}"))
         say(f"  {estimate_text(params)}, plus preconditioning")
         cancel_on_signals(cancel)
@@ -254,17 +314,15 @@ def _run_one(req: SuiteRequest, args: argparse.Namespace, env: Environment) -> E
     except (LibraryError, RunError) as exc:
         env.err(terminal_text(f"pairbench: {exc}"))
         return ExitStatus.ERROR
-    _report(env, outcome, created[0], args.json)
+    _report(env, outcome, args.json)
     return _exit(outcome.status)
 
 
 def handle_resume(args: argparse.Namespace, env: Environment) -> ExitStatus:
     """Go on with a stopped suite."""
     cancel = asyncio.Event()
-    resumed: list[SuiteParams] = []
 
     def on_resumed(suite_id: int, params: SuiteParams) -> None:
-        resumed.append(params)
         cancel_on_signals(cancel)
 
     try:
@@ -278,12 +336,13 @@ def handle_resume(args: argparse.Namespace, env: Environment) -> ExitStatus:
                     secrets=TerminalPrompt(),
                     accept_new_host_key=args.accept_new_host_key,
                     on_resumed=on_resumed,
+                    force=args.force,
                 )
             )
     except (LibraryError, RunError, ValueError) as exc:
         env.err(terminal_text(f"pairbench: {exc}"))
         return ExitStatus.ERROR
-    _report(env, outcome, resumed[0], args.json)
+    _report(env, outcome, args.json)
     return _exit(outcome.status)
 
 
@@ -310,11 +369,10 @@ def handle_show(args: argparse.Namespace, env: Environment) -> ExitStatus:
     """One suite: its verdicts and tables (``--json``: with every job)."""
     try:
         with env.open_library() as lib:
-            shown = show_suite(lib, args.id)
+            shown, data = _shown_json(lib, args.id)
     except LibraryError as exc:
         env.err(terminal_text(f"pairbench: {exc}"))
         return ExitStatus.ERROR
-    data = suite_json(shown)
     if args.json:
         env.out(json.dumps(data))
         return ExitStatus.OK
@@ -323,8 +381,9 @@ def handle_show(args: argparse.Namespace, env: Environment) -> ExitStatus:
     if data["error"]:
         env.out(terminal_text(f"  {data['error']}"))
     for stage in data["stages"]:
-        at = f" at round {stage['round']}" if stage["round"] else ""
-        env.out(terminal_text(f"  {stage['stage']}: {stage['state']}{at} ({stage['tracking']})"))
+        env.out(terminal_text(f"  {_stage_line(stage)}; tracking {stage['tracking']}"))
+        if stage["limited_by"]:
+            env.out(terminal_text(f"    limited by {stage['limited_by']}"))
     for table in shown.tables:
         env.out(f"  {table.name} ({table.unit}):")
         for cell in table.cells:

@@ -12,6 +12,8 @@ import sys
 from pairbench.cli.environment import Environment
 from pairbench.cli.exit_status import ExitStatus
 from pairbench.services.team import (
+    LOCKED,
+    OK,
     LibraryError,
     TeamError,
     TeamSetupError,
@@ -81,6 +83,7 @@ def status_json(st: TeamStatus) -> dict[str, object]:
         "name": st.name,
         "auto": st.auto,
         "reachable": st.reachable,
+        "state": st.state,
         "error": st.error or None,
         "role": st.role,
         "can_publish": st.can_publish,
@@ -99,11 +102,16 @@ def _print_status(env: Environment, st: TeamStatus, as_json: bool) -> None:
         env.out(json.dumps(status_json(st)))
         return
     env.out(f"team library {st.url} (publishing as {st.name}, automatic: {_on(st.auto)})")
-    if st.reachable:
+    if st.reachable and st.role:
         rights = "may publish" if st.can_publish else "read-only"
         env.out(f"  server: reachable, role {st.role} ({rights}), schema {st.schema}")
-        env.out(f"  runs on the server: {st.team_runs}")
-    else:
+        if st.team_runs is not None:
+            env.out(f"  runs on the server: {st.team_runs}")
+    if st.state == LOCKED:
+        env.out(f"  locked: {st.error}")
+    elif st.reachable and st.error:
+        env.out(f"  server: reachable, but {st.error}")
+    elif st.error:
         env.out(f"  server: not reachable: {st.error}")
     env.out(f"  published from here: {st.published}; waiting in the outbox: {st.pending}")
     if st.suites_waiting or st.campaigns_waiting:
@@ -141,7 +149,7 @@ def handle_status(args: argparse.Namespace, env: Environment) -> ExitStatus:
         env.err(f"error: {exc}")
         return ExitStatus.ERROR
     _print_status(env, st, args.json)
-    return ExitStatus.OK if st.reachable else ExitStatus.ERROR
+    return ExitStatus.OK if st.state == OK else ExitStatus.ERROR
 
 
 def handle_push(args: argparse.Namespace, env: Environment) -> ExitStatus:

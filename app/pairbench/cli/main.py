@@ -154,21 +154,25 @@ def run_command(invocation: Invocation, env: Environment) -> int:
     except BrokenPipeError:
         return ExitStatus.ERROR
     except Exception as exc:
-        if not _is_user_error(exc):
+        failure = _user_error(exc, env)
+        if failure is None:
             raise
         from pairbench.export.escaping import terminal_text
 
-        env.err(terminal_text(f"pairbench: {exc}"))
+        env.err(terminal_text(f"pairbench: {failure}"))
         return ExitStatus.ERROR
 
 
-def _is_user_error(exc: Exception) -> bool:
-    """A failure the user can act on, reported in one line (no traceback)."""
+def _user_error(exc: Exception, env: Environment) -> Exception | None:
+    """A failure the user can act on, to report in one line (no traceback): ``exc`` itself,
+    or what an SQLite error of the library's disk (full, failing) means; None otherwise."""
     # Imported only once something failed: a command that needs none of them is not slowed.
-    from pairbench.services.library import LibraryError
+    from pairbench.services.library import LibraryError, LibraryFullError, storage_failure
     from pairbench.services.parsing import ParamError, ParseError
 
-    return isinstance(exc, LibraryError | ParamError | ParseError)
+    if isinstance(exc, LibraryError | LibraryFullError | ParamError | ParseError):
+        return exc
+    return storage_failure(exc, env.resolve_library_path())
 
 
 def run_cli(argv: Sequence[str], env: Environment | None = None) -> int:

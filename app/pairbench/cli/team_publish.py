@@ -37,8 +37,8 @@ def publish_after(env: Environment) -> None:
         return
     from pairbench.services.team_outbox import publishing_due
 
-    with env.open_library() as lib:
-        if not publishing_due(lib):
+    with env.open_library() as lib:  # a library opened full publishes nothing
+        if lib.full is not None or not publishing_due(lib):
             return
     from pairbench.services.team import LibraryError, TeamError, publish_waiting
 

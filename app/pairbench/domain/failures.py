@@ -2,8 +2,9 @@
 
 from __future__ import annotations
 
-import time
 from collections.abc import Mapping, Sequence
+
+from pairbench.domain.timestamps import time_text
 
 
 class TransportError(Exception):
@@ -112,20 +113,28 @@ class HostBusyError(Exception):
 
 
 def describe_holder(holder: Mapping[str, object]) -> str:
-    """ "in use by a Pairbench run (iperf3 on pair lab, pid 4242, started 14:02:11)"."""
+    """ "in use by another Pairbench run (iperf3 on pair lab; `pairbench run`, pid 4242,
+    library /home/me/lab.sqlite, started 14:02:11; its run 6 there)": the program, its
+    library file, pid and start time; a run number only with the library it belongs to
+    (never to be read as a run of this library)."""
     parts = []
     if holder.get("tool") and holder.get("pair"):
         parts.append(f"{holder['tool']} on pair {holder['pair']}")
-    if holder.get("run_id"):
-        parts.append(f"run {holder['run_id']}")
+    where = []
     if holder.get("program"):
-        parts.append(str(holder["program"]))
+        where.append(str(holder["program"]))
     if holder.get("pid"):
-        parts.append(f"pid {holder['pid']}")
+        where.append(f"pid {holder['pid']}")
+    if holder.get("library"):
+        where.append(f"library {holder['library']}")
     started = holder.get("started_at")
     if isinstance(started, int | float):
-        parts.append(f"started {time.strftime('%H:%M:%S', time.localtime(started))}")
-    detail = f" ({', '.join(parts)})" if parts else ""
+        where.append(f"started {time_text(started, '%H:%M:%S')}")
+    if where:
+        parts.append(", ".join(where))
+    if holder.get("run_id") and holder.get("library"):
+        parts.append(f"its run {holder['run_id']} there")
+    detail = f" ({'; '.join(parts)})" if parts else ""
     return (
         f"in use by another Pairbench run{detail}; wait for it to end or cancel it where it "
         "was started"
@@ -149,6 +158,19 @@ class RunError(Exception):
         return self.__cause__
 
 
+class PortInUseError(TransportError):
+    """The server port the user chose is in use on ``host`` (``detail``: the tool's words or
+    what listens there)."""
+
+    def __init__(self, host: str, port: int, detail: str = "") -> None:
+        super().__init__(
+            f"host {host}: port {port} is in use{f' ({detail})' if detail else ''}; choose "
+            "another port, or leave port unset (0) and Pairbench picks a free one",
+            host=host,
+        )
+        self.port = port
+
+
 class ToolNotInstalledError(RunError):
     """The run's tool is missing on ``host``; ``installable``: Pairbench can build it there
     (``hosts install-tool``), which a front end offers."""
@@ -165,6 +187,21 @@ class PairBusyError(RunError):
         super().__init__(message)
         self.host = host
         self.holder = dict(holder)
+
+
+class TargetHoldsDataError(RunError):
+    """A storage suite's device holds data it would destroy (``held``: a file system, a
+    partition table, ...) and was not forced; a front end may offer to force it."""
+
+    def __init__(self, message: str, host: str, target: str, held: Sequence[str]) -> None:
+        super().__init__(message)
+        self.host, self.target, self.held = host, target, list(held)
+
+
+class TargetChangedError(RunError):
+    """A running storage suite's target is no longer as the suite checked it (a device now in
+    use, its own directory changed or gone): checked before a purge, nothing written; the
+    suite stops there (resumable, the resume checks it again)."""
 
 
 class StalledOutError(Exception):
@@ -211,3 +248,45 @@ class FormErrors(ValueError):
 
 class AnalysisError(Exception):
     """A run cannot be analysed (no throughput series); the message says why."""
+
+
+class UserFileError(ValueError):
+    """A file the user named cannot be read as asked: missing, unreadable, not a regular file
+    (a FIFO, a device, a directory), or larger than the size allowed for what it should be.
+    ``path`` is the file as named; ``os_error`` the system's error when there was one."""
+
+    def __init__(self, message: str, *, path: str = "", os_error: OSError | None = None) -> None:
+        super().__init__(message)
+        self.path = path
+        self.os_error = os_error
+
+
+class InputRefusedError(ValueError):
+    """An input read whole but refused before anything was stored (an import holding no
+    result of its tool, an implausible time, a negative or non-finite figure); the message
+    says what was read and why it cannot be so."""
+
+
+class LibraryFullError(Exception):
+    """The file system holding the library is full: nothing more can be stored in it.
+
+    ``mount`` is that file system's mount point, ``detail`` its type and device, ``free`` the
+    bytes left on it; ``kept`` says what was kept of the work that met it ("run 3 is stored
+    as interrupted with its first 120 samples"; "nothing was imported").
+    """
+
+    def __init__(self, library: str, mount: str, detail: str, free: int, kept: str = "") -> None:
+        self.library, self.mount, self.detail = library, mount, detail
+        self.free, self.kept = free, kept
+        from pairbench.domain.units import format_quantity  # here: `runs list` needs no units
+
+        shown = f"{mount} ({detail})" if detail else mount
+        said = f"; {kept}" if kept else ""
+        super().__init__(
+            f"the library's disk is full: {shown} has {format_quantity('B', free)} free"
+            f"{said}; free space on {mount} and try again"
+        )
+
+    def keeping(self, kept: str) -> LibraryFullError:
+        """The same failure, saying what was kept."""
+        return LibraryFullError(self.library, self.mount, self.detail, self.free, kept)

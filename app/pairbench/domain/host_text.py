@@ -72,12 +72,62 @@ def describe_host(host: Host) -> str:
     if host.is_local:
         return "this computer"
     auth = {
-        AuthMethod.AGENT: "ssh-agent",
+        AuthMethod.AGENT: _agent_words(host),
         AuthMethod.KEY: f"key {host.key_path}",
         AuthMethod.PASSWORD: "password",
     }.get(host.auth, host.auth.value)
-    via = f", via {host.jump}" if host.jump else ""
+    route = route_text(host)
+    via = f", via {route}" if route else ""
     return f"{host.user or 'root'}@{host.address}:{host.port}, {auth}{via}"
+
+
+def _agent_words(host: Host) -> str:
+    files = len(host.ssh.identity_files)
+    if not files:
+        return "ssh-agent"
+    agent = "" if host.ssh.identities_only else "ssh-agent + "
+    return f"{agent}{files} key file{'s' if files > 1 else ''}"
+
+
+def route_text(host: Host) -> str:
+    """How a host is reached: its jump host, its hops (``a > b``), ``ProxyCommand``, or ""."""
+    if host.jump:
+        return host.jump
+    if host.ssh.jumps:
+        first = host.ssh.jumps[0]
+        command = " (ProxyCommand)" if first.ssh.proxy_command is not None else ""
+        return " > ".join(hop.name for hop in host.ssh.jumps) + command
+    if host.ssh.proxy_command is not None:
+        return "ProxyCommand"
+    return ""
+
+
+def ssh_option_lines(host: Host) -> list[str]:
+    """``(label, value)`` lines for what a host's OpenSSH config gave, for ``hosts show``."""
+    options = host.ssh
+    lines: list[str] = []
+    for path in options.identity_files:
+        lines.append(f"key file  {path}")
+    for path in options.certificate_files:
+        lines.append(f"cert file {path}")
+    if options.identities_only:
+        lines.append("keys      only the key files (IdentitiesOnly)")
+    if options.identity_agent is not None:
+        lines.append(f"agent     {options.identity_agent}")
+    if options.known_hosts is not None:
+        lines.append(f"known     {' '.join(options.known_hosts) or 'none'}")
+    if options.host_key_alias is not None:
+        lines.append(f"key alias {options.host_key_alias}")
+    if options.accept_new_host_keys:
+        lines.append("new keys  accepted and pinned (StrictHostKeyChecking accept-new)")
+    for hop in options.jumps:
+        via = " (ProxyCommand)" if hop.ssh.proxy_command is not None else ""
+        lines.append(f"jump      {hop.name}: {hop.user}@{hop.address}:{hop.port}{via}")
+        for sub in ssh_option_lines(hop):
+            lines.append(f"  {sub}")
+    if options.proxy_command is not None:
+        lines.append(f"proxy     {options.proxy_command}")
+    return lines
 
 
 def key_fingerprint(key_line: str) -> str:

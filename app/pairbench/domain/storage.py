@@ -19,6 +19,14 @@ class StorageTest(enum.StrEnum):
     THROUGHPUT = "throughput"
 
 
+class SteadyRule(enum.StrEnum):
+    """Which steady-state rule ends a stage: the specification's (PTS-E 1.1, unrounded), or
+    CloudHarmony block-storage's arithmetic (its units and roundings, its verdict)."""
+
+    PTS = "pts"
+    CLOUDHARMONY = "cloudharmony"
+
+
 class SuiteStatus(enum.StrEnum):
     """How a suite stands: running, or ended and how."""
 
@@ -97,6 +105,9 @@ class Stage:
     tracked: Job
     metric: str  # a fio summary field of ``tracked``'s run
     metric_label: str
+    # Purged and preconditioned again before it (as CloudHarmony does before the 128 KiB
+    # throughput stage), when the suite's ``prep_each_stage`` says so.
+    prepared_again: bool = False
 
     def job_index(self, job: Job) -> int:
         return self.jobs.index(job)
@@ -118,8 +129,9 @@ def stages_of(test: StorageTest) -> tuple[Stage, ...]:
             Job(bs, 0, sequential=True),
             "write_bytes_per_s",
             f"write throughput (B/s), {block_size_word(bs)}",
+            prepared_again=index > 0,
         )
-        for bs in THROUGHPUT_BLOCK_SIZES
+        for index, bs in enumerate(THROUGHPUT_BLOCK_SIZES)
     )
 
 
@@ -142,6 +154,10 @@ class SuiteParams:
     ``target`` is a block device (``/dev/...``) or a directory for a test file of ``size``
     bytes; ``size`` on a device is the active range (0: all of it). ``threads`` is fio's
     ``numjobs``, ``iodepth`` the I/O in flight per thread (the latency test uses 1 and 1).
+    ``steady_state`` is the rule that ends a stage. ``prep_each_stage``: a stage marked
+    ``prepared_again`` (throughput's 128 KiB) is purged (``purge``) and preconditioned
+    (unless ``precondition_once``) again first, as CloudHarmony does; False in suites
+    stored before Pairbench did so, which resume as they began.
     """
 
     test: StorageTest
@@ -158,6 +174,9 @@ class SuiteParams:
     ioengine: str = "libaio"
     direct: bool = True  # O_DIRECT (off where the file system lacks it: said in the facts)
     extra: Mapping[str, str] = field(default_factory=dict)
+    steady_state: SteadyRule = SteadyRule.PTS
+    prep_each_stage: bool = False
+    precondition_once: bool = False
 
     @property
     def on_device(self) -> bool:
@@ -172,6 +191,7 @@ class SuiteParams:
     def to_json(self) -> dict[str, Any]:
         data = asdict(self)
         data["test"] = self.test.value
+        data["steady_state"] = self.steady_state.value
         data["extra"] = dict(self.extra)
         return data
 
@@ -180,8 +200,20 @@ class SuiteParams:
         known = {f.name for f in fields(cls)}
         values = {k: v for k, v in data.items() if k in known}
         values["test"] = StorageTest(values["test"])
+        values["steady_state"] = SteadyRule(values.get("steady_state", SteadyRule.PTS.value))
         values["extra"] = dict(values.get("extra") or {})
         return cls(**values)
+
+    def precondition_passes_before(self, stage: int) -> int:
+        """Preconditioning passes before stage ``stage`` (0-based)."""
+        if stage == 0:
+            return self.precondition_passes
+        again = self.prep_each_stage and stages_of(self.test)[stage].prepared_again
+        return self.precondition_passes if again and not self.precondition_once else 0
+
+    def purge_before(self, stage: int) -> bool:
+        """Whether the target is purged again before stage ``stage`` (>= 1)."""
+        return self.purge and self.prep_each_stage and stages_of(self.test)[stage].prepared_again
 
     def estimated_seconds(self, rounds: int) -> float:
         """Seconds of fio for ``rounds`` rounds of every stage (preconditioning aside)."""
@@ -201,6 +233,49 @@ class JobKey:
     @property
     def precondition(self) -> bool:
         return self.stage < 0
+
+    @property
+    def before_stage(self) -> int:
+        """The stage a preconditioning pass comes before (0 for stage −1, 1 for −2)."""
+        return -1 - self.stage
+
+
+def precondition_stage(stage: int) -> int:
+    """The JobKey stage of the preconditioning passes before stage ``stage``: −1 before the
+    first, −2 before the second (throughput's 128 KiB stage, prepared again)."""
+    return -1 - stage
+
+
+# CloudHarmony's limits on fio's numjobs (its threads_per_target_max, threads_per_core_max).
+THREADS_PER_TARGET_MAX: Final = 8
+THREADS_PER_CORE_MAX: Final = 2
+
+
+def suite_threads(
+    asked: int | None,
+    cpus: int,
+    per_target_max: int = THREADS_PER_TARGET_MAX,
+    per_core_max: int = THREADS_PER_CORE_MAX,
+) -> int:
+    """fio's ``numjobs`` for one target, as CloudHarmony sets its ``threads``: the number
+    asked (default: the host's CPUs), at most ``per_target_max``, and at most
+    ``per_core_max`` × the CPUs; at least 1."""
+    threads = asked if asked is not None else cpus
+    threads = max(1, min(threads, per_target_max))
+    if threads > per_core_max * cpus:
+        threads = max(1, per_core_max * cpus)
+    return threads
+
+
+# fio's own figures of a job's (group-reported) first entry, kept beside Pairbench's summary
+# figures: what CloudHarmony's code reads of ``jobs[0]`` (``iops``; ``bw``, KiB/s;
+# ``lat_ns`` mean and max, ns), per direction.
+FIO_FIGURES: Final = ("iops", "bw", "lat_ns_mean", "lat_ns_max")
+
+
+def fio_figure_key(direction: str, name: str) -> str:
+    """``write_fio_bw``: the stored key of one of ``FIO_FIGURES`` for a direction."""
+    return f"{direction}_fio_{name}"
 
 
 def estimate_text(params: SuiteParams, window: int = 5) -> str:

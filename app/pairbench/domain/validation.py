@@ -5,6 +5,8 @@ from __future__ import annotations
 import ipaddress
 import re
 
+from pairbench.domain.hosts import RESERVED_NAMES, is_reserved_name
+
 NAME_RE = re.compile(r"[A-Za-z0-9][A-Za-z0-9._-]{0,63}")
 USER_RE = re.compile(r"[a-z_][a-z0-9_.-]{0,31}", re.IGNORECASE)
 TAG_KEY_RE = re.compile(r"[A-Za-z0-9_.-]{1,32}")
@@ -32,6 +34,19 @@ def check_name(kind: str, value: str) -> str:
         raise ValueError(
             f"invalid {kind} name {shown(value)}: use 1 to 64 letters, digits, '.', '_' or '-', "
             "starting with a letter or digit"
+        )
+    return value
+
+
+def check_new_name(kind: str, value: str) -> str:
+    """A name for a new (or renamed) host or pair: ``check_name``, and none of the names that
+    mean this computer (``hosts.RESERVED_NAMES``, in any letter case)."""
+    check_name(kind, value)
+    if is_reserved_name(value):
+        reserved = " and ".join(repr(n) for n in sorted(RESERVED_NAMES))
+        raise ValueError(
+            f"the {kind} name {value!r} is reserved: {reserved} (in any letter case) mean "
+            "this computer; choose another name"
         )
     return value
 

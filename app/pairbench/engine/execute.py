@@ -4,16 +4,20 @@ from __future__ import annotations
 
 import asyncio
 import os
-import sys
 import time
+from collections.abc import Awaitable
 from dataclasses import dataclass, replace
+from pathlib import Path
+from typing import TypeVar
 
 from pairbench.domain import HostPair, Run, RunSpec, RunStatus
 from pairbench.domain.failures import (
     ConnectionLostError,
     HostBusyError,
     HostInUseError,
+    LibraryFullError,
     PairBusyError,
+    PortInUseError,
     RunError,
     StalledOutError,
     ToolMissingError,
@@ -21,10 +25,12 @@ from pairbench.domain.failures import (
     TransportError,
 )
 from pairbench.domain.processes import RunTag
-from pairbench.engine.host_lock import HostLocks
+from pairbench.engine.diagnose import finish_verdict
+from pairbench.engine.host_lock import HostLocks, holder_info
 from pairbench.engine.install_hint import INSTALLABLE, install_words
 from pairbench.engine.leftovers import ACTIVE_TAGS, clear_leftovers
 from pairbench.engine.observer import NullObserver, RunObserver
+from pairbench.engine.readiness import port_listening
 from pairbench.engine.session import RunSession
 from pairbench.engine.stop import StopCondition
 from pairbench.engine.transports import Connector
@@ -37,12 +43,7 @@ from pairbench.tools.base import Capabilities, HostCheck, Tool
 from pairbench.tools.registry import get_tool
 
 FLUSH_PERIOD_S = 0.1
-
-
-def _program() -> str:
-    """How the user would recognise this process in a refusal: a command, or the window."""
-    args = [a for a in sys.argv[1:] if not a.startswith("-")][:2]
-    return f"`pairbench {' '.join(args)}`" if args else "the Pairbench window"
+T = TypeVar("T")
 
 
 async def _clear_leftovers(prepared: Prepared) -> list[str]:
@@ -112,6 +113,7 @@ async def prepare(pair: HostPair, spec: RunSpec, connector: Connector) -> Prepar
     check = tool.host_check(params) if tool.host_check else None
     if check is not None:
         await _host_check(check, server if tool.server_only else client)
+    await _refuse_busy_port(tool.chosen_port(params), server)
     return Prepared(replace(spec, params=params), tool, pair, client, server, caps, server_caps)
 
 
@@ -128,6 +130,14 @@ async def _host_check(check: HostCheck, transport: Transport) -> None:
         raise RunError(f"{transport.host_name}: {exc}") from exc
     except (TransportError, TimeoutError, OSError) as exc:
         raise RunError(f"{transport.host_name}: cannot check the run: {exc}") from exc
+
+
+async def _refuse_busy_port(port: int, server: Transport) -> None:
+    """A server port the user chose (``port`` > 0) that something already listens on is
+    refused before the run: nothing stored."""
+    if port and await port_listening(server, port):
+        busy = PortInUseError(server.host_name, port, "something listens on it")
+        raise RunError(str(busy)) from busy
 
 
 async def _probe(tool: Tool, transport: Transport) -> Capabilities:
@@ -150,6 +160,8 @@ async def execute_run(
     observer: RunObserver | None = None,
     cancel: asyncio.Event | None = None,
     stop: StopCondition | None = None,
+    held: HostLocks | None = None,
+    telemetry: bool = True,
 ) -> Run:
     """Run a prepared spec and store it; return the stored run with its final status.
 
@@ -158,30 +170,34 @@ async def execute_run(
     it returns a reason, both processes are ended and the run is stored as ``completed`` with
     the reason as its note (the tool's own summary is then usually incomplete: iperf3 prints
     no receiver figures when interrupted, so its summary comes from the intervals).
+    ``held``: the hosts' locks, taken by the caller (``hold_pair``) and kept after the run.
+    ``telemetry``: sample both hosts beside the tool and store the run's verdict (off only
+    to measure what sampling costs).
     """
     observer = observer or NullObserver()
     cancel = cancel or asyncio.Event()
-    tool = prepared.tool
-    locks = HostLocks(
-        [prepared.pair.client, prepared.pair.server],
-        {
-            "pair": prepared.pair.name,
-            "tool": tool.name,
-            "pid": os.getpid(),
-            "program": _program(),
-            "started_at": time.time(),
-        },
-    )
+    work = (observer, cancel, stop, telemetry)
+    if held is not None:  # the caller holds the hosts (a storage suite, for all its jobs)
+        return await _execute_locked(lib, prepared, held, *work)
+    locks = hold_pair(prepared.pair, prepared.tool.name, lib.path)
+    try:
+        return await _execute_locked(lib, prepared, locks, *work)
+    finally:
+        locks.release()
+
+
+def hold_pair(pair: HostPair, tool: str, library: Path | str | None = None) -> HostLocks:
+    """The pair's hosts locked for a run of ``tool`` stored in ``library`` (release them
+    when done); a host in use by another Pairbench run is ``PairBusyError`` naming it
+    (nothing started, nothing stored)."""
+    locks = HostLocks([pair.client, pair.server], holder_info(pair.name, tool, library))
     try:
         locks.acquire()
     except HostBusyError as exc:
-        raise PairBusyError(f"pair {prepared.pair.name}: {exc}", exc.host, exc.holder) from exc
+        raise PairBusyError(f"pair {pair.name}: {exc}", exc.host, exc.holder) from exc
     except OSError as exc:
-        raise RunError(f"cannot lock the hosts of pair {prepared.pair.name}: {exc}") from exc
-    try:
-        return await _execute_locked(lib, prepared, locks, observer, cancel, stop)
-    finally:
-        locks.release()
+        raise RunError(f"cannot lock the hosts of pair {pair.name}: {exc}") from exc
+    return locks
 
 
 async def _execute_locked(
@@ -191,16 +207,22 @@ async def _execute_locked(
     observer: RunObserver,
     cancel: asyncio.Event,
     stop: StopCondition | None,
+    telemetry: bool = True,
 ) -> Run:
     spec = prepared.spec
     cleared = await _clear_leftovers(prepared)
-    run_id = create_run(lib, spec)
+    try:
+        with lib.disk_errors("nothing was stored: the run did not start"):
+            run_id = create_run(lib, spec)
+            set_run_facts(lib, run_id, tool_version=prepared.tool_version)
+    except LibraryFullError as exc:
+        raise RunError(str(exc)) from exc
     locks.note(run_id=run_id)
-    set_run_facts(lib, run_id, tool_version=prepared.tool_version)
     tag = str(RunTag.new())
     ACTIVE_TAGS.add(tag)
     try:
-        return await _execute_session(lib, run_id, prepared, observer, cancel, stop, tag, cleared)
+        work = (observer, cancel, stop, tag, cleared, telemetry)
+        return await _execute_session(lib, run_id, prepared, *work)
     finally:
         ACTIVE_TAGS.discard(tag)
 
@@ -214,20 +236,25 @@ async def _execute_session(
     stop: StopCondition | None,
     tag: str,
     cleared: list[str],
+    telemetry: bool = True,
 ) -> Run:
     spec, tool = prepared.spec, prepared.tool
     recorder = Recorder(lib, run_id)
     parser = tool.parser(spec.params, prepared.caps)
     session = RunSession(prepared, recorder, parser, observer, stop, tag=tag)
     session.preflight_notes = cleared
+    session.telemetry_on = telemetry and telemetry_wanted()
     observer.on_started(run_id, spec, tool.expected_seconds(spec.params))
     status, error, by_stop = RunStatus.FAILED, None, False
-    work = asyncio.ensure_future(session.run(lib, run_id))
+    full: LibraryFullError | None = None
+    work = asyncio.ensure_future(_storing(lib, session.run(lib, run_id)))
     cancelled = asyncio.ensure_future(cancel.wait())
     stopped = asyncio.ensure_future(session.stop_requested.wait())
     flusher = asyncio.ensure_future(_flush_periodically(recorder))
     try:
-        await asyncio.wait({work, cancelled, stopped}, return_when=asyncio.FIRST_COMPLETED)
+        await asyncio.wait({work, cancelled, stopped, flusher}, return_when=asyncio.FIRST_COMPLETED)
+        if flusher.done():  # only a failure ends it: the library cannot store the run
+            flusher.result()
         if work.done():
             try:
                 status, error = work.result()
@@ -244,12 +271,15 @@ async def _execute_session(
     except asyncio.CancelledError:
         status, error = RunStatus.CANCELLED, "cancelled"
         raise
+    except LibraryFullError as exc:  # the run cannot be stored: ended, kept as far as can be
+        full = exc
     except Exception as exc:  # a bug or an unforeseen failure: store it, never lose data
         status, error = RunStatus.FAILED, f"{type(exc).__name__}: {exc}"
     finally:
         for task in (work, cancelled, stopped, flusher):
             task.cancel()
-        await asyncio.shield(_finish(lib, run_id, session, status, error, by_stop))
+        outcome = (status, error, by_stop)
+        await asyncio.shield(_finish(lib, run_id, session, outcome, full))
     run = get_run(lib, run_id)
     observer.on_finished(run)
     return run
@@ -259,12 +289,14 @@ async def _finish(
     lib: Library,
     run_id: int,
     session: RunSession,
-    status: RunStatus,
-    error: str | None,
-    by_stop: bool,
+    outcome: tuple[RunStatus, str | None, bool],
+    full: LibraryFullError | None,
 ) -> None:
-    """Stop the processes and store the outcome. ``by_stop``: the stop condition ended the
-    run on purpose, so the interrupted tool's message and incomplete summary are no failure."""
+    """Stop the processes and store the outcome: (status, error, ``by_stop``: the stop
+    condition ended the run on purpose, so the interrupted tool's message and incomplete
+    summary are no failure). ``full``: the library's disk filled up under the run, which is
+    then stored as interrupted with the samples stored before."""
+    status, error, by_stop = outcome
     try:
         await (session.stop_main_first() if by_stop else session.stop_all())
     except Exception as exc:  # still store the run below
@@ -285,36 +317,71 @@ async def _finish(
             status, error = RunStatus.FAILED, "the tool's output ended before its summary"
     if error is None and summary.error and not by_stop:
         error = summary.error
-    session.recorder.flush()
-    finish_run(
-        lib,
-        run_id,
-        status,
-        summary=dict(summary.values),
-        complete=summary.complete,
-        error=error,
-    )
+    complete = summary.complete
+    try:
+        session.recorder.flush()
+    except LibraryFullError as exc:
+        full = exc
+    if full is not None:
+        status, complete = RunStatus.INTERRUPTED, False
+        error = str(full.keeping(_kept(session.recorder)))
+    kept = f"run {run_id} could not be stored as {status.value}: it is marked interrupted"
+    with lib.disk_errors(f"{kept} the next time the library is opened with room"):
+        finish_run(
+            lib, run_id, status, summary=dict(summary.values), complete=complete, error=error
+        )
     notes = [
         *session.preflight_notes,
         *([f"summary incomplete: {summary.reason}"] if summary.reason else []),
         *(n for n in (session.stop_reason if by_stop else None, session.stop_error) if n),
     ]
-    if notes:
-        update_run_notes(lib, run_id, notes="\n".join(notes))
-    _store_run_analyses(lib, run_id, session)
-    compact_series(lib.conn, run_id)
+    try:  # what follows adds to a run already stored: a full disk leaves it out
+        with lib.disk_errors():
+            if notes:
+                update_run_notes(lib, run_id, notes="\n".join(notes))
+            _store_run_analyses(lib, run_id, session)
+            compact_series(lib.conn, run_id)
+    except LibraryFullError:
+        pass
+
+
+def _kept(recorder: Recorder) -> str:
+    """What a run keeps when the disk filled up under it (what could not be stored is
+    dropped): "the run is stored as interrupted with its 120 samples stored before (64
+    received later were lost)"."""
+    lost = recorder.discard()
+    kept = f"the run is stored as interrupted with its {recorder.samples_written} samples"
+    return f"{kept} stored before ({lost} received later were lost)" if lost else kept
 
 
 def _store_run_analyses(lib: Library, run_id: int, session: RunSession) -> None:
     """Store what the tool derives from the run's whole output (fio: the json+ latency
-    histogram); a failure there is a bug that must not lose the run: noted, not raised."""
+    histogram), the hosts' telemetry and the run's verdict; a failure there is a bug that
+    must not lose the run: noted, not raised."""
+    note = None
     try:
         for kind, payload in session.prepared.tool.analyses_of(session.parser).items():
             store_analysis(lib, run_id, kind, payload)
     except Exception as exc:
-        run = get_run(lib, run_id)
         note = f"run analyses failed: {type(exc).__name__}: {exc}"
+    if session.telemetry_on:
+        meta = session.telemetry.meta() if session.telemetry is not None else None
+        note = finish_verdict(lib, run_id, meta, session.observer) or note
+    if note:
+        run = get_run(lib, run_id)
         update_run_notes(lib, run_id, notes="\n".join(n for n in (run.notes, note) if n))
+
+
+def telemetry_wanted() -> bool:
+    """False when ``PAIRBENCH_TELEMETRY=off``: no sampler beside the tool, no verdict stored
+    (to measure what sampling costs, or for a host that must run the tool alone)."""
+    return os.environ.get("PAIRBENCH_TELEMETRY", "on").strip().lower() != "off"
+
+
+async def _storing(lib: Library, work: Awaitable[T]) -> T:
+    """``work``, with a full disk met while it stores raised as ``LibraryFullError``."""
+    with lib.disk_errors():
+        return await work
 
 
 async def _flush_periodically(recorder: Recorder) -> None:

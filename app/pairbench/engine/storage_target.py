@@ -1,20 +1,32 @@
 """A storage suite's target on its host: checked before anything is written (a device that
 exists, unmounted, holding no partition table or file system unless forced; a directory
-with room for the test file), described (model, size, rotational flag, scheduler, NVMe
-controllers, O_DIRECT support), and purged."""
+that is writable, safe from others' links and has room for the test file), described
+(model, size, rotational flag, scheduler, NVMe controllers, O_DIRECT support), and purged."""
 
 from __future__ import annotations
 
 import json
-import os
 import posixpath
+import re
 from collections.abc import Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from typing import Any
 
-from pairbench.domain.failures import RunError, ToolMissingError, TransportError
+from pairbench.domain.failures import (
+    RunError,
+    TargetChangedError,
+    TargetHoldsDataError,
+    ToolMissingError,
+    TransportError,
+)
 from pairbench.remote.base import Transport
-from pairbench.tools.fio_devices import in_use_check_argv, refuse_if_in_use, refuse_if_mounted
+from pairbench.tools.fio_devices import (
+    device_host_check,
+    in_use_check_argv,
+    refuse_if_in_use,
+    refuse_if_mounted,
+)
+from pairbench.tools.fio_paths import directory_problem, parse_path_states, path_state_argv
 
 _LSBLK_COLUMNS = "NAME,MODEL,SIZE,ROTA,SCHED,TYPE,FSTYPE,PTTYPE,LOG-SEC,MOUNTPOINTS"
 _NVME = "Non-Volatile memory controller"
@@ -30,7 +42,8 @@ class TargetFacts:
     facts: dict[str, str]
 
 
-async def _run(transport: Transport, argv: Sequence[str], timeout_s: float = 30.0) -> Any:
+async def host_run(transport: Transport, argv: Sequence[str], timeout_s: float = 30.0) -> Any:
+    """``transport.run``; a host that cannot run it is a ``RunError`` saying so."""
     try:
         return await transport.run(argv, timeout_s=timeout_s)
     except ToolMissingError as exc:
@@ -39,7 +52,7 @@ async def _run(transport: Transport, argv: Sequence[str], timeout_s: float = 30.
         raise RunError(f"{transport.host_name}: {' '.join(argv[:2])} failed: {exc}") from exc
 
 
-async def _optional(transport: Transport, argv: Sequence[str]) -> str:
+async def host_output(transport: Transport, argv: Sequence[str]) -> str:
     """What a command printed, or "" when it is missing or fails (facts that may be absent)."""
     try:
         result = await transport.run(argv, timeout_s=10.0)
@@ -50,15 +63,18 @@ async def _optional(transport: Transport, argv: Sequence[str]) -> str:
 
 async def cpu_count(transport: Transport) -> int:
     """The host's CPUs (``nproc``), 1 when it cannot tell."""
-    text = (await _optional(transport, ["nproc"])).strip()
+    text = (await host_output(transport, ["nproc"])).strip()
     return int(text) if text.isdigit() and int(text) > 0 else 1
 
 
-async def inspect_device(transport: Transport, device: str, *, force: bool) -> TargetFacts:
+async def inspect_device(
+    transport: Transport, device: str, *, force: bool, remedy: str = ""
+) -> TargetFacts:
     """Check and describe a raw device; ``RunError`` (nothing written) when it does not
-    exist, is mounted or used, or holds a partition table or file system and not ``force``."""
+    exist, is mounted or used, or (``TargetHoldsDataError``) holds a partition table or file
+    system and not ``force``; ``remedy`` says how to force it (default: ``--force``)."""
     host = transport.host_name
-    result = await _run(transport, ["lsblk", "-J", "-b", "-o", _LSBLK_COLUMNS, device])
+    result = await host_run(transport, ["lsblk", "-J", "-b", "-o", _LSBLK_COLUMNS, device])
     if result.exit_status != 0:
         said = (result.stderr or result.stdout).strip()[:200]
         raise RunError(f"{host}: {device} is not a block device ({said})")
@@ -67,7 +83,7 @@ async def inspect_device(transport: Transport, device: str, *, force: bool) -> T
     except ValueError as exc:
         raise RunError(f"{host}: {exc}") from exc
     entry = json.loads(result.stdout)["blockdevices"][0]
-    uses = await _run(transport, in_use_check_argv(device))
+    uses = await host_run(transport, in_use_check_argv(device))
     if uses.exit_status != 0:
         raise RunError(f"{host}: cannot tell whether {device} is in use (is it a block device?)")
     try:
@@ -78,14 +94,17 @@ async def inspect_device(transport: Transport, device: str, *, force: bool) -> T
     if entry.get("children"):
         held.append("partitions")
     if held and not force:
-        raise RunError(
-            f"{host}: {device} holds {' and '.join(held)}; the suite would destroy it. Test "
-            "another device, or force it (--force) if its data may go"
+        raise TargetHoldsDataError(
+            f"{host}: {device} holds {' and '.join(held)}; the suite would destroy it. "
+            f"{remedy or 'Test another device, or force it (--force) if its data may go'}",
+            host,
+            device,
+            held,
         )
     size = int(entry.get("size") or 0)
     if size <= 0:
         raise RunError(f"{host}: {device} has no size (an empty loop device or a card reader?)")
-    nvme = (await _optional(transport, ["lspci", "-mm"])).splitlines()
+    nvme = (await host_output(transport, ["lspci", "-mm"])).splitlines()
     facts = {
         "target": device,
         "kind": "device",
@@ -105,7 +124,7 @@ async def _signatures(transport: Transport, device: str) -> list[str]:
     """What ``blkid -p`` finds on the device itself (a partition table, a file system, RAID
     or LVM members): read from the device, not from udev's records, which a container or a
     device made a moment ago lacks. A device blkid cannot read is treated as holding data."""
-    result = await _run(transport, ["blkid", "-p", "-o", "export", device])
+    result = await host_run(transport, ["blkid", "-p", "-o", "export", device])
     if result.exit_status == 2:  # blkid: nothing found
         return []
     if result.exit_status != 0:
@@ -125,21 +144,26 @@ async def _signatures(transport: Transport, device: str) -> list[str]:
 async def inspect_directory(
     transport: Transport, directory: str, size: int, *, existing_file: str = ""
 ) -> TargetFacts:
-    """Check and describe a directory for a test file of ``size`` bytes: it exists, has
-    room (unless ``existing_file``, a resumed suite's file, is there already), and whether
-    O_DIRECT works in it (else the suite runs with buffered I/O, and says so)."""
+    """Check and describe a directory for a test file of ``size`` bytes (nothing written):
+    it exists, is writable, is not on a read-only mount, nobody but its owner (this user or
+    root) may swap links into it (``fio_paths.directory_problem``), and it has room (unless
+    ``existing_file``, a resumed suite's file, is there already). Whether O_DIRECT works is
+    probed in the suite's own directory (``with_direct``)."""
     host = transport.host_name
-    kind = await _run(transport, ["stat", "-f", "-c", "%T", directory])
-    if kind.exit_status != 0:
-        said = kind.stderr.strip()[:200]
-        raise RunError(f"{host}: directory {directory} cannot be used ({said})")
-    if (await _run(transport, ["test", "-d", directory])).exit_status != 0:
-        raise RunError(f"{host}: {directory} is not a directory")
+    report = await host_run(transport, path_state_argv(directory))
+    try:
+        (state,) = parse_path_states(report.stdout, (directory,))
+    except ValueError as exc:
+        raise RunError(f"{host}: directory {directory} cannot be used ({exc})") from exc
+    problem = directory_problem(state)
+    if problem:
+        raise RunError(f"{host}: the target cannot be used: {problem}")
+    kind = await host_run(transport, ["stat", "-f", "-c", "%T", directory])
     have = 0
     if existing_file:
-        have_text = (await _optional(transport, ["stat", "-c", "%s", existing_file])).strip()
+        have_text = (await host_output(transport, ["stat", "-c", "%s", existing_file])).strip()
         have = int(have_text) if have_text.isdigit() else 0
-    free = await _run(transport, ["df", "-B1", "--output=avail", directory])
+    free = await host_run(transport, ["df", "-B1", "--output=avail", directory])
     lines = free.stdout.split()
     avail = int(lines[-1]) if free.exit_status == 0 and lines and lines[-1].isdigit() else -1
     if avail >= 0 and size - have > avail:
@@ -147,39 +171,69 @@ async def inspect_directory(
             f"{host}: {directory} has {avail / 2**30:.2f} GiB free, the test file needs "
             f"{size / 2**30:.2f} GiB; give a smaller --size or another directory"
         )
-    probe = posixpath.join(directory, f".pairbench-direct-probe-{os.getpid()}")
-    dd = ["dd", "if=/dev/zero", f"of={probe}", "bs=4096", "count=1", "oflag=direct"]
-    direct = (await _run(transport, dd)).exit_status == 0
-    await _optional(transport, ["rm", "-f", "--", probe])
-    filesystem = kind.stdout.strip()
     facts = {
         "target": directory,
         "kind": "file",
-        "filesystem": filesystem,
+        "filesystem": kind.stdout.strip() if kind.exit_status == 0 else "",
         "size_bytes": str(size),
-        "direct": "yes" if direct else f"no: {filesystem} has no O_DIRECT; buffered I/O",
         "free_bytes": str(avail) if avail >= 0 else "",
     }
-    return TargetFacts(size, 512, direct, {k: v for k, v in facts.items() if v})
+    return TargetFacts(size, 512, False, {k: v for k, v in facts.items() if v})
 
 
-async def purge_device(transport: Transport, device: str) -> str:
-    """``blkdiscard`` the device; what happened, as a note (skipped when it cannot)."""
+def with_direct(target: TargetFacts, direct: bool) -> TargetFacts:
+    """A directory's facts with what the O_DIRECT probe found (else buffered I/O, said)."""
+    filesystem = target.facts.get("filesystem", "the file system")
+    said = "yes" if direct else f"no: {filesystem} has no O_DIRECT; buffered I/O"
+    return replace(target, direct=direct, facts={**target.facts, "direct": said})
+
+
+async def check_device_unused(transport: Transport, device: str) -> None:
+    """The check fio's runs on ``device`` pass (``fio_devices.device_host_check``), again
+    before a purge later in a suite: ``TargetChangedError`` (nothing written) when it is no
+    longer a block device, or is now mounted in any mount namespace, swap or built upon."""
+    check = device_host_check(device)
+    result = await host_run(transport, check.argv)
     try:
-        result = await transport.run(["blkdiscard", device], timeout_s=600.0)
-    except (TransportError, TimeoutError, OSError) as exc:
-        return f"purge skipped: blkdiscard could not run ({exc})"
-    if result.exit_status != 0:
-        return f"purge skipped: blkdiscard said {result.stderr.strip()[:160]}"
-    return "purged with blkdiscard"
+        if result.exit_status != 0:
+            raise ValueError(f"cannot tell whether {device} is in use (is it a block device?)")
+        check.verdict(result.stdout)
+    except ValueError as exc:
+        raise TargetChangedError(f"{transport.host_name}: {exc}") from exc
 
 
-async def remove_file(transport: Transport, path: str) -> str:
-    """Remove a suite's test file; a note of what happened."""
+# dd's lowest speed the zero fill allows for (bytes/s) before it counts as hung.
+_ZERO_FILL_SLOWEST = 20 * 2**20
+
+
+async def _attempt(transport: Transport, argv: Sequence[str], timeout_s: float) -> str | None:
+    """None when the command worked, else what went wrong (a short text)."""
     try:
-        result = await transport.run(["rm", "-f", "--", path], timeout_s=60.0)
+        result = await transport.run(argv, timeout_s=timeout_s)
     except (TransportError, TimeoutError, OSError) as exc:
-        return f"could not remove the test file {path}: {exc}"
+        return f"could not run ({exc})"
     if result.exit_status != 0:
-        return f"could not remove the test file {path}: {result.stderr.strip()[:160]}"
-    return f"test file {path} removed"
+        said = (result.stderr or result.stdout).strip()
+        name = re.escape(posixpath.basename(argv[0]))
+        said = re.sub(rf"^\S*{name}: ", "", said)  # "/usr/bin/dd: error writing ..."
+        return said[:160] or f"exit status {result.exit_status}"
+    return None
+
+
+async def purge_device(transport: Transport, device: str, size: int) -> str:
+    """Purge a device as CloudHarmony does, first method that works: (ATA secure erase is
+    not tried, as CloudHarmony without a password), ``blkdiscard`` of the device, else a
+    zero fill of its active range (``size`` bytes). A note of how; ``RunError`` naming what
+    each method said when none works."""
+    failed = await _attempt(transport, ["blkdiscard", device], 600.0)
+    if failed is None:
+        return "purged with blkdiscard"
+    dd = ["dd", "if=/dev/zero", f"of={device}", "bs=1M", f"count={size}"]
+    dd += ["iflag=count_bytes", "conv=nocreat,fsync", "status=none"]  # a device only
+    zero_failed = await _attempt(transport, dd, 120.0 + size / _ZERO_FILL_SLOWEST)
+    if zero_failed is None:
+        return f"purged with a zero fill of {size} bytes (blkdiscard said: {failed})"
+    raise RunError(
+        f"{transport.host_name}: {device} could not be purged (blkdiscard: {failed}; zero "
+        f"fill: {zero_failed}); test it without purging with --no-purge"
+    )

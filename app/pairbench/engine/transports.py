@@ -1,15 +1,21 @@
-"""Connections for a run: one transport per host, SSH or local, with host keys and secrets."""
+"""Connections for a run: one transport per host, SSH or local, with host keys and secrets.
+
+A host is reached directly, through its stored jump host (``--jump``, itself reached the same
+way), through the ProxyJump hops kept with it (each connected through the one before; the
+first one may run a ProxyCommand), or through its own ProxyCommand.
+"""
 
 from __future__ import annotations
 
 import contextlib
+from pathlib import Path
 
 from pairbench.domain import Host
 from pairbench.domain.failures import TransportError
 from pairbench.library import Library
 from pairbench.library.hosts import get_host, pin_host_key, pinned_host_keys
 from pairbench.remote.base import Transport
-from pairbench.remote.host_keys import HostKeyPolicy
+from pairbench.remote.host_keys import HostKeyPolicy, default_known_hosts
 from pairbench.remote.local import LocalTransport
 from pairbench.remote.secrets import NoPrompt, SecretPrompt
 from pairbench.remote.ssh import SSHTransport
@@ -51,8 +57,23 @@ class Connector:
         if host.jump:
             jump_host = get_host(self._lib, host.jump)
             jump = await self._ssh(jump_host, seen)
+        for hop in host.ssh.jumps:
+            jump = await self._open(hop, jump)
+        return await self._open(host, jump)
+
+    async def _open(self, host: Host, jump: SSHTransport | None) -> SSHTransport:
+        """Connect to one host (through ``jump`` when given), pinning a key accepted."""
+        options = host.ssh
+        known = (
+            default_known_hosts()
+            if options.known_hosts is None
+            else tuple(Path(p) for p in options.known_hosts)
+        )
         policy = HostKeyPolicy(
-            pinned=pinned_host_keys(self._lib, host.name), accept_new=self._accept_new
+            pinned=pinned_host_keys(self._lib, host.name),
+            accept_new=self._accept_new or options.accept_new_host_keys,
+            known_hosts=known,
+            host_key_alias=options.host_key_alias,
         )
         transport = SSHTransport(host, policy, secrets=self._secrets, jump=jump)
         self._opened.append(transport)

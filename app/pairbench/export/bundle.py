@@ -29,9 +29,9 @@ import os
 import tempfile
 import time
 import zipfile
-from collections.abc import Mapping, Sequence
+from collections.abc import Iterator, Mapping, Sequence
+from contextlib import contextmanager
 from dataclasses import dataclass, field
-from datetime import UTC, datetime
 from pathlib import Path
 from typing import Any
 
@@ -40,7 +40,11 @@ import numpy as np
 from pairbench import __version__
 from pairbench.analysis.compare import RunInput, compare, default_metric
 from pairbench.domain import Line, LineSource, Record, Run, RunSpec, RunStatus
+from pairbench.domain.failures import UserFileError
+from pairbench.domain.timestamps import time_text
 from pairbench.domain.units import format_value
+from pairbench.domain.user_files import open_regular
+from pairbench.export.bundle_checks import bundle_problem
 from pairbench.export.charts import ChartKind, ChartRenderer, ChartUnavailable, chart_spec
 from pairbench.export.escaping import markdown_row, markdown_text
 from pairbench.export.run_json import pair_from_payload, pair_payload, run_fields
@@ -59,10 +63,12 @@ from pairbench.library.runs import (
     update_run_notes,
 )
 from pairbench.library.series import compact_series, load_raw_output
+from pairbench.library.uuids import normal_uuid, run_by_uuid, uuid_of
 
 BUNDLE_FORMAT = "pairbench-bundle"
 BUNDLE_VERSION = 1
 MAX_MEMBER_BYTES = 4 << 30  # a member larger than this is refused (a zip bomb guard)
+MAX_JSON_BYTES = 64 << 20  # the manifest, a run.json, analyses.json
 _KEY_METRICS = ("throughput_bps", "latency_avg_us", "rtt_avg_ms", "read_iops", "write_iops")
 
 
@@ -120,9 +126,10 @@ def _raw_name(seq: int, source: str) -> str:
 
 
 def run_record(
-    item: RunInput, raw: Sequence[tuple[str, str]]
+    item: RunInput, raw: Sequence[tuple[str, str]], uuid: str | None = None
 ) -> tuple[dict[str, Any], dict[str, bytes]]:
-    """A run's ``run.json`` and its other files (relative to the run's directory)."""
+    """A run's ``run.json`` and its other files (relative to the run's directory); ``uuid``:
+    the run's, kept by the library that imports it (the same run, wherever it goes)."""
     run = item.run
     files: dict[str, bytes] = {}
     series_index = []
@@ -146,6 +153,8 @@ def run_record(
         files[name] = text.encode("utf-8", errors="surrogatepass")
         raw_index.append({"source": source, "file": name})
     record = run_fields(run, number=_float_out)
+    if uuid is not None:
+        record["uuid"] = uuid
     record["pair_detail"] = pair_payload(item.pair)
     record["series"] = series_index
     record["raw"] = raw_index
@@ -173,7 +182,8 @@ def write_bundle(
     manifest_runs = []
     for item in inputs:
         directory = _run_dir(item.run.id)
-        record, files = run_record(item, load_raw_output(lib, item.run.id))
+        uuid = uuid_of(lib, "runs", item.run.id, "run")
+        record, files = run_record(item, load_raw_output(lib, item.run.id), uuid)
         analyses = get_analyses(lib, item.run.id)
         if analyses:
             files["analyses.json"] = json.dumps(analyses, indent=1, sort_keys=True).encode()
@@ -257,7 +267,7 @@ def _write_zip(path: Path, members: Mapping[str, bytes]) -> None:
 
 
 def _when(timestamp: float) -> str:
-    return datetime.fromtimestamp(timestamp, UTC).strftime("%Y-%m-%d %H:%M UTC")
+    return time_text(timestamp, "%Y-%m-%d %H:%M UTC", utc=True)
 
 
 def _key_result(run: Run) -> str:
@@ -310,19 +320,19 @@ def _readme(inputs: Sequence[RunInput], charts: Sequence[str], notes: Sequence[s
 # --- reading -----------------------------------------------------------------------------
 
 
-def _read(zf: zipfile.ZipFile, name: str) -> bytes:
+def _read(zf: zipfile.ZipFile, name: str, limit: int = MAX_MEMBER_BYTES) -> bytes:
     try:
         info = zf.getinfo(name)
     except KeyError:
         raise BundleError(f"the bundle lacks {name}") from None
-    if info.file_size > MAX_MEMBER_BYTES:
+    if info.file_size > limit:
         raise BundleError(f"{name} is too large ({info.file_size} bytes)")
     return zf.read(info)
 
 
 def _json(zf: zipfile.ZipFile, name: str) -> Any:
     try:
-        return json.loads(_read(zf, name))
+        return json.loads(_read(zf, name, MAX_JSON_BYTES))
     except (UnicodeDecodeError, json.JSONDecodeError) as exc:
         raise BundleError(f"{name} is not valid JSON: {exc}") from exc
 
@@ -341,19 +351,29 @@ def read_manifest(zf: zipfile.ZipFile) -> dict[str, Any]:
     return manifest
 
 
-def open_bundle(path: Path) -> zipfile.ZipFile:
-    """The bundle's zip, or ``BundleError`` saying why not."""
+@contextmanager
+def open_bundle(path: Path) -> Iterator[zipfile.ZipFile]:
+    """The bundle's zip (a regular file: a FIFO or a device is refused without blocking), or
+    ``BundleError`` saying why not."""
     try:
-        return zipfile.ZipFile(path)
-    except FileNotFoundError:
-        raise BundleError(f"no such file: {path}") from None
-    except (zipfile.BadZipFile, OSError) as exc:
-        raise BundleError(f"{path} is not a zip file: {exc}") from exc
+        handle = open_regular(path, what="the bundle")
+    except UserFileError as exc:
+        if isinstance(exc.os_error, FileNotFoundError):
+            raise BundleError(f"no such file: {path}") from None
+        raise BundleError(str(exc)) from None
+    with handle:
+        try:
+            zf = zipfile.ZipFile(handle)
+        except (zipfile.BadZipFile, OSError) as exc:
+            raise BundleError(f"{path} is not a zip file: {exc}") from exc
+        with zf:
+            yield zf
 
 
 def import_bundle(lib: Library, path: Path, *, allow_duplicates: bool = False) -> BundleImport:
-    """Store the bundle's runs in ``lib``; a run already there (same start, pair, tool and
-    label) is skipped unless ``allow_duplicates``."""
+    """Store the bundle's runs in ``lib``, each under the UUID it was bundled with; a run
+    already there (its UUID, or the same start, pair, tool and label) is skipped unless
+    ``allow_duplicates`` (a run imported again on purpose is a new run: a new UUID)."""
     with open_bundle(Path(path)) as zf:
         manifest = read_manifest(zf)
         entries = manifest.get("runs")
@@ -363,6 +383,9 @@ def import_bundle(lib: Library, path: Path, *, allow_duplicates: bool = False) -
         for entry in entries:
             directory = str(entry["dir"])
             records.append((directory, _json(zf, f"{directory}/run.json")))
+        problem = bundle_problem(records)
+        if problem is not None:
+            raise BundleError(f"{problem}; nothing imported")
         existing = {(r.started_at, r.spec.pair, r.spec.tool, r.label): r.id for r in list_runs(lib)}
         imported: list[tuple[int, int]] = []
         skipped: list[tuple[int, int]] = []
@@ -378,11 +401,14 @@ def import_bundle(lib: Library, path: Path, *, allow_duplicates: bool = False) -
                 )
             except (KeyError, TypeError, ValueError) as exc:
                 raise BundleError(f"{directory}/run.json is incomplete: {exc}") from exc
-            if key in existing and not allow_duplicates:
-                skipped.append((int(record["id"]), existing[key]))
+            bundled = _bundled_uuid(directory, record)
+            here = None if bundled is None else run_by_uuid(lib, bundled)
+            if (key in existing or here is not None) and not allow_duplicates:
+                skipped.append((int(record["id"]), existing[key] if here is None else here))
                 continue
             _ensure_pair(lib, record.get("pair_detail"), pairs_added, notes)
-            new_id = _import_run(lib, zf, directory, record)
+            keep = bundled if here is None else None
+            new_id = _import_run(lib, zf, directory, record, keep)
             imported.append((int(record["id"]), new_id))
     return BundleImport(tuple(imported), tuple(skipped), tuple(pairs_added), tuple(notes))
 
@@ -414,8 +440,22 @@ def _ensure_pair(
     added.append(pair.name)
 
 
+def _bundled_uuid(directory: str, record: Mapping[str, Any]) -> str | None:
+    """The run's UUID in the bundle (None: a bundle of an earlier Pairbench has none)."""
+    if record.get("uuid") is None:
+        return None
+    try:
+        return normal_uuid(record["uuid"])
+    except ValueError as exc:
+        raise BundleError(f"{directory}/run.json: its uuid {exc}") from None
+
+
 def _import_run(
-    lib: Library, zf: zipfile.ZipFile, directory: str, record: Mapping[str, Any]
+    lib: Library,
+    zf: zipfile.ZipFile,
+    directory: str,
+    record: Mapping[str, Any],
+    uuid: str | None,
 ) -> int:
     try:
         status = RunStatus(str(record["status"]))
@@ -435,7 +475,7 @@ def _import_run(
         raise BundleError(f"{directory}/run.json is incomplete: {exc}") from exc
     if not status.is_final:
         raise BundleError(f"{directory}: a running run cannot be imported")
-    run_id = create_run(lib, spec, started_at=float(record["started_at"]))
+    run_id = create_run(lib, spec, started_at=float(record["started_at"]), uuid=uuid)
     try:
         set_run_facts(lib, run_id, tool_version=str(record["tool_version"]), host_facts=facts)
         _import_series(lib, zf, directory, record, run_id)

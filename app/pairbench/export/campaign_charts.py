@@ -6,9 +6,9 @@ one colour per group."""
 from __future__ import annotations
 
 import re
-import time
 
 from pairbench.domain.metrics import METRICS, metric_unit
+from pairbench.domain.timestamps import time_text
 from pairbench.domain.units import Scale, axis_label, range_scale
 from pairbench.export.campaign_data import PAIR, Column, ReportModel, TimeOfDay
 from pairbench.export.campaign_tables import column_scale, group_heading
@@ -32,7 +32,7 @@ def group_color(model: ReportModel, group: str) -> str:
 
 def footer(model: ReportModel) -> str:
     d = model.data
-    when = time.strftime("%Y-%m-%d %H:%M", time.localtime(d.created_at))
+    when = time_text(d.created_at, "%Y-%m-%d %H:%M")
     return (
         f"Campaign #{d.id} {d.name} · {when} · schedule {d.schedule} · {d.repeats} · "
         f"outliers {d.outliers} · Pairbench"

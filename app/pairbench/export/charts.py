@@ -11,6 +11,7 @@ its confidence-interval whiskers, every kept run as a small dot, discarded runs 
 
 from __future__ import annotations
 
+import dataclasses
 import enum
 import math
 from dataclasses import dataclass
@@ -22,6 +23,7 @@ import numpy as np
 from pairbench.analysis.compare import Comparison, Curve, GroupKind
 from pairbench.analysis.stats import FloatArray
 from pairbench.domain.units import Scale, axis_label
+from pairbench.export.chart_overlap import dash_styles, overlapping_pairs
 from pairbench.export.panels import Panel
 from pairbench.export.tables import comparison_scale, comparison_title, footer_text
 
@@ -75,6 +77,7 @@ class ChartCurve:
     t: FloatArray
     v: FloatArray
     run_id: int
+    dash: str = "solid"  # solid, dash, dot, dashdot, dashdotdot: curves that overlap differ
 
 
 @dataclass(frozen=True, slots=True)
@@ -107,6 +110,7 @@ class ChartSpec:
     # A grid of panels (``export.panels``), ``columns`` wide, drawn instead of the kind's plots.
     panels: tuple[Panel, ...] = ()
     columns: int = 1
+    note: str = ""  # a line under the title, e.g. which curves overlap (drawn dashed)
     width: int = 1200
     height: int = 700
     dpi: int = 96
@@ -158,20 +162,40 @@ def chart_spec(
         kind = ChartKind.SUMMARY  # nothing to overlay: no run stored a series of the metric
     span = max((float(c.t[-1]) for c in cmp.curves if c.t.size), default=0.0)
     t_factor, t_unit = time_scale(span)
+    curves, note = told_apart(_curves(cmp, colors, scale, t_factor))
     return ChartSpec(
         kind=kind,
         title=title or comparison_title(cmp),
         footer=footer_text(cmp),
         x_label=f"Time since run start ({t_unit})",
         y_label=axis_label(cmp.metric.label, scale),
-        curves=tuple(_curves(cmp, colors, scale, t_factor)),
+        curves=curves,
         points=tuple(_points(cmp, colors, scale)),
         summary_title=_summary_title(cmp, style),
         summary_style=style,
         width=width,
         height=height,
         dpi=dpi,
+        note=note,
     )
+
+
+def told_apart(curves: list[ChartCurve]) -> tuple[tuple[ChartCurve, ...], str]:
+    """The curves, those of colours that lie on another colour's drawn dashed
+    (``export.chart_overlap``), and the line that says which overlap ("" when none)."""
+    ranges = [r for r in (finite_range(c.v) for c in curves) if r is not None]
+    span = max(r[1] for r in ranges) - min(r[0] for r in ranges) if ranges else 0.0
+    pairs = overlapping_pairs([(c.t, c.v) for c in curves], span)
+    styles, clusters = dash_styles([c.color for c in curves], pairs)
+    if not clusters:
+        return tuple(curves), ""
+    names = {c.color: c.legend for c in reversed(curves) if c.legend}
+    parts = []
+    for cluster in clusters:
+        shown = [names.get(color) or color for color in cluster]
+        parts.append(f"{len(cluster)} curves overlap ({'; '.join(shown)})")
+    note = "; ".join(parts) + ": told apart by dashes"
+    return tuple(dataclasses.replace(c, dash=styles[c.color]) for c in curves), note
 
 
 def _curves(

@@ -85,6 +85,7 @@ def comparison_payload(cmp: Comparison) -> dict[str, Any]:
                     "description": row.description,
                     "n": row.n,
                     "baseline": row.is_baseline,
+                    "limited_by": row.limited_by or None,
                     "cells": {
                         column.metric: {
                             "n": cell.n,
@@ -103,6 +104,7 @@ def comparison_payload(cmp: Comparison) -> dict[str, Any]:
             "groups": list(cmp.diff.groups),
             "fields": [{"field": r.field, "values": list(r.values)} for r in cmp.diff.rows],
             "same": cmp.diff.same,
+            "hidden": cmp.diff.hidden,
         },
         "warnings": list(cmp.warnings),
     }

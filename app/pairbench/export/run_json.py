@@ -7,6 +7,7 @@ from collections.abc import Callable, Iterable, Mapping
 from typing import Any
 
 from pairbench.domain import AuthMethod, Host, HostPair, Run, Series
+from pairbench.domain.ssh_options_json import ssh_options_from_json, ssh_options_json
 
 
 def _number(value: float) -> float | None:
@@ -59,7 +60,8 @@ def run_fields(run: Run, *, number: Callable[[float], Any] = _number) -> dict[st
     """A stored run's own fields (without series), the one place that names them.
 
     ``number`` writes a summary value: by default NaN and infinities become null; the evidence
-    bundle (``export/bundle.py``) keeps them, as strings.
+    bundle (``export/bundle.py``) keeps them, as strings. A start or end time that is no
+    finite number (a library written by an older or hostile program) is null.
     """
     return {
         "id": run.id,
@@ -68,8 +70,8 @@ def run_fields(run: Run, *, number: Callable[[float], Any] = _number) -> dict[st
         "tool_version": run.tool_version,
         "params": dict(run.spec.params),
         "status": run.status.value,
-        "started_at": run.started_at,
-        "ended_at": run.ended_at,
+        "started_at": _number(run.started_at),
+        "ended_at": None if run.ended_at is None else _number(run.ended_at),
         "label": run.label,
         "tags": dict(run.tags),
         "notes": run.notes,
@@ -88,8 +90,9 @@ def run_payload(run: Run, series: Iterable[Series]) -> dict[str, Any]:
 
 
 def host_payload(host: Host) -> dict[str, Any]:
-    """A host's stored fields (no secrets: keys are paths, passwords live in the keyring)."""
-    return {
+    """A host's stored fields (no secrets: keys are paths, passwords live in the keyring);
+    ``ssh`` only for a host with OpenSSH options (so older files read back the same)."""
+    payload: dict[str, Any] = {
         "name": host.name,
         "address": host.address,
         "port": host.port,
@@ -99,6 +102,9 @@ def host_payload(host: Host) -> dict[str, Any]:
         "jump": host.jump,
         "tags": dict(host.tags),
     }
+    if not host.ssh.empty:
+        payload["ssh"] = ssh_options_json(host.ssh)
+    return payload
 
 
 def pair_payload(pair: HostPair | None) -> dict[str, Any] | None:
@@ -126,6 +132,7 @@ def host_from_payload(data: Mapping[str, Any]) -> Host:
         key_path=None if data.get("key_path") is None else str(data["key_path"]),
         jump=None if data.get("jump") is None else str(data["jump"]),
         tags={str(k): str(v) for k, v in dict(data.get("tags") or {}).items()},
+        ssh=ssh_options_from_json(data.get("ssh")),
     )
 
 

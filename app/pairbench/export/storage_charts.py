@@ -5,13 +5,13 @@ on one scale and y range."""
 
 from __future__ import annotations
 
-import time
 from collections.abc import Sequence
 from dataclasses import dataclass, replace
 
 from pairbench.analysis.steady_state import WindowCheck
 from pairbench.domain.metrics import metric_unit
 from pairbench.domain.storage import StorageTest, block_size_word
+from pairbench.domain.timestamps import time_text
 from pairbench.domain.units import Scale, axis_label, metric_scale, range_scale
 from pairbench.export.charts import ChartKind, ChartSpec
 from pairbench.export.panels import Band, Panel, Series, log_ticks, share_y
@@ -42,7 +42,7 @@ def footer(suites: Sequence[SuiteData]) -> str:
     p = suites[0].params
     shape = f"{p.job_threads()} thread(s) × iodepth {p.job_iodepth()}, {p.round_seconds} s rounds"
     if len(suites) == 1:
-        when = time.strftime("%Y-%m-%d %H:%M", time.localtime(suites[0].created_at))
+        when = time_text(suites[0].created_at, "%Y-%m-%d %H:%M")
         return f"{suites[0].name}: {p.test.value} on {p.target}, {shape}, {when} · Pairbench"
     return f"{p.test.value}: " + " · ".join(f"{s.name} on {s.params.target}" for s in suites)
 
@@ -210,6 +210,8 @@ def determination_line(window: WindowCheck, metric: str) -> str:
     data = "ok" if window.data_ok else "too wide"
     slope = "ok" if window.slope_ok else "trending"
     verdict = "steady" if window.steady else "not steady"
+    if window.rule != "pts":  # said when another rule than the default decided
+        verdict += f" ({window.rule} rule)"
     first = window.round - len(window.values) + 1
     return (
         f"rounds {first}–{window.round}: mean {scale.format(window.mean)}; data excursion "

@@ -5,10 +5,11 @@ from __future__ import annotations
 
 import math
 from collections.abc import Mapping, Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from typing import Any
 
-from pairbench.analysis.storage_suite import Done, SuiteProgress, SuiteTable, convergence_lines
+from pairbench.analysis.storage_suite import Done, SuiteProgress, convergence_lines
+from pairbench.analysis.storage_tables import SuiteTable
 from pairbench.domain.storage import (
     StorageTest,
     SuiteParams,
@@ -38,6 +39,7 @@ class SuiteData:
     tables: tuple[SuiteTable, ...]
     done: Done
     facts: Mapping[str, Any]
+    limited_by: Mapping[str, str] = field(default_factory=dict)  # stage → its runs' verdicts
 
     @property
     def name(self) -> str:
@@ -46,7 +48,7 @@ class SuiteData:
         return f"{text} ({self.label})" if self.label else text
 
     def table(self, name: str) -> SuiteTable | None:
-        """The table called ``name`` (``IOPS``, ``mean latency``, ``throughput 1m`` ...)."""
+        """The table called ``name`` (``IOPS``, ``peak latency``, ``throughput 1m`` ...)."""
         return next((t for t in self.tables if t.name == name), None)
 
 

@@ -8,7 +8,7 @@ import time
 from collections.abc import Sequence
 from dataclasses import dataclass
 
-from pairbench.analysis.storage_suite import csv_columns
+from pairbench.analysis.storage_columns import suite_columns
 from pairbench.export.escaping import csv_line, html_text
 from pairbench.export.storage_data import SuiteData
 from pairbench.export.storage_tables import (
@@ -87,7 +87,11 @@ def _verdicts(suites: Sequence[SuiteData]) -> list[str]:
     for data in suites:
         body = []
         status = f"status {data.status}"
-        lines = [verdict_line(stage) for stage in data.progress.stages]
+        lines = [
+            verdict_line(stage)
+            + (f"; limited by {limit}" if (limit := data.limited_by.get(stage.stage.name)) else "")
+            for stage in data.progress.stages
+        ]
         body.append("<ul>" + "".join(f"<li>{html_text(x)}</li>" for x in lines) + "</ul>")
         body.append(f'<p class="note">{html_text(status)}</p>')
         for stage in data.progress.stages:
@@ -142,10 +146,10 @@ def report_html(
 
 
 def storage_csv(suites: Sequence[SuiteData]) -> str:
-    """CloudHarmony's columns (``iops_4k_0_100``, ``latency_4k_65_35_mean``,
-    ``throughput_1024k_100_0`` ...) as the header, one row per suite in the given order;
-    an empty field where a suite has no value."""
-    rows = [csv_columns(s.params, list(s.tables)) for s in suites]
+    """The suites' columns (``analysis.storage_columns``: CloudHarmony's, as its code
+    computes them, its ``ss_*`` fields, then Pairbench's own) as the header, one row per
+    suite in the given order; an empty field where a suite has no value."""
+    rows = [suite_columns(s.params, s.progress, s.done, list(s.tables)) for s in suites]
     header: list[str] = []
     for row in rows:
         header += [name for name in row if name not in header]

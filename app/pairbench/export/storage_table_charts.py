@@ -8,7 +8,7 @@ from __future__ import annotations
 import math
 from collections.abc import Sequence
 
-from pairbench.analysis.storage_suite import SuiteTable
+from pairbench.analysis.storage_tables import LATENCY_IOPS, WEIGHTED_MEAN, SuiteTable
 from pairbench.domain.storage import StorageTest, block_size_bytes, block_size_word
 from pairbench.domain.units import Scale, axis_label, format_quantity, range_scale
 from pairbench.export.charts import ChartSpec
@@ -37,12 +37,12 @@ from pairbench.export.storage_data import (
 from pairbench.export.storage_tables import TABLE_UNITS
 
 SYMBOLS = ("o", "s", "t", "d", "+", "x", "star", "p")
-IOPS_TABLES = ("IOPS", "latency IOPS")
+IOPS_TABLES = ("IOPS", LATENCY_IOPS)
 
 
 def iops_table_name(test: StorageTest) -> str | None:
     """The IOPS table of a test (the throughput test has none)."""
-    return {StorageTest.IOPS: "IOPS", StorageTest.LATENCY: "latency IOPS"}.get(test)
+    return {StorageTest.IOPS: "IOPS", StorageTest.LATENCY: LATENCY_IOPS}.get(test)
 
 
 def _tables(suites: Sequence[SuiteData], name: str) -> list[SuiteTable | None]:
@@ -180,16 +180,17 @@ def heatmap_chart(suites: Sequence[SuiteData], name: str, title: str) -> ChartSp
 
 
 def latency_chart(suites: Sequence[SuiteData]) -> ChartSpec | None:
-    """Mean latency against block size, one line per mix; one panel per suite, one y range."""
+    """Mean latency (IOPS-weighted) against block size, one line per mix; one panel per
+    suite, one y range."""
     if suites[0].params.test is not StorageTest.LATENCY:
         return None
-    scale = table_scale(suites, "mean latency", "µs")
+    scale = table_scale(suites, WEIGHTED_MEAN, "µs")
     panels = [
         Panel(
             title=s.name if len(suites) > 1 else "",
             x_label="Block size",
-            y_label=axis_label("Mean latency", scale),
-            series=tuple(_mix_lines(s.table("mean latency"), scale, None, 0)),
+            y_label=axis_label("Mean latency (IOPS-weighted)", scale),
+            series=tuple(_mix_lines(s.table(WEIGHTED_MEAN), scale, None, 0)),
             x_ticks=_bs_axis(suites),
             log_x=True,
             x_range=_bs_range(suites),
@@ -257,8 +258,8 @@ def report_charts(suites: Sequence[SuiteData]) -> list[NamedChart]:
         found += [("iops-heatmap", heatmap_chart(suites, "IOPS", "IOPS by block size and mix"))]
     elif test is StorageTest.LATENCY:
         found += [("latency", latency_chart(suites))]
-        title = "Mean latency by block size and mix (queue depth 1)"
-        found += [("latency-heatmap", heatmap_chart(suites, "mean latency", title))]
+        title = "Mean latency (IOPS-weighted) by block size and mix (queue depth 1)"
+        found += [("latency-heatmap", heatmap_chart(suites, WEIGHTED_MEAN, title))]
         found += [("iops", iops_chart(suites))]
         if iops_name is not None:
             found += [

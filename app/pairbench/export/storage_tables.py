@@ -10,7 +10,8 @@ from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 from typing import Any
 
-from pairbench.analysis.storage_suite import StageProgress, SuiteTable
+from pairbench.analysis.storage_suite import StageProgress
+from pairbench.analysis.storage_tables import LATENCY_IOPS, PEAK, WEIGHTED_MEAN, SuiteTable
 from pairbench.domain.storage import StorageTest, block_size_bytes, block_size_word, mix_word
 from pairbench.domain.units import NO_VALUE, axis_label, format_quantity, metric_scale, range_scale
 from pairbench.export.storage_data import SuiteData, block_sizes, mixes
@@ -72,7 +73,7 @@ def throughput_table(data: SuiteData) -> TitledTable | None:
 
 
 # The latency test's tables, in the report's order (grid_table skips one a suite lacks).
-LATENCY_TABLES = ("mean latency", "max latency", "latency IOPS")
+LATENCY_TABLES = (WEIGHTED_MEAN, PEAK, LATENCY_IOPS)
 
 
 def result_tables(data: SuiteData) -> list[TitledTable]:
@@ -85,6 +86,13 @@ def result_tables(data: SuiteData) -> list[TitledTable]:
     else:
         found.append(throughput_table(data))
     return [t for t in found if t is not None]
+
+
+# Which rule decided a window, in words.
+RULE_TEXT = {
+    "pts": "PTS-E 1.1 (the specification's, unrounded)",
+    "cloudharmony": "CloudHarmony block-storage's (its units and roundings; shown converted)",
+}
 
 
 def determination_table(stage: StageProgress) -> TextTable:
@@ -107,6 +115,7 @@ def determination_table(stage: StageProgress) -> TextTable:
     verdict = stage.verdict.state.value
     n = len(window.values)
     rows = (
+        ("Rule", RULE_TEXT.get(window.rule, window.rule), "", ""),
         ("Tracking variable", stage.stage.metric_label, "", ""),
         ("Window", f"rounds {first}–{window.round}: {values}", "", ""),
         ("Mean", fmt(window.mean), "", ""),
@@ -130,10 +139,11 @@ def determination_table(stage: StageProgress) -> TextTable:
 
 
 def verdict_line(stage: StageProgress) -> str:
-    """``iops: steady state reached at round 7 (7 rounds)``."""
+    """``iops: steady state reached at round 7 (7 rounds, pts rule)``."""
     at = stage.verdict.reached_at
     state = f"reached at round {at}" if at else stage.verdict.state.value
-    return f"{stage.stage.name}: steady state {state} ({len(stage.values)} rounds)"
+    rounds = f"{len(stage.values)} rounds, {stage.rule.value} rule"
+    return f"{stage.stage.name}: steady state {state} ({rounds})"
 
 
 def _value_text(value: Any) -> str:

@@ -14,16 +14,15 @@ from __future__ import annotations
 
 import io
 import math
-import statistics
 from collections.abc import Sequence
 from dataclasses import dataclass
-from datetime import UTC, datetime
 
 import numpy as np
 
 from pairbench.analysis.compare import Comparison, GroupKind, GroupResult
 from pairbench.analysis.outliers import OutlierMethod
-from pairbench.domain.units import Scale, axis_label, format_value, metric_scale
+from pairbench.domain.timestamps import time_text
+from pairbench.domain.units import Scale, axis_label, format_value, metric_scale, range_scale
 from pairbench.export.escaping import (
     csv_line,
     html_text,
@@ -69,59 +68,67 @@ def _level(cmp: Comparison) -> str:
 
 
 def headline_table(cmp: Comparison) -> TextTable:
-    """Environment | Test | n | metric | vs baseline | ... (field-report shape)."""
+    """Environment | Test | n | metric | vs baseline | ... (field-report shape); each value
+    in the unit of its own size, as the live plots print it ("25.0 Gbit/s", never
+    "25000 Mbit/s" beside a row of 200 Mbit/s)."""
     table = cmp.table
     headers = ["Environment", "Test", "n"]
     align = ["l", "l", "r"]
     for column in table.columns:
         headers += [column.label, "vs baseline"]
         align += ["r", "r"]
-    scales = [_column_scale(cmp, i) for i in range(len(table.columns))]
+    # Which cells measured the hosts and which the network: when some run has a verdict.
+    verdicts = any(row.limited_by for row in table.rows)
+    if verdicts:
+        headers.append("Limited by")
+        align.append("l")
     rows: list[tuple[str, ...]] = []
     for row in table.rows:
         cells = [row.group, row.description, str(row.n)]
-        for column, cell, scale in zip(table.columns, row.cells, scales, strict=True):
-            cells.append(format_value(column.metric, cell.mean, cell.half_width, scale=scale))
+        for column, cell in zip(table.columns, row.cells, strict=True):
+            cells.append(format_value(column.metric, cell.mean, cell.half_width))
             if row.is_baseline:
                 cells.append("baseline")
             else:
                 cells.append(format_percent_change(cell.vs_baseline))
+        if verdicts:
+            cells.append(row.limited_by or "—")
         rows.append(tuple(cells))
     return TextTable(tuple(headers), tuple(rows), tuple(align))
 
 
-def _column_scale(cmp: Comparison, index: int) -> Scale:
-    metric = cmp.table.columns[index].metric
-    means = [r.cells[index].mean for r in cmp.table.rows if r.cells[index].mean is not None]
-    reference = statistics.median([abs(m) for m in means if m is not None]) if means else 0.0
-    return metric_scale(metric, reference)
-
-
 def comparison_scale(cmp: Comparison) -> Scale:
-    """The scale of the compared metric that the title, the statistics and the chart share:
-    the one of the groups' median mean (of the curves' median value when no group has one)."""
-    means = [abs(g.stats.mean) for g in cmp.groups if g.stats is not None]
-    if means:
-        return metric_scale(cmp.metric.name, statistics.median(means))
-    values = np.abs(np.concatenate([c.v for c in cmp.curves])) if cmp.curves else np.empty(0)
-    values = values[np.isfinite(values)]
-    return metric_scale(cmp.metric.name, float(np.median(values)) if values.size else 0.0)
+    """The scale of the chart's value axis and of the title above it: the unit of the largest
+    value drawn (the live plots' axis rule, ``domain.units.range_scale``): every run's value,
+    the confidence bounds and the curves."""
+    values: list[float] = []
+    for g in cmp.groups:
+        values += [v.value for v in g.kept] + [d.value for d in g.discarded]
+        if g.stats is not None:
+            values.append(g.stats.mean)
+            if g.stats.ci is not None:
+                values += [g.stats.ci.low, g.stats.ci.high]
+    for curve in cmp.curves:
+        finite = np.abs(curve.v[np.isfinite(curve.v)])
+        if finite.size:
+            values.append(float(finite.max()))
+    return range_scale(cmp.metric.unit, (abs(v) for v in values))
 
 
 def stats_table(cmp: Comparison) -> TextTable:
-    """Group | n | Mean | Median | Std dev | CV | CI | Min | Max | Discarded."""
-    scale = comparison_scale(cmp)
+    """Group | n | Mean | Median | Std dev | CV | CI | Min | Max | Discarded; each value in the
+    unit of its own size (a CI's bounds in the unit of the larger one)."""
     metric = cmp.metric.name
     headers = (
         "Group",
         "n",
-        axis_label("Mean", scale),
-        axis_label("Median", scale),
-        axis_label("Std dev", scale),
+        "Mean",
+        "Median",
+        "Std dev",
         "CV",
-        axis_label(f"{_level(cmp)} CI", scale),
-        axis_label("Min", scale),
-        axis_label("Max", scale),
+        f"{_level(cmp)} CI",
+        "Min",
+        "Max",
         "Discarded",
     )
     rows: list[tuple[str, ...]] = []
@@ -133,9 +140,13 @@ def stats_table(cmp: Comparison) -> TextTable:
             continue
 
         def fmt(value: float | None) -> str:
-            return format_value(metric, value, scale=scale, unit=False)
+            return format_value(metric, value)
 
-        ci = "—" if st.ci is None else f"{fmt(st.ci.low)} … {fmt(st.ci.high)}"
+        ci = "—"
+        if st.ci is not None:
+            scale = metric_scale(metric, max(abs(st.ci.low), abs(st.ci.high)))
+            low = format_value(metric, st.ci.low, scale=scale, unit=False)
+            ci = f"{low} … {format_value(metric, st.ci.high, scale=scale)}"
         rows.append(
             (
                 g.name,
@@ -243,7 +254,11 @@ def comparison_report(cmp: Comparison, *, title: str | None = None) -> Report:
     sections = [Section("Comparison", headline_table(cmp), tuple(notes))]
     stats_notes = [f"{g.name}: {g.stats.note}" for g in cmp.groups if g.stats and g.stats.note]
     sections.append(
-        Section(f"Statistics: {comparison_title(cmp)}", stats_table(cmp), tuple(stats_notes))
+        Section(
+            f"Statistics: {cmp.metric.label}, {_grouping_text(cmp)}",
+            stats_table(cmp),
+            tuple(stats_notes),
+        )
     )
     welch = welch_table(cmp)
     if welch is not None:
@@ -256,7 +271,11 @@ def comparison_report(cmp: Comparison, *, title: str | None = None) -> Report:
         )
     sections.append(_discarded_section(cmp))
     diff = diff_table(cmp)
-    same = f"{cmp.diff.same} field(s) are identical in every run and not shown."
+    same = f"{cmp.diff.same} field(s) are identical in every run and not shown" + (
+        f"; {cmp.diff.hidden} more differ only as unset against empty or the tool's default."
+        if cmp.diff.hidden
+        else "."
+    )
     if diff is None:
         sections.append(
             Section("What differs", None, ("Nothing differs in versions, parameters or facts.",))
@@ -290,7 +309,7 @@ def footer_text(cmp: Comparison) -> str:
             for r in cmp.runs
         }
     )
-    days = sorted(datetime.fromtimestamp(r.started_at, UTC).strftime("%Y-%m-%d") for r in cmp.runs)
+    days = sorted(time_text(r.started_at, "%Y-%m-%d", utc=True) for r in cmp.runs)
     when = days[0] if days[0] == days[-1] else f"{days[0]} – {days[-1]}"
     return f"Pairs: {', '.join(pairs)} · Tools: {', '.join(tools)} · Runs: {when} (UTC)"
 
@@ -425,15 +444,19 @@ def comparison_csv(cmp: Comparison) -> str:
 
     Columns: ``environment, test, n, baseline``, then for each metric ``M_mean``,
     ``M_ci_half_width`` (of the mean, at the comparison's confidence), ``M_n`` and
-    ``M_vs_baseline_percent``. Numbers are written with full precision (``repr``); a missing
-    value is an empty field. Text fields go through ``escaping.csv_cell``: one that a
-    spreadsheet would run as a formula (``=…``, ``+…``, ``-…``, ``@…``) starts with ``'``.
+    ``M_vs_baseline_percent``, and ``limited_by`` last when some run has a verdict. Numbers
+    are written with full precision (``repr``); a missing value is an empty field. Text fields
+    go through ``escaping.csv_cell``: one that a spreadsheet would run as a formula (``=…``,
+    ``+…``, ``-…``, ``@…``) starts with ``'``.
     """
     out = io.StringIO()
     header = ["environment", "test", "n", "baseline"]
     for column in cmp.table.columns:
         m = column.metric
         header += [f"{m}_mean", f"{m}_ci_half_width", f"{m}_n", f"{m}_vs_baseline_percent"]
+    verdicts = any(row.limited_by for row in cmp.table.rows)
+    if verdicts:
+        header.append("limited_by")
     out.write(csv_line(header))
     for row in cmp.table.rows:
         fields: list[str | float | None] = [
@@ -445,6 +468,8 @@ def comparison_csv(cmp: Comparison) -> str:
         for cell in row.cells:
             pct = None if cell.vs_baseline is None else cell.vs_baseline * 100.0
             fields += [_num(cell.mean), _num(cell.half_width), cell.n, _num(pct)]
+        if verdicts:
+            fields.append(row.limited_by)
         out.write(csv_line(fields))
     return out.getvalue()
 

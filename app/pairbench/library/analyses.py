@@ -53,6 +53,19 @@ def list_analyses(lib: Library, kind: str) -> list[tuple[int, dict[str, Any]]]:
     return [(int(run_id), _object(text)) for run_id, text in rows]
 
 
+def analyses_of_runs(lib: Library, kind: str, run_ids: list[int]) -> dict[int, dict[str, Any]]:
+    """The analyses of this kind of the runs ``run_ids`` that have one, by run id (one query
+    whatever the number of ids)."""
+    if not run_ids:
+        return {}
+    rows = lib.conn.execute(
+        "SELECT run_id, json FROM analyses WHERE kind = ? "
+        "AND run_id IN (SELECT value FROM json_each(?))",
+        (kind, json.dumps(run_ids)),
+    ).fetchall()
+    return {int(run_id): _object(text) for run_id, text in rows}
+
+
 def _object(text: object) -> dict[str, Any]:
     value = json.loads(str(text))
     return value if isinstance(value, dict) else {"value": value}

@@ -16,6 +16,7 @@ from pairbench.library.ownership import (
     owner_alive,
     recover_orphaned_rows,
 )
+from pairbench.library.uuids import new_uuid
 
 
 @dataclass(frozen=True, slots=True)
@@ -84,14 +85,14 @@ def create_campaign(
     label: str = "",
     created_at: float | None = None,
 ) -> int:
-    """Store a new campaign, ``running`` and owned by this process; its id."""
+    """Store a new campaign, ``running`` and owned by this process, with its UUID; its id."""
     lib.ensure_whole()
     now = time.time() if created_at is None else created_at
     host, pid, token = current_owner()
     cur = lib.conn.execute(
         "INSERT INTO campaigns (name, plan, plan_text, cells, seed, status, created_at, "
-        "updated_at, label, owner_host, owner_pid, owner_token) "
-        "VALUES (?, ?, ?, ?, ?, 'running', ?, ?, ?, ?, ?, ?)",
+        "updated_at, label, owner_host, owner_pid, owner_token, uuid) "
+        "VALUES (?, ?, ?, ?, ?, 'running', ?, ?, ?, ?, ?, ?, ?)",
         (
             name,
             _dumps(dict(plan)),
@@ -104,6 +105,7 @@ def create_campaign(
             host,
             pid,
             token,
+            new_uuid(),
         ),
     )
     return int(cur.lastrowid or 0)

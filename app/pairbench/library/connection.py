@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import contextlib
+import errno
 import os
 import sqlite3
 import stat
@@ -10,12 +11,23 @@ from collections.abc import Iterator, Mapping
 from pathlib import Path
 from types import TracebackType
 
+from pairbench.domain.failures import LibraryFullError
+from pairbench.library.attach import attach
+from pairbench.library.disk import (
+    FULL_BELOW,
+    DiskRoom,
+    disk_room,
+    free_bytes,
+    is_full,
+    is_io_error,
+    is_refused_write,
+)
 from pairbench.library.integrity import IntegrityReport, fast_check, full_check
 from pairbench.library.migrations import APPLICATION_ID, SCHEMA_VERSION, migrate
 from pairbench.library.ownership import recover_orphaned_runs
 from pairbench.library.progress import ProgressJournal
+from pairbench.library.reserve import back_shm, keep_wal_margin
 
-BUSY_TIMEOUT_S = 2.0
 _NOT_OURS = "choose another file with --library or PAIRBENCH_LIBRARY"
 
 
@@ -53,24 +65,68 @@ class Library:
     Open one ``Library`` per thread (the engine thread and the GUI thread each have their
     own); WAL mode lets them read while the other writes. ``warnings`` holds what the open
     found and repaired (runs interrupted by a dead process, samples lost with a deleted WAL):
-    the CLI prints them, the window shows them.
+    the CLI prints them, the window shows them. ``full`` is set (and said by the CLI) when
+    the library's disk was full at the opening: the library is then open for reading only.
     """
 
     def __init__(self, path: Path, conn: sqlite3.Connection) -> None:
         self.path = path
         self.conn = conn
         self.warnings: list[str] = []
+        self.full: LibraryFullError | None = None
+        self._backs_shm = False
         self._whole: IntegrityReport | None = None
 
     def ensure_whole(self) -> None:
-        """Before the first run this connection writes: SQLite's check of every page (once).
-
-        A damaged file raises ``LibraryDamagedError``, and nothing more is written into it.
+        """Before a run, suite or campaign is written: room on the disk (``LibraryFullError``
+        when it is full: ``ensure_room``), SQLite's check of every page (once: a damaged file raises
+        ``LibraryDamagedError``, and nothing more is written into it), then room kept ahead
+        to store how it ends (``keep_room``).
         """
+        self.ensure_room(0)
         if self._whole is None:
             self._whole = full_check(self.conn)
         if not self._whole.ok:
             raise LibraryDamagedError(self.path, self._whole)
+        self.keep_room()
+
+    def full_error(self, kept: str = "") -> LibraryFullError:
+        """The failure saying that the library's disk is full (as it is now)."""
+        return full_error(self.path, kept)
+
+    @contextlib.contextmanager
+    def disk_errors(self, kept: str = "") -> Iterator[None]:
+        """Within: SQLite's "database or disk is full" (or a write refused because the
+        library was opened full) raised as ``LibraryFullError``, saying ``kept``."""
+        try:
+            yield
+        except sqlite3.Error as exc:
+            if is_full(exc) or (self.full is not None and is_refused_write(exc)):
+                raise self.full_error(kept) from exc
+            raise
+
+    def ensure_room(self, nbytes: int) -> None:
+        """``LibraryFullError`` when storing about ``nbytes`` more would leave the library's
+        disk with less than ``FULL_BELOW`` free (counted twice: SQLite writes them to the
+        write-ahead log, then copies them into the file). What records stops there, so the
+        room kept past the -wal (``keep_room``) is left to store how the run ended."""
+        if self.full is not None:
+            raise self.full
+        try:
+            free = free_bytes(self.path)
+        except OSError:
+            return
+        if free < FULL_BELOW + 2 * nbytes:
+            raise self.full_error()
+
+    def keep_room(self) -> None:
+        """Keep disk blocks ahead for SQLite's files (``library.reserve``), so that a disk
+        filling up later cannot kill this process and the end of a run can still be stored.
+        Called by what records; a failure is left for the next write to meet."""
+        if self.full is None:
+            keep_wal_margin(self.path)
+            if self._backs_shm:
+                back_shm(self.path)
 
     @property
     def progress(self) -> ProgressJournal:
@@ -93,19 +149,19 @@ class Library:
         path = Path(path).expanduser()
         if _check_path(path):
             _create(path)
+        conn: sqlite3.Connection | None = None
         try:
-            conn = sqlite3.connect(
-                path, timeout=BUSY_TIMEOUT_S, isolation_level=None, check_same_thread=False
-            )
-        except sqlite3.Error as exc:
-            raise LibraryError(f"cannot open library {path}: {exc}") from exc
-        try:
-            _check_identity(conn, path)
+            attached = attach(path, lambda c: _check_identity(c, path))
+            conn = attached.conn
             if check:
                 report = fast_check(conn)
                 if not report.ok:
                     raise LibraryDamagedError(path, report)
             conn.execute("PRAGMA foreign_keys = ON")
+            library = cls(path, conn)
+            library._backs_shm = attached.backs_shm
+            if attached.full and attached.room is not None:
+                return _opened_full(library, attached.room)
             mode = conn.execute("PRAGMA journal_mode = WAL").fetchone()[0]
             if str(mode).lower() != "wal":
                 raise LibraryError(f"library {path}: cannot switch to WAL mode (got {mode})")
@@ -115,25 +171,23 @@ class Library:
             conn.execute("BEGIN IMMEDIATE")
             conn.execute("COMMIT")
             migrate(conn)
-            library = cls(path, conn)
             if recover:
                 library.warnings.extend(recover_orphaned_runs(conn, library.progress))
+                from pairbench.library.hosts import reserved_name_problems  # (imports this)
+
+                library.warnings.extend(reserved_name_problems(library))
             return library
-        except LibraryError:
-            conn.close()
+        except (LibraryError, LibraryFullError):
+            if conn is not None:
+                conn.close()
             raise
-        except sqlite3.OperationalError as exc:
-            conn.close()
-            if "locked" in str(exc) or "busy" in str(exc):
-                raise LibraryError(
-                    f"library {path} is locked by another program; close it and try again"
-                ) from exc
-            raise LibraryError(f"library {path}: {exc}") from exc
-        except sqlite3.DatabaseError as exc:
-            conn.close()
-            raise _foreign(path, exc) from exc
+        except sqlite3.Error as exc:
+            if conn is not None:
+                conn.close()
+            raise _failure(path, exc) from exc
         except BaseException:
-            conn.close()
+            if conn is not None:
+                conn.close()
             raise
 
     def close(self) -> None:
@@ -161,17 +215,68 @@ def check_library_file(path: Path | str) -> IntegrityReport:
     if _check_path(path):
         raise LibraryError(f"there is no library at {path}")
     try:
-        uri = f"{path.resolve().as_uri()}?mode=ro"
-        conn = sqlite3.connect(uri, uri=True, timeout=BUSY_TIMEOUT_S)
+        conn = attach(path, lambda c: _check_identity(c, path), read_only=True).conn
     except sqlite3.Error as exc:
-        raise LibraryError(f"cannot open library {path}: {exc}") from exc
+        raise _failure(path, exc) from exc
     try:
-        _check_identity(conn, path)
         return full_check(conn)
-    except sqlite3.DatabaseError as exc:
-        raise _foreign(path, exc) from exc
+    except sqlite3.Error as exc:
+        raise _failure(path, exc) from exc
     finally:
         conn.close()
+
+
+def _opened_full(library: Library, room: DiskRoom) -> Library:
+    """A library opened on a full disk: for reading only, and said so."""
+    version = int(library.conn.execute("PRAGMA user_version").fetchone()[0])
+    if version < SCHEMA_VERSION:
+        raise room.error(
+            library.path, "this Pairbench must first upgrade the library, which needs room"
+        )
+    library.full = room.error(
+        library.path, "the library is open for reading only: nothing can be stored in it"
+    )
+    return library
+
+
+def _failure(path: Path, exc: sqlite3.Error) -> Exception:
+    """The error to report for an SQLite error met while opening or checking a library:
+    a full disk and an I/O error are told apart from a file that is not a library."""
+    if is_full(exc):
+        return full_error(path, "nothing in it was changed")
+    if is_io_error(exc):
+        room = _room_now(path)
+        if room is not None and room.full:
+            return room.error(path, "nothing in it was changed")
+        name = getattr(exc, "sqlite_errorname", "") or "SQLITE_IOERR"
+        return LibraryError(
+            f"cannot read library {path}: the file system reported an I/O error ({name}); "
+            "the library is not necessarily damaged: check the disk (dmesg), then try again"
+        )
+    if isinstance(exc, sqlite3.OperationalError):
+        if "locked" in str(exc) or "busy" in str(exc):
+            return LibraryError(
+                f"library {path} is locked by another program; close it and try again"
+            )
+        return LibraryError(f"library {path}: {exc}")
+    if isinstance(exc, sqlite3.DatabaseError):
+        return _foreign(path, exc)
+    return LibraryError(f"cannot open library {path}: {exc}")
+
+
+def _room_now(path: Path) -> DiskRoom | None:
+    try:
+        return disk_room(path)
+    except OSError:
+        return None
+
+
+def full_error(path: Path, kept: str) -> LibraryFullError:
+    """The failure saying that the disk of the library at ``path`` is full (as it is now)."""
+    room = _room_now(path)
+    if room is None:
+        return LibraryFullError(str(path), str(path.parent), "", 0, kept)
+    return room.error(path, kept)
 
 
 def _check_path(path: Path) -> bool:
@@ -211,6 +316,9 @@ def _create(path: Path) -> None:
     ours. Losing the race to another process creating the same library is fine."""
     import secrets  # here: only a new library needs it (CLI start time)
 
+    room = _room_now(path)
+    if room is not None and room.full:
+        raise room.error(path, "no library was created there")
     temp = path.with_name(f".{path.name}.creating-{os.getpid()}-{secrets.token_hex(4)}")
     try:
         conn = sqlite3.connect(temp, isolation_level=None)
@@ -223,6 +331,8 @@ def _create(path: Path) -> None:
         with contextlib.suppress(FileExistsError):
             os.link(temp, path)
     except (OSError, sqlite3.Error) as exc:
+        if is_full(exc) or getattr(exc, "errno", None) in (errno.ENOSPC, errno.EDQUOT):
+            raise full_error(path, "no library was created there") from exc
         raise LibraryError(f"cannot create library {path}: {exc}") from exc
     finally:
         for suffix in ("", "-wal", "-shm", "-journal"):

@@ -4,6 +4,8 @@ from __future__ import annotations
 
 import sqlite3
 
+from pairbench.library.uuids import UUID4_SQL, UUID_TABLES
+
 # application_id marks a file as a Pairbench library ("PBNC"), so another SQLite database is
 # recognised and left alone.
 APPLICATION_ID = 0x50424E43
@@ -256,8 +258,8 @@ MIGRATIONS: list[str] = [
     CREATE INDEX campaign_runs_suite ON campaign_runs(suite_id);
     """,
     # 9: a team library. Settings of this library (the team server's address without its
-    # password, who publishes, automatic publishing); each run's UUID (given when it is first
-    # published, so a run published twice is stored once); the runs published, and the
+    # password, who publishes, automatic publishing); each run's UUID (given when it was first
+    # published, until 11, so a run published twice is stored once); the runs published, and the
     # outbox of finished runs waiting to be published (filled by the triggers while automatic
     # publishing is on, so no code path that finishes or imports a run can forget it).
     """
@@ -345,6 +347,16 @@ MIGRATIONS: list[str] = [
         DELETE FROM team_entities WHERE kind = 'campaign' AND entity_id = OLD.id;
         DELETE FROM team_entity_outbox WHERE kind = 'campaign' AND entity_id = OLD.id;
     END;
+    """,
+    # 11: every run, suite and campaign has a UUID from its creation (library/uuids.py), so
+    # a copy of it (a bundle imported elsewhere, a copied file) is one run to the team
+    # library; those made before get a random (version 4) one now.
+    "\n".join(f"UPDATE {t} SET uuid = {UUID4_SQL} WHERE uuid IS NULL;" for t in UUID_TABLES),
+    # 12: what an OpenSSH config says about a host (identity files, known_hosts files,
+    # HostKeyAlias, ProxyCommand, ProxyJump hops...), as the JSON of
+    # domain/ssh_options_json.py; '{}' for a host added by hand.
+    """
+    ALTER TABLE hosts ADD COLUMN ssh TEXT NOT NULL DEFAULT '{}';
     """,
 ]
 

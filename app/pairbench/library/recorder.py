@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import sqlite3
 import time
 from array import array
 from typing import TypeAlias
@@ -63,6 +64,7 @@ class Recorder:
             "WHERE id = ?",
             (run_id,),
         ).fetchone()
+        lib.keep_room()  # room to store how the run ends, even if the disk fills up
 
     def add(self, records: list[Record]) -> None:
         """Buffer records (no I/O).
@@ -119,20 +121,56 @@ class Recorder:
         self._last_flush = now
         return True
 
-    def flush(self) -> int:
-        """Write everything buffered in one transaction; return the number of samples."""
-        self._last_flush = time.monotonic()
-        conn = self._lib.conn
-        segments = self._closed + [
+    @property
+    def pending(self) -> int:
+        """Samples buffered and not yet written."""
+        return sum(len(values) for _, _, _, values in self._segments())
+
+    def discard(self) -> int:
+        """Drop everything buffered (it cannot be stored: the disk is full); the number of
+        samples dropped."""
+        dropped = self.pending
+        self._buffers, self._closed, self._raw = {}, [], {}
+        return dropped
+
+    def _segments(self) -> list[_Segment]:
+        return self._closed + [
             (stream, metrics, times, flat)
             for (stream, metrics), (times, flat) in self._buffers.items()
             if times
         ]
+
+    def flush(self) -> int:
+        """Write everything buffered in one transaction; return the number of samples.
+
+        On a full disk (or one that this flush would fill: ``Library.ensure_room``) nothing
+        is written, everything stays buffered, and ``LibraryFullError`` is raised.
+        """
+        self._last_flush = time.monotonic()
+        conn = self._lib.conn
+        segments = self._segments()
         if not segments and not self._raw:
             return 0
-        written = 0
+        self._lib.ensure_room(_bytes_of(segments, self._raw))
         # Restored if the transaction fails: ids of rolled-back series rows must not be reused.
         saved = (dict(self._series_ids), dict(self._next_seq), self._raw_seq)
+        try:
+            with self._lib.disk_errors():
+                written = self._write(conn, segments)
+        except BaseException:
+            self._series_ids, self._next_seq, self._raw_seq = saved
+            raise
+        self._buffers = {}
+        self._closed = []
+        self._raw = {}
+        self.samples_written += written
+        self._note_progress()
+        self._lib.keep_room()
+        return written
+
+    def _write(self, conn: sqlite3.Connection, segments: list[_Segment]) -> int:
+        """The flush's one transaction; the number of samples written."""
+        written = 0
         conn.execute("BEGIN IMMEDIATE")
         try:
             rows: list[tuple[int, int, int, int, bytes]] = []
@@ -161,13 +199,7 @@ class Recorder:
             # SQLite may already have rolled back (disk full, I/O error): keep the real error.
             if conn.in_transaction:
                 conn.execute("ROLLBACK")
-            self._series_ids, self._next_seq, self._raw_seq = saved
             raise
-        self._buffers = {}
-        self._closed = []
-        self._raw = {}
-        self.samples_written += written
-        self._note_progress()
         return written
 
     def _note_progress(self) -> None:
@@ -204,3 +236,9 @@ class Recorder:
             "SELECT COALESCE(MAX(seq) + 1, 0) FROM raw_chunks WHERE run_id = ?", (self._run_id,)
         ).fetchone()
         return int(row[0])
+
+
+def _bytes_of(segments: list[_Segment], raw: dict[str, list[str]]) -> int:
+    """About what a flush stores: its numbers (8 bytes each) and its raw text."""
+    numbers = sum(len(times) + len(values) for _, _, times, values in segments)
+    return 8 * numbers + sum(len(line) + 1 for lines in raw.values() for line in lines)

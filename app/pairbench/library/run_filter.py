@@ -12,6 +12,10 @@ from typing import Literal, get_args
 from pairbench.domain import RunStatus
 
 SortKey = Literal["id", "started", "pair", "tool", "status", "label"]
+Member = Literal["any", "single", "suite", "campaign"]
+"""Where a run belongs: anywhere, to no study (a single run), to a storage suite or to a
+campaign (a campaign's storage cells' suite jobs included)."""
+MEMBERS: tuple[Member, ...] = get_args(Member)
 """The columns a run list can be sorted by (the Library tab's sortable columns)."""
 SORT_KEYS: tuple[SortKey, ...] = get_args(SortKey)
 
@@ -44,7 +48,9 @@ class RunFilter:
     ``since``/``until`` bound the start time (epoch seconds, ``since`` included, ``until``
     excluded); ``ids`` keeps runs in any of the ranges; ``tags`` holds ``key`` or
     ``key=value`` (value compared case-insensitively), every one must match; ``label`` is
-    the whole label; ``text`` searches label, notes, tags and pair (case-insensitive).
+    the whole label; ``text`` searches label, notes, tags and pair (case-insensitive);
+    ``member`` keeps single runs (in no suite nor campaign) or the runs of suites or of
+    campaigns, ``member_id`` then those of that one suite or campaign.
     """
 
     pair: str | None = None
@@ -60,10 +66,16 @@ class RunFilter:
     sort: SortKey = "started"
     descending: bool = True
     offset: int = 0
+    member: Member = "any"
+    member_id: int | None = None
 
     def __post_init__(self) -> None:
         if self.sort not in _ORDER_BY:
             raise ValueError(f"unknown sort key {self.sort!r}; expected one of {SORT_KEYS}")
+        if self.member not in MEMBERS:
+            raise ValueError(f"unknown membership {self.member!r}; expected one of {MEMBERS}")
+        if self.member_id is not None and self.member not in ("suite", "campaign"):
+            raise ValueError("member_id names a suite or a campaign: member suite or campaign")
         if self.offset < 0 or (self.limit is not None and self.limit < 0):
             raise ValueError("limit and offset cannot be negative")
 
@@ -82,6 +94,10 @@ class Dialect:
     tag_like: str  # a tag's key or value matches: {p} twice (as ``like``)
     no_limit: object  # LIMIT's value for "all"
     fold: Callable[[str], str]  # a tag value as ``tag_value`` compares it
+    in_suite: str  # the run is a suite's job; {one}: where one suite is asked for ("": none)
+    in_campaign: str  # the run is a campaign's (or its suites' jobs'); {one} twice
+    one_suite: str  # {one} of in_suite: the suite's id as a parameter
+    one_campaign: str  # {one} of in_campaign: the campaign's id as a parameter
 
     def id_list(self, ids: list[int]) -> object:
         return json.dumps(ids) if self.p == "?" else ids
@@ -98,6 +114,12 @@ SQLITE = Dialect(
     "WHERE t.key LIKE ? ESCAPE '\\' OR t.value LIKE ? ESCAPE '\\')",
     no_limit=-1,
     fold=str.casefold,  # pb_casefold: Python's casefold registered in SQLite
+    in_suite="EXISTS (SELECT 1 FROM suite_jobs sj WHERE sj.run_id = runs.id{one})",
+    in_campaign="(EXISTS (SELECT 1 FROM campaign_runs cr WHERE cr.run_id = runs.id{one}) "
+    "OR EXISTS (SELECT 1 FROM suite_jobs sj JOIN campaign_runs cr ON cr.suite_id = sj.suite_id "
+    "WHERE sj.run_id = runs.id{one}))",
+    one_suite=" AND sj.suite_id = ?",
+    one_campaign=" AND cr.campaign_id = ?",
 )
 
 
@@ -143,6 +165,7 @@ def criteria_sql(flt: RunFilter, d: Dialect) -> tuple[str, list[object]]:
             parts.append(f"id BETWEEN {d.p} AND {d.p}")
             args.extend((span.low, span.high))
         where.append("(" + " OR ".join(parts) + ")")
+    _membership(flt, d, where, args)
     for wanted in flt.tags:
         key, sep, value = wanted.strip().partition("=")
         if not key.strip():
@@ -154,6 +177,23 @@ def criteria_sql(flt: RunFilter, d: Dialect) -> tuple[str, list[object]]:
             where.append(d.tag_key)
             args.append(key.strip())
     return (" WHERE " + " AND ".join(where) if where else ""), args
+
+
+def _membership(flt: RunFilter, d: Dialect, where: list[str], args: list[object]) -> None:
+    """The filter's ``member`` criterion, appended to ``where`` and ``args`` (``ValueError``
+    from a dialect without it: the team library's)."""
+    if flt.member != "any" and not d.in_suite:
+        raise ValueError("this library lists every run: it has no grouping by suite or campaign")
+    if flt.member == "single":
+        where.append(f"NOT {d.in_suite.format(one='')} AND NOT {d.in_campaign.format(one='')}")
+    elif flt.member == "suite":
+        one = "" if flt.member_id is None else d.one_suite
+        where.append(d.in_suite.format(one=one))
+        args.extend([flt.member_id] if one else [])
+    elif flt.member == "campaign":
+        one = "" if flt.member_id is None else d.one_campaign
+        where.append(d.in_campaign.format(one=one))
+        args.extend([flt.member_id] * 2 if one else [])
 
 
 def order_page(flt: RunFilter, args: list[object], d: Dialect = SQLITE) -> str:

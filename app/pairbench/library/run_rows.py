@@ -26,6 +26,7 @@ from operator import itemgetter
 from typing import Any
 
 from pairbench.domain import Run, RunSpec, RunStatus
+from pairbench.domain.timestamps import stored_time
 from pairbench.library.codec import LazyFloatMap, LazyJsonMap
 
 # The stored fields of a run in the order ``runs_from_rows`` reads them (a SELECT list).
@@ -34,6 +35,7 @@ COLUMNS = (
     "summary_complete, host_facts, label, tags, notes, error"
 )
 _SUMMARY, _PARAMS, _FACTS, _TAGS = itemgetter(8), itemgetter(4), itemgetter(10), itemgetter(12)
+_STARTED, _ENDED = itemgetter(6), itemgetter(7)
 _STATUS_OF = {status.value: status for status in RunStatus}
 
 
@@ -114,6 +116,7 @@ def _run(
 
 def runs_from_rows(rows: Sequence[Sequence[Any]]) -> list[Run]:
     """A ``Run`` per row of ``COLUMNS``, in order; equal to ``library.runs.get_run``'s."""
+    rows = _times_as_floats(rows)
     runs: list[Run] = list(
         map(
             _run,
@@ -125,6 +128,24 @@ def runs_from_rows(rows: Sequence[Sequence[Any]]) -> list[Run]:
         )
     )
     return runs
+
+
+def _times_as_floats(rows: Sequence[Sequence[Any]]) -> Sequence[Sequence[Any]]:
+    """The rows, with start and end times that are no float (text or bytes a hostile or
+    damaged library holds) as ``stored_time`` reads them: a run always has float times."""
+    started = set(map(type, map(_STARTED, rows)))
+    ended = set(map(type, map(_ENDED, rows)))
+    if started <= {float} and ended <= {float, type(None)}:
+        return rows
+    return [
+        (
+            *row[:6],
+            stored_time(row[6]),
+            None if row[7] is None else stored_time(row[7]),
+            *row[8:],
+        )
+        for row in rows
+    ]
 
 
 def _lazy_distinct(texts: Sequence[str | None]) -> list[LazyJsonMap]:

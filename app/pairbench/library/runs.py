@@ -10,6 +10,7 @@ from collections.abc import Iterable, Mapping
 from typing import Any
 
 from pairbench.domain import Run, RunSpec, RunStatus
+from pairbench.domain.timestamps import stored_time
 from pairbench.library.codec import (
     dumps,
     loads_float_map,
@@ -25,10 +26,14 @@ from pairbench.library.run_filter import SortKey as SortKey
 from pairbench.library.run_filter import order_page, where_clause
 from pairbench.library.run_rows import COLUMNS as _COLUMNS
 from pairbench.library.run_rows import runs_from_rows
+from pairbench.library.uuids import new_uuid
 
 
-def create_run(lib: Library, spec: RunSpec, *, started_at: float | None = None) -> int:
-    """Insert a run in ``running`` state owned by this process; return its id.
+def create_run(
+    lib: Library, spec: RunSpec, *, started_at: float | None = None, uuid: str | None = None
+) -> int:
+    """Insert a run in ``running`` state owned by this process; return its id. It gets its
+    UUID now (``uuid``: the one it already has, e.g. from an evidence bundle).
 
     The first run a connection creates first checks every page of the file
     (``Library.ensure_whole``): a damaged library is refused, never written into.
@@ -38,7 +43,8 @@ def create_run(lib: Library, spec: RunSpec, *, started_at: float | None = None) 
     host, pid, token = current_owner()
     cur = lib.conn.execute(
         "INSERT INTO runs (pair, tool, params, status, started_at, updated_at, label, tags, "
-        "owner_host, owner_pid, owner_token) VALUES (?, ?, ?, 'running', ?, ?, ?, ?, ?, ?, ?)",
+        "owner_host, owner_pid, owner_token, uuid) "
+        "VALUES (?, ?, ?, 'running', ?, ?, ?, ?, ?, ?, ?, ?)",
         (
             spec.pair,
             spec.tool,
@@ -50,6 +56,7 @@ def create_run(lib: Library, spec: RunSpec, *, started_at: float | None = None) 
             host,
             pid,
             token,
+            new_uuid() if uuid is None else uuid,
         ),
     )
     return int(cur.lastrowid or 0)
@@ -279,6 +286,12 @@ def delete_run(lib: Library, run_id: int) -> None:
     lib.conn.execute("DELETE FROM runs WHERE id = ?", (run_id,))
 
 
+def discard_run(lib: Library, run_id: int) -> None:
+    """Delete a run this process created and could not store whole (an import on a full
+    disk), running or not."""
+    lib.conn.execute("DELETE FROM runs WHERE id = ?", (run_id,))
+
+
 def _row_to_run(row: tuple[object, ...]) -> Run:
     (
         run_id,
@@ -309,8 +322,8 @@ def _row_to_run(row: tuple[object, ...]) -> Run:
         id=int(str(run_id)),
         spec=spec,
         status=RunStatus(str(status)),
-        started_at=float(str(started_at)),
-        ended_at=None if ended_at is None else float(str(ended_at)),
+        started_at=stored_time(started_at),
+        ended_at=None if ended_at is None else stored_time(ended_at),
         tool_version=str(tool_version),
         summary=loads_float_map(str(summary)),
         summary_complete=bool(complete),

@@ -10,6 +10,7 @@ from typing import Any
 
 from pairbench.library.connection import Library, LibraryError, write_transaction
 from pairbench.library.ownership import claim_row, current_owner, recover_orphaned_rows
+from pairbench.library.uuids import new_uuid
 
 
 @dataclass(frozen=True, slots=True)
@@ -69,16 +70,28 @@ def create_suite(
     label: str = "",
     tags: Mapping[str, str] | None = None,
 ) -> int:
-    """Store a new suite, ``running`` and owned by this process; its id. ``tags`` say where
-    it sits in a campaign, when a campaign runs it."""
+    """Store a new suite, ``running`` and owned by this process, with its UUID; its id.
+    ``tags`` say where it sits in a campaign, when a campaign runs it."""
     lib.ensure_whole()
     now = time.time()
     owner_host, pid, token = current_owner()
     cur = lib.conn.execute(
         "INSERT INTO suites (kind, host, params, status, created_at, updated_at, label, "
-        "owner_host, owner_pid, owner_token, tags) "
-        "VALUES (?, ?, ?, 'running', ?, ?, ?, ?, ?, ?, ?)",
-        (kind, host, _dumps(params), now, now, label, owner_host, pid, token, _dumps(tags or {})),
+        "owner_host, owner_pid, owner_token, tags, uuid) "
+        "VALUES (?, ?, ?, 'running', ?, ?, ?, ?, ?, ?, ?, ?)",
+        (
+            kind,
+            host,
+            _dumps(params),
+            now,
+            now,
+            label,
+            owner_host,
+            pid,
+            token,
+            _dumps(tags or {}),
+            new_uuid(),
+        ),
     )
     return int(cur.lastrowid or 0)
 
@@ -87,6 +100,7 @@ def claim_suite(lib: Library, suite_id: int) -> None:
     """Mark a suite ``running`` by this process again (to resume it); ``LibraryError`` when
     another live process runs it."""
     get_suite(lib, suite_id)
+    lib.ensure_whole()
     try:
         claim_row(lib.conn, "suites", suite_id, f"suite {suite_id}")
     except ValueError as exc:

@@ -6,7 +6,6 @@ from __future__ import annotations
 
 import json
 import time
-import uuid
 from collections.abc import Iterable
 from dataclasses import dataclass
 from typing import Literal
@@ -14,6 +13,7 @@ from typing import Literal
 from pairbench.library.connection import Library, LibraryError, write_transaction
 from pairbench.library.ownership import recover_orphaned_rows
 from pairbench.library.team_local import refuse_unqueueable
+from pairbench.library.uuids import uuid_of
 
 Kind = Literal["suite", "campaign"]
 KINDS: tuple[Kind, ...] = ("suite", "campaign")  # suites first: a campaign refers to its suites
@@ -39,18 +39,8 @@ def _table(kind: str) -> str:
 
 
 def entity_uuid(lib: Library, kind: Kind, entity_id: int) -> str:
-    """The entity's UUID, given now if it has none (kept: published again, it replaces)."""
-    table = _table(kind)
-    row = lib.conn.execute(f"SELECT uuid FROM {table} WHERE id = ?", (entity_id,)).fetchone()
-    if row is None:
-        raise LibraryError(f"no {kind} with id {entity_id}")
-    if row[0]:
-        return str(row[0])
-    made = str(uuid.uuid4())
-    lib.conn.execute(
-        f"UPDATE {table} SET uuid = ? WHERE id = ? AND uuid IS NULL", (made, entity_id)
-    )
-    return entity_uuid(lib, kind, entity_id)
+    """The entity's UUID (it has one from its creation: ``library.uuids``)."""
+    return uuid_of(lib, _table(kind), entity_id, kind)
 
 
 def recover_orphaned(lib: Library) -> None:

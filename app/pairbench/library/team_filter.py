@@ -28,6 +28,12 @@ POSTGRES = Dialect(
     "WHERE t.key ILIKE %s OR t.value ILIKE %s)",
     no_limit=None,
     fold=str.lower,
+    # The team library lists every run: no single-run / suite / campaign grouping (a
+    # RunFilter asking for one is refused; see run_filter._membership).
+    in_suite="",
+    in_campaign="",
+    one_suite="",
+    one_campaign="",
 )
 
 

@@ -6,11 +6,11 @@ from __future__ import annotations
 
 import json
 import time
-import uuid
 from collections.abc import Iterable, Mapping
 from dataclasses import dataclass
 
 from pairbench.library.connection import Library, LibraryError, write_transaction
+from pairbench.library.uuids import uuid_of
 
 URL = "team.url"
 NAME = "team.name"
@@ -45,15 +45,8 @@ def set_setting(lib: Library, key: str, value: str | None) -> None:
 
 
 def run_uuid(lib: Library, run_id: int) -> str:
-    """The run's UUID, given now if it has none (kept: a run published twice is one run)."""
-    row = lib.conn.execute("SELECT uuid FROM runs WHERE id = ?", (run_id,)).fetchone()
-    if row is None:
-        raise LibraryError(f"no run with id {run_id}")
-    if row[0]:
-        return str(row[0])
-    made = str(uuid.uuid4())
-    lib.conn.execute("UPDATE runs SET uuid = ? WHERE id = ? AND uuid IS NULL", (made, run_id))
-    return run_uuid(lib, run_id)
+    """The run's UUID (it has one from its creation: ``library.uuids``)."""
+    return uuid_of(lib, "runs", run_id, "run")
 
 
 def refuse_unqueueable(what: str, statuses: Mapping[int, str | None]) -> None:

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import sqlite3
 import time
-from collections.abc import Iterator, Sequence
+from collections.abc import Callable, Iterator, Sequence
 from contextlib import contextmanager
 from typing import Any
 
@@ -27,8 +27,10 @@ def copy_run(
     key: str,
     ran_by: str,
     origin: str,
+    progress: Callable[[], None] = lambda: None,
 ) -> bool:
-    """Inside the server's transaction: the run's row, then its data by COPY (binary)."""
+    """Inside the server's transaction: the run's row, then its data by COPY (binary);
+    ``progress`` is told of each row the server took (a bound on silence, not on size)."""
     cur = conn.cursor()
     placeholders = ", ".join(["%s"] * (len(row) + 4))
     inserted = cur.execute(
@@ -55,10 +57,12 @@ def copy_run(
         copy.set_types(["int8", "int8", "text", "text", "text"])
         for sid, stream, metric, unit in series:
             copy.write_row((series_ids[sid], team_id, stream, metric, unit))
+            progress()
     with cur.copy("COPY times (id, run_id, n, t) FROM STDIN (FORMAT BINARY)") as copy:
         copy.set_types(["int8", "int8", "int4", "bytea"])
         for tid, n, t in local.execute("SELECT id, n, t FROM times WHERE run_id = ?", (run_id,)):
             copy.write_row((time_ids[tid], team_id, n, t))
+            progress()
     with cur.copy("COPY chunks (series_id, seq, n, time_id, v) FROM STDIN (FORMAT BINARY)") as copy:
         copy.set_types(["int8", "int4", "int4", "int8", "bytea"])
         for sid, seq, n, tid, v in local.execute(
@@ -72,12 +76,14 @@ def copy_run(
                     f"`pairbench library check` checks the local library"
                 )
             copy.write_row((series_ids[sid], seq, n, time_ids[tid], v))
+            progress()
     with cur.copy("COPY raw_chunks (run_id, seq, source, text) FROM STDIN (FORMAT BINARY)") as copy:
         copy.set_types(["int8", "int4", "text", "text"])
         for seq, source, text in local.execute(
             "SELECT seq, source, text FROM raw_chunks WHERE run_id = ?", (run_id,)
         ):
             copy.write_row((team_id, seq, source, text))
+            progress()
     analyses = local.execute(
         "SELECT kind, json, created_at FROM analyses WHERE run_id = ?", (run_id,)
     ).fetchall()

@@ -181,13 +181,31 @@ SCHEMA_VERSION = len(MIGRATIONS)
 _MIGRATION_LOCK = 0x5042544D
 
 
+class SchemaVersionError(ValueError):
+    """``pb_meta.schema_version`` holds no version number (``found``: what it holds)."""
+
+    def __init__(self, found: str) -> None:
+        super().__init__(f"pb_meta.schema_version is {found!r}, not a version number")
+        self.found = found
+
+
+def parse_version(value: object) -> int:
+    """A stored schema version: a whole number written in ASCII digits (Pairbench writes
+    nothing else); ``SchemaVersionError`` for anything else (``abc``, ``''``, ``2.5``, ``-1``)."""
+    text = str(value)
+    if not (text.isascii() and text.isdigit()):
+        raise SchemaVersionError(text if len(text) <= 40 else text[:40] + "…")
+    return int(text)
+
+
 def read_version(conn: psycopg.Connection[tuple[object, ...]]) -> int | None:
-    """The server's schema version, or None when the database holds no Pairbench schema."""
+    """The server's schema version, or None when the database holds no Pairbench schema;
+    ``SchemaVersionError`` when it holds something that is not one."""
     row = conn.execute("SELECT to_regclass('pb_meta') IS NOT NULL").fetchone()
     if row is None or not row[0]:
         return None
     row = conn.execute("SELECT value FROM pb_meta WHERE key = 'schema_version'").fetchone()
-    return None if row is None else int(str(row[0]))
+    return None if row is None else parse_version(row[0])
 
 
 def migrate(conn: psycopg.Connection[tuple[object, ...]], target: int | None = None) -> int:

@@ -14,46 +14,37 @@ from psycopg import errors as pg_errors
 from psycopg.conninfo import conninfo_to_dict
 
 from pairbench.domain import Run, RunStatus
-from pairbench.library.connection import Library, LibraryError
+from pairbench.library.connection import Library
 from pairbench.library.run_filter import RunFilter
 from pairbench.library.run_rows import COLUMNS, runs_from_rows
-from pairbench.library.team_connect import connect_settings, describe
+from pairbench.library.team_connect import Bounds, bounds, connect_settings, describe
+from pairbench.library.team_errors import (
+    TeamAuthError,
+    TeamError,
+    TeamLockedError,
+    TeamPermissionError,
+    TeamSchemaError,
+    TeamTimeoutError,
+    TeamUnreachableError,
+    connect_error,
+    ended_error,
+    first_line,
+    locked_error,
+    schema_version_error,
+    silent_error,
+)
 from pairbench.library.team_filter import order_page, where_clause
 from pairbench.library.team_live import notify_live, replace_live_copy
+from pairbench.library.team_locks import LockHolder, lock_holders
 from pairbench.library.team_publish import LOCAL_RUN, copy_run, local_snapshot
-from pairbench.library.team_schema import SCHEMA_VERSION as SCHEMA_VERSION
-from pairbench.library.team_schema import migrate, read_version
+from pairbench.library.team_schema import SCHEMA_VERSION, SchemaVersionError, migrate, read_version
+from pairbench.library.team_series import assemble
+from pairbench.library.team_watchdog import CallWatchdog
 
 if TYPE_CHECKING:
-    import numpy as np
-    import numpy.typing as npt
-
     from pairbench.library.series import SeriesArrays
 
 _Conn = psycopg.Connection[tuple[Any, ...]]
-_PASSWORD_SOURCES = (
-    "give it with `pairbench team connect` (kept in the OS keyring), in ~/.pgpass, or in PGPASSWORD"
-)
-
-
-class TeamError(LibraryError):
-    """The team library cannot do what was asked; the message says why and what to do."""
-
-
-class TeamAuthError(TeamError):
-    """The server refused the role's password (or found none)."""
-
-
-class TeamPermissionError(TeamError):
-    """The role lacks a right the operation needs (Pairbench never widens rights)."""
-
-
-class TeamSchemaError(TeamError):
-    """The server's schema is newer than this Pairbench understands."""
-
-
-class TeamUnreachableError(TeamError):
-    """The server cannot be reached or went away; nothing half-done is left on it."""
 
 
 class TeamRun(NamedTuple):
@@ -71,11 +62,14 @@ _TEAM_COLUMNS = COLUMNS + ", uuid::text, ran_by, origin, published_at"
 
 
 class TeamStore:
-    """One connection to a team library (one per thread, as a ``Library``)."""
+    """One connection to a team library (one per thread, as a ``Library``). Every call on it
+    is bounded (``team_connect.Bounds``): a server that does not answer in time is an error."""
 
-    def __init__(self, conn: _Conn, target: str) -> None:
+    def __init__(self, conn: _Conn, target: str, limits: Bounds | None = None) -> None:
         self._conn = conn
         self.target = target  # user@host:port/db, never the password
+        self.bounds = limits or Bounds(10.0)
+        self._watch = CallWatchdog(lambda: conn.pgconn.socket, self.bounds.quiet_s)
 
     @classmethod
     def connect(
@@ -85,15 +79,19 @@ class TeamStore:
 
         ``password`` is passed to libpq when given; otherwise libpq's own sources apply
         (PGPASSWORD, ~/.pgpass, PGSERVICE, a client certificate). Nothing is stored.
-        Unless the URL sets them, keepalives and TCP user timeouts on both ends make a cut
-        network an error within seconds instead of a publish that hangs (``team_connect``).
+        ``timeout_s`` bounds the connection and each call's answer (``$PAIRBENCH_TEAM_TIMEOUT``
+        replaces it); keepalives, TCP user timeouts and the server's own timeouts make a cut
+        network or a frozen peer an error within seconds instead of a hang (``team_connect``).
         """
         target = describe(url)
         try:
             given = conninfo_to_dict(url)
+            limits = bounds(timeout_s)
         except psycopg.ProgrammingError as exc:
             raise TeamError(f"team library URL {target!r} is not valid: {exc}") from exc
-        kwargs = connect_settings(given, timeout_s)
+        except ValueError as exc:
+            raise TeamError(f"cannot connect to team library {target}: {exc}") from exc
+        kwargs = connect_settings(given, limits)
         kwargs["autocommit"] = True
         if password is not None:
             kwargs["password"] = password
@@ -102,12 +100,18 @@ class TeamStore:
         except psycopg.ProgrammingError as exc:
             raise TeamError(f"team library URL {target!r} is not valid: {exc}") from exc
         except psycopg.OperationalError as exc:
-            raise _connect_error(target, exc, password is not None) from exc
-        return cls(conn, target)
+            raise connect_error(target, exc, password is not None) from exc
+        return cls(conn, target, limits)
 
     def close(self) -> None:
         """Close the connection (idempotent)."""
+        self._watch.close()
         self._conn.close()
+
+    def abort(self) -> None:
+        """Cut the connection now, from any thread: a call in progress fails at once (a
+        publisher told to stop does not wait for a server that does not answer)."""
+        self._watch.cut()
 
     def __enter__(self) -> TeamStore:
         return self
@@ -119,6 +123,13 @@ class TeamStore:
         tb: TracebackType | None,
     ) -> None:
         self.close()
+
+    def refuse_if_locked(self, doing: str) -> None:
+        """``TeamLockedError`` at once when another session holds a table of the team
+        library locked (a caller that must not wait on it: the publish after a command)."""
+        holders = self.table_locks()
+        if holders:
+            raise locked_error(doing, self.target, holders, None)
 
     def schema_version(self) -> int | None:
         """The server's schema version; None when the database has no Pairbench schema."""
@@ -141,7 +152,7 @@ class TeamStore:
             return version or 0
         role = self.who()[0]
         try:
-            with self._errors("create the team library's tables"):
+            with self._errors("create the team library's tables", self.bounds.statement_s):
                 version = migrate(self._conn)
         except TeamPermissionError as exc:
             if not version:
@@ -206,7 +217,9 @@ class TeamStore:
                 raise TeamError(f"run {run_id} is still running; it is published when it ends")
             with self._errors(f"publish run {run_id}"), self._conn.transaction():
                 replaced = replace_live_copy(self._conn, key)
-                stored = copy_run(self._conn, lib.conn, run_id, row, key, ran_by, origin)
+                stored = copy_run(
+                    self._conn, lib.conn, run_id, row, key, ran_by, origin, self._watch.progress
+                )
                 if stored and (live or replaced):
                     notify_live(self._conn, key)
                 return stored
@@ -252,8 +265,6 @@ class TeamStore:
 
     def load_series(self, uuid: str) -> list[SeriesArrays]:
         """A team run's series as ``library.series.load_series`` gives a local run's."""
-        from pairbench.library.series import SeriesArrays  # numpy: not needed to list runs
-
         key = _uuid(uuid)
         with self._errors("load series"), self._conn.transaction():
             cur = self._conn.cursor(binary=True)
@@ -276,49 +287,62 @@ class TeamStore:
                 (run,),
             ):
                 chunks.setdefault(series_id, []).append((time_id, v))
-        axes: dict[tuple[int, ...], npt.NDArray[np.float64]] = {}
-        out: list[SeriesArrays] = []
-        for series_id, stream, metric, unit in meta:
-            parts = chunks.get(series_id, [])
-            axis = tuple(p[0] for p in parts)
-            t = axes.get(axis)
-            if t is None:
-                t = axes[axis] = _concat([times[i] for i in axis])
-            out.append(SeriesArrays(stream, metric, unit, t, _concat([p[1] for p in parts])))
-        return out
+        return assemble(meta, times, chunks)
+
+    def table_locks(self) -> list[LockHolder]:
+        """Other sessions holding the team library's tables in a mode that holds up a
+        publish or a listing (empty when none does)."""
+        with self._errors("read the server's locks"):
+            return lock_holders(self._conn)
 
     @contextmanager
-    def _errors(self, doing: str) -> Iterator[None]:
-        """psycopg's errors as ``TeamError``s that say what failed and what to do."""
+    def _errors(self, doing: str, extra_s: float = 0.0) -> Iterator[None]:
+        """A call to the server, bounded (``quiet_s``, plus ``extra_s`` the caller lets the
+        server take), with psycopg's errors as ``TeamError``s that say what failed and what
+        to do."""
         try:
-            yield
+            with self._watch.call(extra_s):
+                yield
         except psycopg.Error as exc:
             self._raise(doing, exc)
+        except SchemaVersionError as exc:
+            raise schema_version_error(self.target, exc.found, SCHEMA_VERSION) from exc
+
+    def _aside(self, sql: str) -> str | None:
+        """One text value for a message, bounded; None when the server cannot say."""
+        try:
+            with self._watch.call():
+                row = self._conn.execute(sql.encode()).fetchone()
+        except psycopg.Error:
+            row = None
+        return str(row[0]) if row else None
 
     def _owner(self) -> str:
         """The role owning the team library's tables (who may upgrade them)."""
-        try:
-            row = self._conn.execute(
-                "SELECT tableowner::text FROM pg_tables "
-                "WHERE schemaname = current_schema() AND tablename = 'pb_meta'"
-            ).fetchone()
-        except psycopg.Error:
-            row = None
-        return str(row[0]) if row else "unknown"
+        owner = self._aside(
+            "SELECT tableowner::text FROM pg_tables "
+            "WHERE schemaname = current_schema() AND tablename = 'pb_meta'"
+        )
+        return owner or "unknown"
 
     def _role(self) -> str:
         """The connected role's name, for a message (the URL's user if the server cannot say)."""
-        try:
-            row = self._conn.execute("SELECT current_user::text").fetchone()
-        except psycopg.Error:
-            row = None
-        return str(row[0]) if row else self.target.partition("@")[0]
+        return self._aside("SELECT current_user::text") or self.target.partition("@")[0]
 
     def _raise(self, doing: str, exc: psycopg.Error) -> NoReturn:
+        waited = self._watch.fired_after
+        if waited is not None:
+            raise silent_error(doing, self.target, waited) from exc
+        if isinstance(exc, pg_errors.LockNotAvailable):
+            try:
+                holders = self.table_locks()
+            except TeamError:
+                holders = []
+            raise locked_error(doing, self.target, holders, self.bounds.answer_s) from exc
         if isinstance(exc, pg_errors.InsufficientPrivilege):
             raise TeamPermissionError(
                 f"role {self._role()} may not {doing} in team library {self.target} "
-                f"({_first_line(exc)}): a read-only member, or a role without that right; "
+                f"({first_line(exc)}): a read-only member, or a role without that right; "
                 f"the database's owner may GRANT it (Pairbench never widens rights)"
             ) from exc
         if isinstance(exc, pg_errors.UndefinedTable):
@@ -329,47 +353,17 @@ class TeamStore:
         if isinstance(exc, pg_errors.DuplicateTable):
             raise TeamError(
                 f"cannot {doing}: database {self.target} already holds tables of another "
-                f"program ({_first_line(exc)}); give the team library a database of its own"
+                f"program ({first_line(exc)}); give the team library a database of its own"
             ) from exc
-        if isinstance(exc, pg_errors.LockNotAvailable):
-            raise TeamError(
-                f"cannot {doing}: team library {self.target} still holds an earlier publish "
-                f"of it that a cut network left open; the server ends it within seconds: "
-                f"try again (`pairbench team push`)"
-            ) from exc
+        if isinstance(exc, pg_errors.QueryCanceled):
+            raise ended_error(doing, self.target, self.bounds.statement_s, exc) from exc
         if isinstance(exc, psycopg.OperationalError) or self._conn.closed:
             raise TeamUnreachableError(
                 f"cannot {doing}: team library {self.target} went away "
-                f"({_first_line(exc)}); the server keeps whole transactions only, so nothing "
+                f"({first_line(exc)}); the server keeps whole transactions only, so nothing "
                 f"half-done stays there; try again when it is back"
             ) from exc
         raise TeamError(f"cannot {doing} in team library {self.target}: {exc}") from exc
-
-
-def _connect_error(target: str, exc: psycopg.OperationalError, given: bool) -> TeamError:
-    text = str(exc)
-    if "no password supplied" in text:
-        return TeamAuthError(
-            f"team library {target} needs a password and none was found: {_PASSWORD_SOURCES}"
-        )
-    if "authentication failed" in text or exc.sqlstate in ("28P01", "28000"):
-        source = "the password given" if given else "the password libpq found"
-        return TeamAuthError(
-            f"team library {target} refused {source} ({_one_line(text)}); give the right "
-            f"one: {_PASSWORD_SOURCES}"
-        )
-    if "does not exist" in text:
-        return TeamError(f"team library {target}: {_one_line(text)}; check the URL")
-    if "no pg_hba.conf entry" in text:
-        return TeamError(
-            f"team library {target} refuses connections from this computer "
-            f"({_one_line(text)}): its administrator adds a line for your network to "
-            f"pg_hba.conf (see the README)"
-        )
-    return TeamUnreachableError(
-        f"cannot reach team library {target} ({_one_line(text)}); runs wait in the outbox "
-        f"until it is back"
-    )
 
 
 def _uuid(text: str) -> str:
@@ -379,20 +373,15 @@ def _uuid(text: str) -> str:
         raise TeamError(f"{text!r} is not a run UUID") from exc
 
 
-def _concat(parts: list[bytes]) -> npt.NDArray[np.float64]:
-    import numpy as np
-
-    if not parts:
-        return np.empty(0, dtype="<f8")
-    joined = parts[0] if len(parts) == 1 else b"".join(parts)
-    return np.frombuffer(joined, dtype="<f8").astype(np.float64, copy=False)
-
-
-def _first_line(exc: BaseException) -> str:
-    text = str(exc).strip()
-    return text.splitlines()[0] if text else type(exc).__name__
-
-
-def _one_line(text: str) -> str:
-    lines = [line.strip() for line in text.strip().splitlines() if line.strip()]
-    return " ".join(lines) if lines else "no reason given"
+__all__ = [
+    "SCHEMA_VERSION",
+    "TeamAuthError",
+    "TeamError",
+    "TeamLockedError",
+    "TeamPermissionError",
+    "TeamRun",
+    "TeamSchemaError",
+    "TeamStore",
+    "TeamTimeoutError",
+    "TeamUnreachableError",
+]

@@ -23,7 +23,7 @@ class LiveListener:
         when none came)."""
         deadline = time.monotonic() + max(0.0, timeout_s)
         heard: dict[str, None] = {}
-        with self.store._errors("wait for live runs"):
+        with self.store._errors("wait for live runs", max(0.0, timeout_s)):
             while not heard:
                 left = deadline - time.monotonic()
                 if left <= 0:

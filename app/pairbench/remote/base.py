@@ -39,8 +39,10 @@ class RemoteProcess(Protocol):
         """Wait for the process to exit; return its exit status."""
         ...
 
-    async def stop(self, grace_s: float = 2.0) -> None:
-        """End the process: interrupt, then kill after ``grace_s``; idempotent."""
+    async def stop(self, grace_s: float = 2.0, *, interrupt: bool = True) -> None:
+        """End the process: interrupt (SIGINT; skipped with ``interrupt=False``, for a program
+        that ends on SIGTERM, as a bash script started in the background must), terminate,
+        then kill after ``grace_s``; idempotent."""
         ...
 
 
@@ -77,11 +79,13 @@ class Transport(Protocol):
         ...
 
     async def write_bytes(self, path: str, content: bytes) -> None:
-        """Write ``content`` (an archive, say) to a new file ``path`` on the host."""
+        """Write ``content`` (an archive, say) to a new file ``path`` on the host (0600): made
+        exclusively, so an existing file or a link planted at ``path`` is refused
+        (``TransportError``), never overwritten nor followed."""
         ...
 
     async def write_file(self, path: str, content: str) -> None:
-        """Write a text file on the host (SFTP for SSH hosts)."""
+        """Write a new text file on the host (SFTP for SSH hosts), as ``write_bytes``."""
         ...
 
     async def remove_workdir(self, path: str) -> None:

@@ -1,4 +1,4 @@
-"""Host key checking: pinned keys plus ~/.ssh/known_hosts; unknown or changed keys refused."""
+"""Host key checking: pinned keys plus known_hosts files; unknown or changed keys refused."""
 
 from __future__ import annotations
 
@@ -16,15 +16,24 @@ def changed_key_remedy(tags: Mapping[str, str]) -> str | None:
     return LAB_REPIN if tags.get("lab") == "true" else None
 
 
+def default_known_hosts() -> tuple[Path, ...]:
+    """``~/.ssh/known_hosts``: where a host added by hand has its keys looked up."""
+    return (Path("~/.ssh/known_hosts").expanduser(),)
+
+
 @dataclass
 class HostKeyPolicy:
-    """What keys a host may present, and whether a first-seen key may be accepted."""
+    """What keys a host may present, and whether a first-seen key may be accepted.
+
+    ``known_hosts`` are the files looked up besides the pinned keys (an imported host's
+    UserKnownHostsFile list); ``host_key_alias`` (HostKeyAlias) is the name looked up in them
+    instead of the address and port.
+    """
 
     pinned: list[str] = field(default_factory=list)
     accept_new: bool = False
-    user_known_hosts: Path | None = field(
-        default_factory=lambda: Path("~/.ssh/known_hosts").expanduser()
-    )
+    known_hosts: tuple[Path, ...] = field(default_factory=default_known_hosts)
+    host_key_alias: str | None = None
     accepted: str | None = None  # set when a new key was accepted: the caller pins it
     presented: asyncssh.SSHKey | None = None
     has_trusted: bool = False  # whether any key was pinned or known when connecting
@@ -36,13 +45,18 @@ class HostKeyPolicy:
         keys = [asyncssh.import_public_key(line) for line in self.pinned]
         ca_keys: list[asyncssh.SSHKey] = []
         revoked: list[asyncssh.SSHKey] = []
-        path = self.user_known_hosts
-        if path is not None and path.is_file():
+        if self.host_key_alias is not None:  # as ssh: the alias alone, no port
+            name, addr, looked_up_port = self.host_key_alias, "", None
+        else:
+            name, addr, looked_up_port = address, address, None if port == 22 else port
+        for path in self.known_hosts:
+            if not path.is_file():
+                continue
             try:
                 known = asyncssh.read_known_hosts(str(path))
-                match = known.match(address, address, None if port == 22 else port)
+                match = known.match(name, addr, looked_up_port)
             except (OSError, ValueError, asyncssh.Error):
-                match = ([], [], [])  # type: ignore[assignment]
+                continue
             keys += list(match[0])
             ca_keys += list(match[1])
             revoked += list(match[2])

@@ -33,10 +33,16 @@ tag=$1 cleanup=$2; shift 2
 # tool the leader of its own group. The tag goes to the tool alone (and what it starts),
 # not to the watchdog's own helpers.
 say='echo "{PID_MARKER} $$"; exec "$@"'
+# A command that a shell without job control starts with & ignores SIGINT, and so would the
+# tool: a stop's SIGINT (its graceful end) would do nothing to a tool that does not catch it
+# (uperf -s, until SIGTERM a second later). env --default-signal (coreutils 8.31+) gives the
+# tool SIGINT as it has it in a terminal.
+dfl=()
+if env --default-signal=INT true 2>/dev/null; then dfl=(env --default-signal=INT); fi
 if command -v setsid >/dev/null 2>&1; then
-  {TAG_VARIABLE}="$tag" setsid bash -c "$say" pairbench-tool "$@" </dev/null &
+  {TAG_VARIABLE}="$tag" setsid bash -c "$say" pairbench-tool "${{dfl[@]}}" "$@" </dev/null &
 else
-  set -m; {TAG_VARIABLE}="$tag" bash -c "$say" pairbench-tool "$@" </dev/null & set +m
+  set -m; {TAG_VARIABLE}="$tag" bash -c "$say" pairbench-tool "${{dfl[@]}}" "$@" </dev/null & set +m
 fi
 tool=$!
 heard=$SECONDS lost=

@@ -18,9 +18,15 @@ from pairbench.remote.base import USER_BIN, CommandResult, make_workdir_with, re
 from pairbench.remote.launcher import HEARTBEAT, HEARTBEAT_PERIOD_S, parse_pid_line, watchdog_argv
 
 _EOF = None
+# A file Pairbench writes on a host is always new: made exclusively, a link never followed.
+NEW_FILE_FLAGS = os.O_WRONLY | os.O_CREAT | os.O_EXCL | os.O_NOFOLLOW | os.O_CLOEXEC
 # A line longer than this is split: a tool gone mad must not exhaust memory.
 _LINE_LIMIT = 1 << 20
 START_TIMEOUT_S = 10.0
+EXIT_POLL_S = 0.02
+# How long a stopped process's pipes may stay open (held by what the tool left) before they are
+# closed unread.
+PIPE_RELEASE_S = 1.0
 
 
 class LocalProcess:
@@ -110,26 +116,53 @@ class LocalProcess:
         self._heartbeat.cancel()
         return status
 
-    async def stop(self, grace_s: float = 2.0) -> None:
-        """SIGINT (a tool prints what it measured), then SIGTERM (a server that ignores
-        SIGINT, such as nuttcp -S), each with half of ``grace_s``, then SIGKILL."""
-        if self._proc.returncode is not None:
-            self._heartbeat.cancel()
-            return
-        for signum in (signal.SIGINT, signal.SIGTERM):
-            self._signal(signum)
-            try:
-                await asyncio.wait_for(self._proc.wait(), grace_s / 2)
-                break
-            except TimeoutError:
-                continue
-        else:
-            self._signal(signal.SIGKILL)
-            with contextlib.suppress(ProcessLookupError):
-                self._proc.kill()
-            with contextlib.suppress(TimeoutError):
-                await asyncio.wait_for(self._proc.wait(), grace_s)
+    async def stop(self, grace_s: float = 2.0, *, interrupt: bool = True) -> None:
+        """SIGINT (a tool prints what it measured; not with ``interrupt=False``), then
+        SIGTERM (a server that ignores SIGINT, such as nuttcp -S), each with half of
+        ``grace_s``, then SIGKILL; then the process's pipes are released (``_release_pipes``),
+        so nothing of it outlives the stop.
+
+        Each wait is for the watchdog's exit, not for ``Process.wait``, which also waits for
+        its pipes to close: what the tool left running (fio's job processes lead sessions of
+        their own, out of reach of its group's signals) may hold them open until the engine
+        ends it by its run tag."""
+        if self._proc.returncode is None:
+            for signum in (signal.SIGINT, signal.SIGTERM)[0 if interrupt else 1 :]:
+                self._signal(signum)
+                if await self._exited(grace_s / 2):
+                    break
+            else:
+                self._signal(signal.SIGKILL)
+                with contextlib.suppress(ProcessLookupError):
+                    self._proc.kill()
+                await self._exited(grace_s)
         self._heartbeat.cancel()
+        await self._release_pipes()
+
+    async def _exited(self, timeout_s: float) -> bool:
+        """Whether the watchdog has exited within ``timeout_s``."""
+        deadline = time.monotonic() + timeout_s
+        while self._proc.returncode is None:
+            if time.monotonic() >= deadline:
+                return False
+            await asyncio.sleep(EXIT_POLL_S)
+        return True
+
+    async def _release_pipes(self) -> None:
+        """Close the process's subprocess transport once its output is read: at once when
+        every writer is gone (the pipes' end of file closes it), else after
+        ``PIPE_RELEASE_S`` (what a stopped tool's leftovers would still print is not read).
+        An open transport at the end of the event loop is collected later, when its loop is
+        closed: Python then prints "Exception ignored in BaseSubprocessTransport.__del__"
+        ("Event loop is closed"), which a stalled fio run used to show."""
+        transport: asyncio.SubprocessTransport | None = getattr(self._proc, "_transport", None)
+        if transport is None:
+            return
+        deadline = time.monotonic() + PIPE_RELEASE_S
+        while not transport.is_closing() and time.monotonic() < deadline:
+            await asyncio.sleep(EXIT_POLL_S)
+        if not transport.is_closing():
+            transport.close()
 
     def _signal(self, signum: int) -> None:
         try:
@@ -213,7 +246,13 @@ class LocalTransport:
         await self.write_bytes(path, content.encode("utf-8"))
 
     async def write_bytes(self, path: str, content: bytes) -> None:
-        Path(path).write_bytes(content)
+        """A new file only (``O_EXCL``: never over an existing file, never through a link)."""
+        try:
+            fd = os.open(path, NEW_FILE_FLAGS, 0o600)
+        except OSError as exc:
+            raise TransportError(f"this computer: cannot write {path}: {exc.strerror}") from exc
+        with os.fdopen(fd, "wb") as handle:
+            handle.write(content)
 
     async def remove_workdir(self, path: str) -> None:
         await remove_workdir_with(self, path)

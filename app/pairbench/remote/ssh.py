@@ -6,13 +6,11 @@ import asyncio
 import contextlib
 import shlex
 import socket
-import struct
-import time
-from collections.abc import AsyncIterator, Mapping, Sequence
+from collections.abc import Mapping, Sequence
 
 import asyncssh
 
-from pairbench.domain import AuthMethod, Host, Line, LineSource
+from pairbench.domain import AuthMethod, Host, LineSource
 from pairbench.domain.failures import (
     AuthFailedError,
     ConnectionLostError,
@@ -30,109 +28,19 @@ from pairbench.remote.base import (
     remove_workdir_with,
 )
 from pairbench.remote.host_keys import HostKeyPolicy, changed_key_remedy, key_line
-from pairbench.remote.launcher import HEARTBEAT, HEARTBEAT_PERIOD_S, parse_pid_line, watchdog_argv
-from pairbench.remote.local import cut_line_piece
-from pairbench.remote.secrets import NoPrompt, SecretPrompt, stored_password
+from pairbench.remote.kexinit import negotiation_failure
+from pairbench.remote.launcher import watchdog_argv
+from pairbench.remote.proxy_command import ProxyProcess, proxy_command_line
+from pairbench.remote.secrets import NoPrompt, SecretPrompt
+from pairbench.remote.ssh_auth import login_options
+from pairbench.remote.ssh_process import SSHProcess
 
 CONNECT_TIMEOUT_S = 10.0
 KEEPALIVE_INTERVAL_S = 2.0
 KEEPALIVE_COUNT_MAX = 3
-
-
-# A KEXINIT's name-lists (RFC 4253 §7.1): key exchange, host key, then cipher, MAC and
-# compression once per direction (client to server, server to client), then two languages.
-_KEXINIT_LISTS = 10
-# Names added to key exchange lists that are markers, not methods.
-_KEX_MARKERS = frozenset(
-    {"ext-info-s", "ext-info-c", "kex-strict-s-v00@openssh.com", "kex-strict-c-v00@openssh.com"}
-)
-
-
-def parse_kexinit(payload: bytes) -> list[list[str]] | None:
-    """The name-lists of an SSH_MSG_KEXINIT payload (type byte 20, 16-byte cookie, ten lists);
-    None when it is not one."""
-    if len(payload) < 17 or payload[0] != 20:
-        return None
-    lists: list[list[str]] = []
-    offset = 17
-    for _ in range(_KEXINIT_LISTS):
-        if offset + 4 > len(payload):
-            return None
-        (length,) = struct.unpack_from(">I", payload, offset)
-        offset += 4
-        raw = payload[offset : offset + length]
-        if len(raw) != length:
-            return None
-        offset += length
-        lists.append([n for n in raw.decode("ascii", "replace").split(",") if n])
-    return lists
-
-
-def _needs_mac(cipher: str) -> bool:
-    return not (cipher.endswith("-gcm@openssh.com") or cipher.startswith("chacha20-poly1305"))
-
-
-def negotiation_failure(
-    conn: object, host_name: str, hint_for: Mapping[str, str] | None = None
-) -> NoCommonAlgorithmError | None:
-    """Why the key exchange of ``conn`` could not agree, from the server's KEXINIT; else None.
-
-    Reads what asyncssh keeps of a connection whose key exchange failed: the server's KEXINIT
-    payload (``_server_kexinit``, kept for the exchange hash) and our own lists. None when
-    those are absent (the server said nothing) or every kind has a common algorithm.
-    """
-    payload = getattr(conn, "_server_kexinit", None)
-    offered = parse_kexinit(bytes(payload)) if payload else None
-    if offered is None:
-        return None
-
-    def ours(attribute: str) -> list[str]:
-        value = getattr(conn, attribute, None) or []
-        return [a.decode("ascii", "replace") if isinstance(a, bytes) else str(a) for a in value]
-
-    kex, host_key = ours("_kex_algs"), ours("_server_host_key_algs")
-    ciphers, macs, compressions = ours("_enc_algs"), ours("_mac_algs"), ours("_cmp_algs")
-    hints = hint_for or {}
-    server_kex = [a for a in offered[0] if a not in _KEX_MARKERS]
-    checks: list[tuple[str, list[str], list[str]]] = [
-        ("key exchange method", server_kex, [a for a in kex if a not in _KEX_MARKERS]),
-        ("host key type", offered[1], host_key),
-    ]
-    for direction in (0, 1):
-        server_ciphers = offered[2 + direction]
-        checks.append(("cipher", server_ciphers, ciphers))
-        common = [c for c in ciphers if c in server_ciphers]
-        if common and _needs_mac(common[0]):
-            checks.append(("MAC", offered[4 + direction], macs))
-        checks.append(("compression", offered[6 + direction], compressions))
-    for kind, theirs, mine in checks:
-        if theirs and mine and not set(theirs) & set(mine):
-            return NoCommonAlgorithmError(host_name, kind, theirs, mine, hints.get(kind, ""))
-    return None
-
-
-def private_key_problem(data: bytes) -> str | None:
-    """Why ``data`` is not a private key Pairbench can log in with; None when it is one.
-
-    An encrypted key is one (its passphrase is asked when connecting).
-    """
-    text = data.lstrip()
-    if text.startswith((b"ssh-", b"ecdsa-", b"sk-", b"---- BEGIN SSH2 PUBLIC KEY")):
-        return "it is a public key; give the private key (usually the same name without .pub)"
-    if text.startswith(b"-----BEGIN CERTIFICATE"):
-        return "it is a certificate, not a private key"
-    try:
-        asyncssh.import_private_key(data)
-    except asyncssh.KeyImportError as exc:
-        reason = str(exc)
-        if "passphrase" in reason.lower():
-            return None
-        if reason == "Invalid private key":
-            return "it is not a private key in OpenSSH or PEM format"
-        return f"it is not a private key Pairbench can read ({reason})"
-    except (ValueError, TypeError) as exc:
-        return f"it is not a private key Pairbench can read ({exc})"
-    return None
+# A file Pairbench uploads is always new: sftp-server opens it O_CREAT|O_EXCL, which never
+# opens an existing file nor follows a link.
+NEW_FILE_FLAGS = asyncssh.FXF_WRITE | asyncssh.FXF_CREAT | asyncssh.FXF_EXCL
 
 
 def remote_command(
@@ -173,164 +81,6 @@ class _Client(asyncssh.SSHClient):
         self.lost = exc
 
 
-class SSHProcess:
-    """A process started over SSH; its pid comes from the launcher's first line."""
-
-    def __init__(
-        self,
-        transport: SSHTransport,
-        process: asyncssh.SSHClientProcess[bytes],
-        stdout: LineSource,
-        stderr: LineSource,
-    ) -> None:
-        self._transport = transport
-        self._process = process
-        self._stdout = stdout
-        self._stderr = stderr
-        self._pid: int | None = None
-        self._stopped = False
-        self._heartbeat: asyncio.Task[None] | None = None
-
-    @property
-    def pid(self) -> int | None:
-        return self._pid
-
-    async def read_pid(self, timeout_s: float) -> None:
-        """Wait for the watchdog's pid line; fail if the command could not start. Then keep
-        telling the watchdog that we are alive (``remote/launcher.py``)."""
-        raw = await asyncio.wait_for(self._process.stdout.readline(), timeout_s)
-        line = raw.decode("utf-8", errors="replace")
-        pid = parse_pid_line(line)
-        if pid is None:
-            raise TransportError(
-                f"host {self._transport.host_name}: the command did not start "
-                f"(got {line.strip()[:120]!r}; Pairbench needs bash on the host)"
-            )
-        self._pid = pid
-        self._heartbeat = asyncio.ensure_future(self._beat())
-
-    async def _beat(self) -> None:
-        with contextlib.suppress(asyncssh.Error, OSError, RuntimeError):
-            while self._process.exit_status is None and not self._transport.is_lost:
-                self._process.stdin.write(HEARTBEAT.encode())
-                await asyncio.sleep(HEARTBEAT_PERIOD_S)
-
-    def _stop_heartbeat(self) -> None:
-        if self._heartbeat is not None:
-            self._heartbeat.cancel()
-
-    async def lines(self) -> AsyncIterator[Line]:
-        queue: asyncio.Queue[Line | None] = asyncio.Queue()
-
-        def put(source: LineSource, raw: bytes) -> None:
-            text = raw.decode("utf-8", errors="replace").rstrip("\r\n")
-            queue.put_nowait(Line(source, text, time.monotonic()))
-
-        async def pump(reader: asyncssh.SSHReader[bytes], source: LineSource) -> None:
-            # Bytes, decoded a line at a time: asyncssh's decoder is one per channel, shared
-            # by stdout and stderr, so a character cut between two writes of one stream came
-            # out garbled when the other stream wrote in between.
-            carry = b""  # the start of the next piece, held back from the last cut
-            split = False  # whether a long line's first pieces went out already
-            try:
-                while True:
-                    try:
-                        raw = carry + await reader.readuntil(b"\n")
-                    except asyncio.IncompleteReadError as exc:
-                        raw = carry + bytes(exc.partial)
-                        if not reader.at_eof():
-                            # The channel's window is full (a line longer than it, or the other
-                            # stream's unread lines): asyncssh hands over what it holds. Cut it
-                            # between characters, not between "\r" and "\n".
-                            if not exc.partial:
-                                await asyncio.sleep(0.005)  # let the other stream's pump read
-                                continue
-                            raw, carry = cut_line_piece(raw)
-                            if raw:
-                                put(source, raw)
-                            split = True
-                            continue
-                        if raw and not (split and not raw.rstrip(b"\r\n")):
-                            put(source, raw)
-                        return
-                    carry = b""
-                    if not (split and not raw.rstrip(b"\r\n")):  # not a long line's empty end
-                        put(source, raw)
-                    split = False
-            except (asyncssh.Error, OSError):
-                if carry:
-                    put(source, carry)
-            finally:
-                queue.put_nowait(None)
-
-        tasks = [
-            asyncio.ensure_future(pump(self._process.stdout, self._stdout)),
-            asyncio.ensure_future(pump(self._process.stderr, self._stderr)),
-        ]
-        try:
-            open_pipes = len(tasks)
-            while open_pipes:
-                item = await queue.get()
-                if item is None:
-                    open_pipes -= 1
-                    continue
-                yield item
-        finally:
-            for task in tasks:
-                task.cancel()
-
-    async def wait(self) -> int:
-        try:
-            completed = await self._process.wait(check=False)
-        except (asyncssh.Error, OSError) as exc:
-            raise self._transport.lost_error(exc) from exc
-        finally:
-            self._stop_heartbeat()
-        if completed.exit_status is None or self._transport.is_lost:
-            if self._transport.is_lost:
-                raise self._transport.lost_error(None)
-            return -1 if completed.exit_signal is None else 128
-        return int(completed.exit_status)
-
-    async def stop(self, grace_s: float = 2.0) -> None:
-        """Interrupt the process group by pid over a second channel, then terminate it, then
-        kill it."""
-        if self._stopped or self._process.exit_status is not None:
-            self._stop_heartbeat()
-            return
-        self._stopped = True
-        if self._transport.is_lost:
-            self._stop_heartbeat()
-            return
-        # SIGINT lets a tool print what it measured; a server that ignores it (nuttcp -S)
-        # ends on SIGTERM; SIGKILL after ``grace_s`` in all.
-        for signal_name in ("INT", "TERM"):
-            await self._kill(signal_name)
-            try:
-                await asyncio.wait_for(self._process.wait(check=False), grace_s / 2)
-                break
-            except (TimeoutError, asyncssh.Error, OSError):
-                continue
-        else:
-            await self._kill("KILL")
-        self._stop_heartbeat()
-        with contextlib.suppress(asyncssh.Error, OSError):
-            self._process.close()
-
-    async def _kill(self, signal_name: str) -> None:
-        if self._pid is None:
-            return
-        pid = str(self._pid)
-        with contextlib.suppress(asyncssh.Error, OSError, TimeoutError, TransportError):
-            await self._transport.run(
-                [
-                    *("sh", "-c", 'kill -s "$1" -- "-$2" 2>/dev/null || kill -s "$1" "$2"'),
-                    *("sh", signal_name, pid),
-                ],
-                timeout_s=5,
-            )
-
-
 class SSHTransport:
     """Runs programs on one SSH host over one reused connection."""
 
@@ -350,6 +100,7 @@ class SSHTransport:
         self._timeout = connect_timeout_s
         self._conn: asyncssh.SSHClientConnection | None = None
         self._client: _Client | None = None
+        self._proxy: ProxyProcess | None = None
         self._lock = asyncio.Lock()
 
     @property
@@ -385,16 +136,31 @@ class SSHTransport:
         self.policy.has_trusted = bool(trusted or ca_keys)
         options: dict[str, object] = {
             "port": host.port,
-            "username": host.user or "root",
+            "username": login_user(host),
             "known_hosts": (trusted, ca_keys, revoked),
             "connect_timeout": self._timeout,
             "keepalive_interval": KEEPALIVE_INTERVAL_S,
             "keepalive_count_max": KEEPALIVE_COUNT_MAX,
             "config": [],
         }
-        options.update(await self._auth_options())
+        login = await login_options(host, self._secrets)
+        try:
+            options.update(login.options)
+            return await self._connect(options, trusted)
+        finally:
+            login.close()
+
+    async def _connect(
+        self, options: dict[str, object], trusted: list[asyncssh.SSHKey]
+    ) -> asyncssh.SSHClientConnection:
+        """Connect directly, through the jump host's connection, or over the ProxyCommand."""
+        host = self.host
         if self._jump is not None:
             options["tunnel"] = await self._jump.connect()
+        elif host.ssh.proxy_command is not None:
+            await self._close_proxy()
+            self._proxy = ProxyProcess(host.name)
+            options["sock"] = await self._proxy.start(proxy_command_line(host, login_user(host)))
         client = _Client(self.policy)
         try:
             conn, _ = await asyncssh.create_connection(
@@ -402,37 +168,59 @@ class SSHTransport:
                 host.address,
                 **options,  # type: ignore[arg-type]
             )
-        except asyncssh.HostKeyNotVerifiable as exc:
-            raise self._host_key_error(trusted) from exc
-        except asyncssh.PermissionDenied as exc:
-            raise AuthFailedError(
-                f"host {host.name}: authentication failed for user {host.user or 'root'} "
-                f"({_auth_words(host)}); check the key, agent or password"
-            ) from exc
-        except ConnectionRefusedError as exc:
-            raise TransportError(
-                f"host {host.name}: connection refused at {host.address}:{host.port}; "
-                "is sshd running and the port right?"
-            ) from exc
-        except socket.gaierror as exc:
-            raise TransportError(
-                f"host {host.name}: unknown host name {host.address!r}; check the address"
-            ) from exc
-        except TimeoutError as exc:
-            raise TransportError(
-                f"host {host.name}: no answer from {host.address}:{host.port} within "
-                f"{self._timeout:.0f} s; check the address, firewall and that the host is up"
-            ) from exc
-        except OSError as exc:
-            raise self._negotiation_error(client) or TransportError(
-                f"host {host.name}: cannot reach {host.address}:{host.port}: {exc.strerror or exc}"
-            ) from exc
-        except asyncssh.Error as exc:
-            raise self._negotiation_error(client) or TransportError(
-                f"host {host.name}: SSH error: {exc.reason}"
-            ) from exc
+        except BaseException as exc:
+            refused = isinstance(exc, asyncssh.HostKeyNotVerifiable | asyncssh.PermissionDenied)
+            why = await self._proxy.why() if self._proxy is not None and not refused else ""
+            await self._close_proxy()
+            if isinstance(exc, Exception):
+                raise self._connect_error(exc, client, why, trusted) from exc
+            raise
         self._client = client
         return conn
+
+    def _connect_error(
+        self, exc: Exception, client: _Client, why: str, trusted: list[asyncssh.SSHKey]
+    ) -> Exception:
+        """The typed failure for an exception of ``create_connection``."""
+        host = self.host
+        where = f"{host.address}:{host.port}"
+        if isinstance(exc, asyncssh.HostKeyNotVerifiable):
+            return self._host_key_error(trusted)
+        if isinstance(exc, asyncssh.PermissionDenied):
+            return AuthFailedError(
+                f"host {host.name}: authentication failed for user {login_user(host)} "
+                f"({_auth_words(host)}); check the key, agent or password"
+            )
+        if why:
+            return TransportError(f"host {host.name}: cannot reach {where}: {why}")
+        if isinstance(exc, ConnectionRefusedError):
+            return TransportError(
+                f"host {host.name}: connection refused at {where}; "
+                "is sshd running and the port right?"
+            )
+        if isinstance(exc, socket.gaierror):
+            return TransportError(
+                f"host {host.name}: unknown host name {host.address!r}; check the address"
+            )
+        if isinstance(exc, TimeoutError):
+            return TransportError(
+                f"host {host.name}: no answer from {where} within {self._timeout:.0f} s; "
+                "check the address, firewall and that the host is up"
+            )
+        if isinstance(exc, OSError):
+            return self._negotiation_error(client) or TransportError(
+                f"host {host.name}: cannot reach {where}: {exc.strerror or exc}"
+            )
+        if isinstance(exc, asyncssh.Error):
+            return self._negotiation_error(client) or TransportError(
+                f"host {host.name}: SSH error: {exc.reason}"
+            )
+        return exc
+
+    async def _close_proxy(self) -> None:
+        if self._proxy is not None:
+            await self._proxy.close()
+            self._proxy = None
 
     def _negotiation_error(self, client: _Client) -> NoCommonAlgorithmError | None:
         """A failed key exchange explained, with a hint when pinned keys narrowed our list."""
@@ -464,49 +252,6 @@ class SSHTransport:
                 remedy=changed_key_remedy(self.host.tags),
             )
         return HostKeyUnknownError(self.host.name, fingerprint, key_line(presented))
-
-    async def _auth_options(self) -> dict[str, object]:
-        host = self.host
-        if host.auth is AuthMethod.AGENT:
-            return {}
-        if host.auth is AuthMethod.KEY:
-            if not host.key_path:
-                raise AuthFailedError(f"host {host.name}: no key file set")
-            return {"client_keys": [self._load_key(host.key_path)], "agent_path": None}
-        if host.auth is AuthMethod.PASSWORD:
-            password = stored_password(host)
-            if password is None:
-                password = self._secrets.password(host, "no stored password")
-            if password is None:
-                raise AuthFailedError(f"host {host.name}: a password is needed and none was given")
-            return {"password": password, "client_keys": None, "agent_path": None}
-        raise TransportError(f"host {host.name}: not an SSH host")
-
-    def _load_key(self, path: str) -> asyncssh.SSHKey:
-        try:
-            return asyncssh.read_private_key(path)
-        except FileNotFoundError as exc:
-            raise AuthFailedError(f"host {self.host.name}: key file {path} not found") from exc
-        except OSError as exc:
-            raise AuthFailedError(
-                f"host {self.host.name}: cannot read key file {path}: {exc.strerror or exc}"
-            ) from exc
-        except asyncssh.KeyImportError as exc:
-            if "passphrase" not in str(exc).lower():
-                raise AuthFailedError(
-                    f"host {self.host.name}: cannot read key {path}: {exc}"
-                ) from exc
-        passphrase = self._secrets.passphrase(path)
-        if passphrase is None:
-            raise AuthFailedError(
-                f"host {self.host.name}: key {path} needs its passphrase and none was given"
-            )
-        try:
-            return asyncssh.read_private_key(path, passphrase)
-        except (asyncssh.KeyImportError, ValueError) as exc:
-            raise AuthFailedError(
-                f"host {self.host.name}: wrong passphrase for key {path}"
-            ) from exc
 
     async def start(
         self,
@@ -568,7 +313,12 @@ class SSHTransport:
     async def write_bytes(self, path: str, content: bytes) -> None:
         conn = await self.connect()
         try:
-            async with conn.start_sftp_client() as sftp, sftp.open(path, "wb") as handle:
+            async with (
+                conn.start_sftp_client() as sftp,
+                sftp.open(
+                    path, NEW_FILE_FLAGS, asyncssh.SFTPAttrs(permissions=0o600), encoding=None
+                ) as handle,
+            ):
                 await handle.write(content)
         except (asyncssh.Error, OSError) as exc:
             raise TransportError(f"host {self.host.name}: cannot write {path}: {exc}") from exc
@@ -582,11 +332,22 @@ class SSHTransport:
             with contextlib.suppress(Exception):
                 await self._conn.wait_closed()
             self._conn = None
+        await self._close_proxy()
+
+
+def login_user(host: Host) -> str:
+    """The user a host logs in as (root when none is set; an imported host always has one)."""
+    return host.user or "root"
 
 
 def _auth_words(host: Host) -> str:
     if host.auth is AuthMethod.KEY:
         return f"key {host.key_path}"
+    if host.auth is AuthMethod.AGENT and host.ssh.identity_files:
+        files = ", ".join(host.ssh.identity_files[:3])
+        more = ", ..." if len(host.ssh.identity_files) > 3 else ""
+        agent = "" if host.ssh.identities_only else "ssh-agent keys, "
+        return f"{agent}key files {files}{more}"
     return {AuthMethod.AGENT: "ssh-agent keys", AuthMethod.PASSWORD: "password"}.get(
         host.auth, host.auth.value
     )

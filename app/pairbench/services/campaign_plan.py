@@ -27,6 +27,18 @@ from pairbench.domain.campaign import (
     Schedule,
     TestPlan,
 )
+from pairbench.domain.failures import UserFileError
+from pairbench.domain.metrics import METRICS, is_telemetry_metric
+from pairbench.domain.user_files import read_text
+from pairbench.services.campaign_plan_bounds import (
+    DURATION_MAX_S,
+    INT_RANGES,
+    MAX_DEPTH,
+    check_duration,
+    check_int_range,
+    check_passes,
+    check_shape,
+)
 from pairbench.services.campaign_storage import check_storage_test
 from pairbench.tools.registry import TOOLS, get_tool
 
@@ -46,20 +58,23 @@ _UNIT_S = {"ms": 0.001, "s": 1, "sec": 1, "m": 60, "min": 60, "h": 3600, "d": 86
 def read_plan(path: Path) -> tuple[Plan, str]:
     """The plan in a TOML file and its text; ``PlanError`` saying what is wrong."""
     try:
-        if path.stat().st_size > MAX_PLAN_BYTES:
-            raise PlanError(f"{path}: a plan file is at most {MAX_PLAN_BYTES:,} bytes")
-        text = path.read_text(encoding="utf-8")
-    except (OSError, UnicodeDecodeError) as exc:
-        raise PlanError(f"cannot read the plan {path}: {exc}") from None
+        text = read_text(path, what="the plan", limit=MAX_PLAN_BYTES, errors="strict")
+    except UserFileError as exc:  # not a regular file, too large, or not text
+        raise PlanError(str(exc)) from None
     return parse_plan(text, source=str(path)), text
 
 
 def parse_plan(text: str, *, source: str = "the plan") -> Plan:
-    """A plan from TOML text; ``PlanError`` naming the key at fault."""
+    """A plan from TOML text (a UTF-8 byte-order mark at its start is skipped, as Windows
+    editors write one); ``PlanError`` naming the key at fault."""
     try:
-        data = tomllib.loads(text)
+        data = tomllib.loads(text.removeprefix("\ufeff"))
     except tomllib.TOMLDecodeError as exc:
         raise PlanError(f"{source} is not valid TOML: {exc}") from None
+    except RecursionError:  # tomllib reads nested arrays and inline tables recursively
+        raise PlanError(
+            f"{source}: tables or arrays nested too deeply (at most {MAX_DEPTH} levels)"
+        ) from None
     try:
         return plan_from_mapping(data)
     except PlanError as exc:
@@ -68,6 +83,7 @@ def parse_plan(text: str, *, source: str = "the plan") -> Plan:
 
 def plan_from_mapping(data: Mapping[str, Any]) -> Plan:
     """A plan from its parsed TOML (a dict); ``PlanError`` naming the key at fault."""
+    check_shape(data)
     _known(data, _TOP, "the plan")
     name = _text(data, "name", required=True)
     tests = data.get("tests")
@@ -76,7 +92,7 @@ def plan_from_mapping(data: Mapping[str, Any]) -> Plan:
     plan = Plan(
         name=name,
         pairs=_pairs(data.get("pairs")),
-        tests=tuple(_test(t, i) for i, t in enumerate(tests)),
+        tests=_distinct(tuple(_test(t, i) for i, t in enumerate(tests))),
         repeats=_repeats(data.get("repeats", 1)),
         order=_order(data.get("order", "interleaved")),
         seed=_int(data, "seed", None, low=0),
@@ -120,7 +136,7 @@ def _int(data: Mapping[str, Any], key: str, default: int | None, *, low: int) ->
         return None
     if isinstance(value, bool) or not isinstance(value, int) or value < low:
         raise PlanError(f"{key!r} must be a whole number of at least {low}, got {value!r}")
-    return value
+    return check_int_range(key, value) if key in INT_RANGES else value
 
 
 def _duration(value: object, key: str) -> float:
@@ -135,7 +151,7 @@ def _duration(value: object, key: str) -> float:
         raise PlanError(f'{key!r} must be a duration such as 30 or "2min", got {value!r}')
     if not math.isfinite(seconds) or seconds < 0:
         raise PlanError(f"{key!r} must be a duration of 0 or more, got {value!r}")
-    return seconds
+    return check_duration(key, seconds) if key in DURATION_MAX_S else seconds
 
 
 def _pairs(value: object) -> PairSelector:
@@ -177,11 +193,46 @@ def _test(value: object, number: int) -> TestPlan:
     if probe == BURST and tool != "iperf3":
         raise PlanError(f'{where}: the burst probe runs iperf3 (tool = "iperf3")')
     name = str(value.get("name") or tool)
-    test = TestPlan(
-        name, str(tool), axes, tuple(tuple(g) for g in zipped), str(value.get("metric", "")), probe
-    )
+    metric = _metric(value.get("metric", ""), probe, where)
+    test = TestPlan(name, str(tool), axes, tuple(tuple(g) for g in zipped), metric, probe)
     _check_params(test, where)
     return test
+
+
+def _metric(value: object, probe: str, where: str) -> str:
+    """A test's metric: a summary metric Pairbench knows (a storage suite's report column is
+    checked with the suite), else ``PlanError`` with the nearest names."""
+    if not isinstance(value, str):
+        raise PlanError(f"{where}: 'metric' must be text, got {value!r}")
+    # Host telemetry is a series of the run, never a value of its summary.
+    known = sorted(name for name in METRICS if not is_telemetry_metric(name))
+    if not value or probe == STORAGE or value in known:
+        return value
+    close = difflib.get_close_matches(value, known, n=3, cutoff=0.5)
+    hint = (
+        f"did you mean {' or '.join(repr(c) for c in close)}?"
+        if close
+        else f"metrics: {', '.join(known)}"
+    )
+    raise PlanError(
+        f"{where}: unknown metric {value!r}: no run's summary holds it, so no run would count; "
+        f"{hint}"
+    )
+
+
+def _distinct(tests: tuple[TestPlan, ...]) -> tuple[TestPlan, ...]:
+    """The tests, when no two share a name (in any letter case): their cells, reports and
+    charts are told apart by it."""
+    seen: dict[str, int] = {}
+    for number, test in enumerate(tests, start=1):
+        key = " ".join(test.name.casefold().split())
+        if key in seen:
+            raise PlanError(
+                f"tests #{seen[key]} and #{number} are both named {test.name!r}: their cells "
+                'could not be told apart; give each test its own name = "..."'
+            )
+        seen[key] = number
+    return tests
 
 
 def _axis(value: object, where: str) -> tuple[str, ...]:
@@ -221,6 +272,7 @@ def _repeats(value: object) -> RepeatPolicy:
     if isinstance(value, int) and not isinstance(value, bool):
         if value < 1:
             raise PlanError(f"'repeats' must be at least 1, got {value}")
+        check_int_range("repeats", value)
         return RepeatPolicy(value, value, None)
     if not isinstance(value, dict):
         raise PlanError("'repeats' is a number, or { min = 3, max = 10, cv = 0.05 }")
@@ -259,6 +311,7 @@ def _schedule(value: object) -> Schedule:
         span = _duration(value.get("for", 0), "schedule.for")
         if every <= 0 or span < every:
             raise PlanError("'schedule': every must be > 0 and for at least one period")
+        check_passes(span // every, "for / every")
         return Schedule("every", every, span)
     if "at" in value:
         times = value["at"] if isinstance(value["at"], list) else [value["at"]]
@@ -267,6 +320,7 @@ def _schedule(value: object) -> Schedule:
         except ValueError as exc:
             raise PlanError(f"'schedule.at': {exc}") from None
         days = _int(value, "days", 1, low=1) or 1
+        check_passes(days * len(parsed), "days × times")
         return Schedule("times", times=parsed, days=days)
     raise PlanError("'schedule' needs 'every' (with 'for') or 'at'")
 

@@ -11,11 +11,17 @@ from dataclasses import dataclass
 
 from pairbench.analysis.campaign import BUSY, COMPLETED
 from pairbench.analysis.steady_state import SteadyParams
-from pairbench.analysis.storage_suite import column_names, suite_value
+from pairbench.analysis.storage_columns import column_names, suite_value
 from pairbench.domain import HostPair
 from pairbench.domain.campaign import Cell, RunKey, TestPlan
 from pairbench.domain.failures import PairBusyError, RunError
-from pairbench.domain.storage import StorageTest, SuiteParams, SuiteStatus, parse_size
+from pairbench.domain.storage import (
+    SteadyRule,
+    StorageTest,
+    SuiteParams,
+    SuiteStatus,
+    parse_size,
+)
 from pairbench.engine.campaign_run import RunOutcome
 from pairbench.engine.observer import RunObserver
 from pairbench.engine.storage_suite import done_jobs
@@ -36,10 +42,19 @@ from pairbench.services.storage import (
 
 # A storage cell's parameters: the options of `pairbench storage run`, with `on` choosing
 # the pair's host the suite runs on. Excursions are percent, as on the command line.
-_INT = ("threads", "iodepth", "round_seconds", "max_rounds", "precondition_passes")
+_INT = (
+    "threads",
+    "iodepth",
+    "round_seconds",
+    "max_rounds",
+    "precondition_passes",
+    "threads_per_target_max",
+    "threads_per_core_max",
+)
 _BOOL = ("purge", "force")
 _PERCENT = ("data_excursion", "slope_excursion")
-KNOWN = frozenset({"test", "target", "size", "confirm", "on", *_INT, *_BOOL, *_PERCENT})
+_WORDS = ("test", "target", "size", "confirm", "on", "steady_state")
+KNOWN = frozenset({*_WORDS, *_INT, *_BOOL, *_PERCENT})
 HOSTS = ("server", "client")
 WINDOW_ROUNDS = SteadyParams().window  # the steady-state window: no stage ends sooner
 
@@ -60,7 +75,14 @@ def suite_request(host: str, params: Mapping[str, str], *, label: str = "") -> S
     except ValueError:
         tests = ", ".join(t.value for t in StorageTest)
         raise ValueError(f"test: {test!r} is not a storage test ({tests})") from None
-    values: dict[str, int | float | bool | None] = {}
+    try:
+        rule = SteadyRule(params.get("steady_state", SteadyRule.PTS.value))
+    except ValueError:
+        rules = ", ".join(r.value for r in SteadyRule)
+        raise ValueError(
+            f"steady_state: {params['steady_state']!r} is not a rule ({rules})"
+        ) from None
+    values: dict[str, int | float | bool | SteadyRule | None] = {"steady_state": rule}
     for key in _INT:
         if key in params:
             values[key] = _number(key, params[key], int)
@@ -176,6 +198,7 @@ class StorageCellRunner:
                     cancel=cancel,
                     secrets=self.secrets,
                     accept_new_host_key=self.accept_new_host_key,
+                    force=cell.params.get("force") == "true",  # as the plan forced its start
                 )
             else:
                 req = suite_request(suite_host(pair, cell.params), cell.params, label=label)

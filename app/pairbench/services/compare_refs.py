@@ -19,8 +19,9 @@ from typing import Any
 
 from pairbench.analysis.compare import GroupBy, RunInput
 from pairbench.domain import Run
-from pairbench.export.selection import SelectionError, load_inputs, select_run_ids
+from pairbench.export.selection import SelectionError, select_run_ids
 from pairbench.library import Library
+from pairbench.services.compare import compare_inputs, with_defaults
 from pairbench.services.team_browser import BROWSE_TIMEOUT_S, Published, TeamSeriesCache
 
 TEAM_PREFIX = "team:"
@@ -107,7 +108,8 @@ def team_inputs(
                 raise SelectionError(f"the team library has no run {ref.uuid}")
             series = cache.series(url, ref.uuid, timeout_s=timeout_s)
             run = dataclasses.replace(run, id=team_compare_id(run.id))
-            out.append((RunInput(run, None, series, ran_by=published.ran_by), published))
+            item = RunInput(run, None, series, ran_by=published.ran_by)
+            out.append((with_defaults(item), published))
     except TeamError as exc:
         reason = str(exc).split("; runs wait in the outbox")[0]  # said of publishing, not here
         kind = TeamUnreachableError if isinstance(exc, TeamUnreachableError) else TeamError
@@ -134,7 +136,7 @@ def iter_inputs(
 def local_input(lib: Library, run_id: int, *, ran_by: str = "") -> RunInput:
     """A run of this computer as a compare input (its pair, its series; ``ran_by``: who ran
     it, in a comparison with team runs)."""
-    return dataclasses.replace(load_inputs(lib, [run_id])[0], ran_by=ran_by)
+    return dataclasses.replace(compare_inputs(lib, [run_id])[0], ran_by=ran_by)
 
 
 def local_name(lib: Library) -> str:

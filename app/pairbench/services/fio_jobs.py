@@ -8,6 +8,8 @@ from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 from pathlib import Path
 
+from pairbench.domain.failures import UserFileError
+from pairbench.domain.user_files import read_text
 from pairbench.tools.fio_jobfile import (
     MAX_JOBFILE_CHARS,
     SHOWN,
@@ -47,18 +49,13 @@ def check_job_text(text: str, name: str = "") -> JobFile:
 
 def read_job_file(path: str | Path) -> JobFile:
     """The job file at ``path`` on this computer, checked; ``JobFileError`` if it cannot be
-    read, is not UTF-8 text, or would not be run (``tools.fio_jobfile.check_job_file``)."""
+    read (``domain.user_files.read_text``: a regular file, not too large, text), or would
+    not be run (``tools.fio_jobfile.check_job_file``)."""
     file = Path(path).expanduser()
     try:
-        if file.stat().st_size > MAX_JOBFILE_CHARS * 4:
-            raise JobFileError(f"{file}: larger than {MAX_JOBFILE_CHARS // 1024} KiB")
-        data = file.read_bytes()
-    except OSError as exc:
-        raise JobFileError(f"cannot read job file {file}: {exc.strerror or exc}") from exc
-    try:
-        text = data.decode("utf-8")
-    except UnicodeDecodeError as exc:
-        raise JobFileError(f"{file}: not UTF-8 text ({exc.reason} at byte {exc.start})") from exc
+        text = read_text(file, what="job file", limit=MAX_JOBFILE_CHARS * 4, errors="strict")
+    except UserFileError as exc:
+        raise JobFileError(str(exc)) from None
     try:
         return check_job_text(text, file.name)
     except JobFileError as exc:

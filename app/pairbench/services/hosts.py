@@ -22,6 +22,7 @@ from pairbench.domain.validation import (
     check_address,
     check_description,
     check_name,
+    check_new_name,
     check_port,
     check_tag,
     check_user,
@@ -201,7 +202,12 @@ def check_jump(lib: Library, host: Host) -> None:
 
 
 def check_new_host(lib: Library, host: Host) -> None:
-    """A new host's name must be free and its jump host usable."""
+    """A new host's name must be free (and none that means this computer) and its jump host
+    usable."""
+    try:
+        check_new_name("host", host.name)
+    except ValueError as exc:
+        raise FieldError("name", str(exc)) from None
     if host_exists(lib, host.name):
         raise FieldError("name", f"a host named {host.name!r} already exists")
     check_jump(lib, host)
@@ -361,7 +367,11 @@ def pair_from_form(lib: Library, form: PairForm) -> HostPair:
 
 
 def store_new_pair(lib: Library, pair: HostPair) -> None:
-    """Add a pair whose name is free."""
+    """Add a pair whose name is free (and none that means this computer)."""
+    try:
+        check_new_name("pair", pair.name)
+    except ValueError as exc:
+        raise FieldError("name", str(exc)) from None
     if pair_exists(lib, pair.name):
         raise FieldError("name", f"a pair named {pair.name!r} already exists")
     add_pair(lib, pair)
@@ -410,13 +420,20 @@ def save_edited_host(
     """Validate and replace the host ``name`` (its name stays); ``password`` None keeps it."""
     old = get_host(lib, name)
     check_edit_allowed(old)
-    new = host_from_form(dataclasses.replace(form, name=name))
+    new = _keeping_config(old, host_from_form(dataclasses.replace(form, name=name)))
     check_jump(lib, new)
     notes = store_edited_host(lib, old, new, password)
     status = password_status(new) if password is None else None
     if status is not None and status != "stored in the OS keyring":
         notes.append(status)
     return new, notes
+
+
+def _keeping_config(old: Host, new: Host) -> Host:
+    """An edited host keeps what its OpenSSH config gave (the form does not show it), unless
+    the form chose another jump host: that replaces the config's way there."""
+    kept = dataclasses.replace(new, ssh=old.ssh)
+    return kept.with_jump(new.jump) if new.jump != old.jump else kept
 
 
 def save_new_pair(lib: Library, form: PairForm) -> HostPair:

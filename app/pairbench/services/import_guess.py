@@ -6,6 +6,9 @@ import re
 from dataclasses import dataclass, field
 from pathlib import Path
 
+from pairbench.domain.failures import InputRefusedError
+from pairbench.domain.user_files import read_text
+from pairbench.services.import_checks import check_has_result, check_text
 from pairbench.services.importing import MAX_IMPORT_BYTES
 from pairbench.tools.base import ParseError
 from pairbench.tools.feed import feed_text
@@ -44,13 +47,10 @@ class ToolGuess:
 
 
 def read_output_file(path: Path) -> str:
-    """A saved output's text (undecodable bytes replaced); ``ValueError`` says why not."""
-    try:
-        if path.stat().st_size > MAX_IMPORT_BYTES:
-            raise ValueError(f"{path} is larger than {MAX_IMPORT_BYTES >> 20} MB")
-        return path.read_bytes().decode("utf-8", errors="replace")
-    except OSError as exc:
-        raise ValueError(f"cannot read {path}: {exc.strerror or exc}") from None
+    """A saved output's text: a regular file of at most ``MAX_IMPORT_BYTES``, decoded by its
+    byte-order mark (UTF-16 as PowerShell writes it) or as UTF-8, undecodable bytes replaced;
+    ``UserFileError`` (a ``ValueError``) says why not."""
+    return read_text(path, what="the output file", limit=MAX_IMPORT_BYTES)
 
 
 def tool_named_in(file_name: str) -> str | None:
@@ -89,11 +89,12 @@ def guess_tool(text: str, file_name: str = "") -> ToolGuess:
 
 
 def check_readable(text: str, tool_name: str, file_name: str) -> None:
-    """``ValueError`` unless ``tool_name``'s parser finds measurements, a summary or an error."""
+    """``ValueError`` naming ``file_name`` unless ``tool_name``'s parser finds measurements,
+    a summary or an error (``import_checks.check_text`` and ``check_has_result``)."""
     tool = get_tool(tool_name)
-    records, summary = feed_text(tool.file_parser(), text)
-    if not (records or summary.values or summary.error):
-        raise ValueError(
-            f"{file_name} holds nothing {tool.name} prints (no measurements, no summary, "
-            "no error message)"
-        )
+    try:
+        check_text(text, tool.name)
+        records, summary = feed_text(tool.file_parser(), text)
+        check_has_result(records, summary, tool.name)
+    except InputRefusedError as exc:
+        raise ValueError(f"{file_name}: {exc}") from None

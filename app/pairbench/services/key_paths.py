@@ -9,8 +9,10 @@ import shlex
 import stat
 from pathlib import Path
 
+from pairbench.domain.failures import UserFileError
+from pairbench.domain.user_files import open_regular
 from pairbench.domain.validation import shown
-from pairbench.remote.ssh import private_key_problem
+from pairbench.remote.ssh_auth import private_key_problem
 
 # Linux's limits (PATH_MAX counts the terminating NUL); the file system may allow less,
 # which the OS then reports as ENAMETOOLONG, handled too.
@@ -63,9 +65,13 @@ def check_key_path(value: str) -> str:
         raise ValueError(
             f"key file {shown_path} is {info.st_size} bytes long: too large for a private key"
         )
-    try:
-        with path.open("rb") as handle:
+    try:  # opened without blocking: a FIFO put there since the stat above is refused too
+        with open_regular(path, what="key file", limit=MAX_KEY_FILE_BYTES) as handle:
             data = handle.read(MAX_KEY_FILE_BYTES + 1)
+    except UserFileError as exc:
+        if exc.os_error is not None:
+            raise ValueError(_key_file_os_error(path, shown_path, exc.os_error)) from None
+        raise ValueError(f"key file {shown_path} is not usable: {exc}") from None
     except OSError as exc:
         raise ValueError(_key_file_os_error(path, shown_path, exc)) from None
     problem = private_key_problem(data)

@@ -5,6 +5,7 @@ from __future__ import annotations
 from collections.abc import Mapping
 from pathlib import Path
 
+from pairbench.domain.failures import LibraryFullError as LibraryFullError
 from pairbench.library import IntegrityReport as IntegrityReport
 from pairbench.library import Library as Library
 from pairbench.library import LibraryDamagedError as LibraryDamagedError
@@ -16,9 +17,12 @@ __all__ = [
     "Library",
     "LibraryDamagedError",
     "LibraryError",
+    "LibraryFullError",
     "check_library_file",
     "default_library_path",
+    "disk_full",
     "open_library",
+    "storage_failure",
 ]
 
 
@@ -43,3 +47,39 @@ def check_library_file(path: Path | str) -> IntegrityReport:
     ``LibraryError`` for a path that is not a Pairbench library at all.
     """
     return _store.check_library_file(path)
+
+
+def disk_full(path: Path | str) -> LibraryFullError | None:
+    """The failure saying that the disk holding the library at ``path`` is full, if it is."""
+    from pairbench.library.disk import disk_room
+
+    try:
+        room = disk_room(Path(path).expanduser())
+    except OSError:
+        return None
+    return (
+        room.error(Path(path), "the library can be read; nothing can be stored in it")
+        if room.full
+        else None
+    )
+
+
+def storage_failure(exc: BaseException, path: Path) -> Exception | None:
+    """The one-line failure for an SQLite error that reached a front end: the library's disk
+    full (``LibraryFullError``) or failing (``LibraryError``); None for anything else."""
+    from pairbench.library.disk import disk_room, is_full, is_io_error, is_refused_write
+
+    if is_full(exc):
+        return _store.full_error(path, "the change was not stored")
+    if is_refused_write(exc):  # a library opened on a full disk reads only
+        try:
+            room = disk_room(path)
+        except OSError:
+            return None
+        return room.error(path, "the change was not stored") if room.full else None
+    if is_io_error(exc):
+        return LibraryError(
+            f"library {path}: the file system reported an I/O error ({exc}); the change was "
+            "not stored. Check the disk (dmesg), then `pairbench library check`"
+        )
+    return None

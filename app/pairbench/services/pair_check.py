@@ -99,7 +99,14 @@ class _KeyRecordingConnector(Connector):
 
 
 def _pins(lib: Library) -> dict[str, set[str]]:
-    return {h.name: set(pinned_host_keys(lib, h.name)) for h in list_hosts(lib) if not h.is_local}
+    """Pinned keys by name: every SSH host and the ProxyJump hops kept with hosts."""
+    names = {
+        name
+        for h in list_hosts(lib)
+        if not h.is_local
+        for name in (h.name, *(hop.name for hop in h.ssh.jumps))
+    }
+    return {name: set(pinned_host_keys(lib, name)) for name in names}
 
 
 async def run_check(

@@ -3,20 +3,27 @@ filter choices, and one run in full."""
 
 from __future__ import annotations
 
+import dataclasses
 from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass, field
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
+from pairbench.analysis.burst import BurstEstimate
 from pairbench.domain import Run, RunStatus
+from pairbench.domain.diagnosis import Diagnosis
 from pairbench.library import Library
 from pairbench.library.analyses import get_analyses
 from pairbench.library.hosts import list_pairs
+from pairbench.library.run_filter import Member as Member
 from pairbench.library.run_store import LocalRunStore, RunStore
 from pairbench.library.runs import RunFilter, SortKey, get_run, list_runs
 from pairbench.library.series import SeriesArrays as SeriesArrays
 from pairbench.library.series import load_raw_output
 from pairbench.library.series import load_series as load_series
 from pairbench.tools.registry import TOOLS
+
+if TYPE_CHECKING:
+    from pairbench.services.studies import StudyCounts
 
 MAX_RAW_CHARS = 20_000_000  # what a detail view shows of a run's raw output
 PAGE_SIZE = 200  # rows a browser loads at a time (more as the user scrolls)
@@ -33,6 +40,8 @@ class RunQuery:
     tag: str | None = None  # "key" or "key=value"
     since: float | None = None
     until: float | None = None
+    member: Member = "any"  # single runs, a suite's or a campaign's (``RunFilter.member``)
+    member_id: int | None = None  # that one suite's or campaign's
 
     def is_empty(self) -> bool:
         """True when nothing is filtered."""
@@ -80,6 +89,8 @@ def query_filter(
         descending=descending,
         offset=offset,
         limit=limit,
+        member=query.member,
+        member_id=query.member_id,
     )
 
 
@@ -103,13 +114,17 @@ def find_runs(lib: Library, query: RunQuery) -> RunListing:
 @dataclass(frozen=True, slots=True)
 class RunPage:
     """Runs ``offset`` .. ``offset + len(runs)`` of a query in its order, how many match in
-    all, and the filter choices."""
+    all, and the filter choices; ``bursts``: the stored burst analyses of the page's runs
+    that found a step (their headline is burst → baseline, not one mean)."""
 
     runs: list[Run]
     total: int
     offset: int = 0
     pairs: list[str] = field(default_factory=list)
     tools: list[str] = field(default_factory=list)
+    bursts: dict[int, BurstEstimate] = field(default_factory=dict)
+    # With single runs listed: the suites and campaigns their runs are grouped under.
+    studies: StudyCounts | None = None
 
 
 def browse_runs(
@@ -125,7 +140,7 @@ def browse_runs(
     """One page of the runs matching ``query`` in the given order (filtered, sorted and
     paged in SQL), the number matching, and (with ``choices``) the filter choices."""
     known = [p.name for p in list_pairs(lib)] if choices else []
-    return browse_store(
+    page = browse_store(
         LocalRunStore(lib),
         query,
         sort=sort,
@@ -135,6 +150,13 @@ def browse_runs(
         choices=choices,
         known_pairs=known,
     )
+    from pairbench.services.burst import stored_steps  # the engine's modules, when browsed
+    from pairbench.services.studies import study_counts
+
+    page.bursts.update(stored_steps(lib, [run.id for run in page.runs]))
+    if choices and query.member == "single":
+        page = dataclasses.replace(page, studies=study_counts(lib))
+    return page
 
 
 def browse_store(
@@ -167,6 +189,12 @@ class RunDetail:
     raw_text: str = ""
     raw_truncated: bool = False
     analyses: dict[str, dict[str, Any]] = field(default_factory=dict)  # kind → its JSON
+
+    def verdict(self) -> Diagnosis:
+        """What limited the run: stored with it, else what its series and telemetry give."""
+        from pairbench.engine.diagnose import verdict_of
+
+        return verdict_of(self.run, self.series, self.analyses)
 
 
 def load_run_detail(lib: Library, run_id: int, max_raw_chars: int = MAX_RAW_CHARS) -> RunDetail:

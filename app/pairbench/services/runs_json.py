@@ -18,6 +18,8 @@ from collections.abc import Iterator, Sequence
 from json.encoder import encode_basestring_ascii as _quote  # the escaping json.dumps uses
 from typing import Any, cast
 
+from pairbench.domain.timestamps import stored_time
+
 
 def _null(_: str) -> None:
     return None
@@ -136,15 +138,28 @@ def _quoted_each(values: Sequence[str | None]) -> list[str]:
 
 
 def _numbers(values: Sequence[Any]) -> list[str]:
-    """REAL columns as ``json.dumps`` prints their floats (None: null), a column at a time."""
+    """REAL columns as ``json.dumps`` prints their floats, a column at a time: None, NaN,
+    infinities and what is no number (text a hostile library holds) as null, as
+    ``run_json.run_fields`` gives them."""
     kinds = set(map(type, values))
     if kinds == {float} and math.isfinite(sum(values)):  # no NaN or infinity among them
         return list(map(float.__repr__, values))  # what json.dumps writes for a finite float
     if kinds <= {float, type(None)}:
-        texts = json.dumps(list(values))[1:-1].split(", ")  # floats and null hold no ", "
-        if len(texts) == len(values):
+        try:
+            texts = json.dumps(list(values), allow_nan=False)[1:-1].split(", ")
+        except ValueError:  # a NaN or an infinity: value by value below
+            texts = []
+        if len(texts) == len(values):  # floats and null hold no ", "
             return texts
-    return ["null" if v is None else json.dumps(float(v)) for v in values]
+    return [_number_text(v) for v in values]
+
+
+def _number_text(value: Any) -> str:
+    """One stored time as JSON text: a finite float's repr, else null."""
+    if value is None:
+        return "null"
+    number = stored_time(value)
+    return float.__repr__(number) if math.isfinite(number) else "null"
 
 
 def _summary_texts(stored: Sequence[str | None]) -> list[str]:

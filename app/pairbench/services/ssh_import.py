@@ -1,8 +1,11 @@
 """Hosts from an OpenSSH client config: plan (what would be added, skipped, warned), then add.
 
-The plan is a preview: the workbench shows it with a checkbox per host and adds the chosen
-ones; ``pairbench hosts import-ssh-config`` adds them all. Jump hosts are resolved once the
-chosen names are known, so a jump to an alias left out is dropped with a warning.
+Each alias is resolved as ``ssh -G`` resolves it (``remote/ssh_config``) and made a host
+(``services/ssh_hosts``). The plan is a preview: the workbench shows it with a checkbox per
+host and adds the chosen ones; ``pairbench hosts import-ssh-config`` adds them all. A host
+whose ProxyJump is a single alias of the config keeps that alias as its stored jump host
+when that alias is added too (or is stored already, the same); otherwise its hops are kept
+in the host itself.
 """
 
 from __future__ import annotations
@@ -12,26 +15,20 @@ from collections.abc import Collection
 from dataclasses import dataclass, field
 from pathlib import Path
 
-from pairbench.domain import AuthMethod, Host
-from pairbench.domain.validation import (
-    NAME_RE,
-    check_address,
-    check_name,
-    check_port,
-    check_user,
-    shown,
-)
+from pairbench.domain import Host
 from pairbench.library import Library
-from pairbench.library.hosts import add_host, list_hosts, replace_host
+from pairbench.library.connection import LibraryError
+from pairbench.library.hosts import add_host, get_host, list_hosts, replace_host
 from pairbench.remote.ssh_config import SSHConfigEntry, parse_ssh_config
 from pairbench.remote.ssh_config import SSHConfigError as SSHConfigError
 from pairbench.services.hosts import check_jump
-from pairbench.services.key_paths import check_key_path
+from pairbench.services.ssh_hosts import host_from_entry
 
 
 @dataclass(frozen=True, slots=True)
 class PlannedHost:
-    """A host the config gives, with the ProxyJump alias it asks for (resolved when added)."""
+    """A host the config gives (its hops in ``host.ssh.jumps``), and the alias of its single
+    ProxyJump hop when that hop is an alias of the config (stored as a reference if added)."""
 
     host: Host
     jump_alias: str | None = None
@@ -61,101 +58,85 @@ class ImportResult:
 
 
 def read_ssh_config(path: Path | None = None) -> list[SSHConfigEntry]:
-    """Every concrete alias of the config at ``path`` (default ``~/.ssh/config``), in order,
-    for ``plan_import``; ``SSHConfigError`` (naming the file and line) if unreadable."""
+    """Every concrete alias of the config at ``path`` (default ``~/.ssh/config``, then the
+    system's), resolved, in order; ``SSHConfigError`` (naming the file and line) if ssh
+    would refuse the config."""
     return parse_ssh_config(path)
 
 
 def read_plan(lib: Library, path: Path | None = None) -> ImportPlan:
     """Read the config (default ``~/.ssh/config``) and plan; ``SSHConfigError`` if unreadable."""
-    plan = plan_import(lib, parse_ssh_config(path))
+    plan = plan_import(lib, read_ssh_config(path))
     plan.source = path
     return plan
 
 
 def plan_import(lib: Library, entries: list[SSHConfigEntry]) -> ImportPlan:
-    """One planned host per usable alias; existing names and unusable fields are skipped."""
+    """One planned host per usable alias; existing names and unusable aliases are skipped,
+    each with its reason."""
     existing = {h.name for h in list_hosts(lib)}
+    aliases = {e.alias for e in entries}
     plan = ImportPlan()
     for entry in entries:
         if entry.alias in existing:
             plan.skipped.append((entry.alias, "a host with this name already exists"))
             continue
         try:
-            host = _host_from_entry(entry, plan)
+            converted = host_from_entry(entry)
         except ValueError as exc:
             plan.skipped.append((entry.alias, str(exc)))
             continue
-        plan.planned.append(PlannedHost(host, entry.proxy_jump))
+        plan.warnings += [(entry.alias, text) for text in converted.warnings]
+        plan.planned.append(PlannedHost(converted.host, _jump_alias(entry, aliases)))
     return plan
+
+
+def _jump_alias(entry: SSHConfigEntry, aliases: set[str]) -> str | None:
+    """The alias of a ProxyJump that is one plain alias of the config (``ProxyJump gate``):
+    ssh reaches it exactly as it reaches that alias."""
+    spec = entry.resolved.jump if entry.resolved is not None else None
+    if spec is None or spec.user is not None or spec.port > 0 or spec.extra is not None:
+        return None
+    return spec.host if spec.host in aliases and spec.host != entry.alias else None
 
 
 def apply_import(
     lib: Library, plan: ImportPlan, chosen: Collection[str] | None = None
 ) -> ImportResult:
-    """Add the planned hosts (only ``chosen`` names when given), then their jump hosts."""
+    """Add the planned hosts (only ``chosen`` names when given), their jump hosts linked."""
     planned = [p for p in plan.planned if chosen is None or p.host.name in chosen]
     names = {p.host.name for p in planned}
     result = ImportResult(
         skipped=list(plan.skipped),
         warnings=[text for name, text in plan.warnings if name in names],
     )
-    known = {h.name for h in list_hosts(lib) if not h.is_local} | names
     for item in planned:
         add_host(lib, item.host)
-    hosts: list[Host] = []
     for item in planned:
-        host = _resolve_jump(item.host, item.jump_alias, known, result)
-        if host.jump is not None:
+        host = _linked(lib, item, names)
+        if host is not item.host:
             replace_host(lib, host)
-        hosts.append(host)
-    for host in hosts:
         result.added.append(_without_jump_loop(lib, host, result))
     return result
 
 
-def _plain_alias(value: str) -> bool:
-    return NAME_RE.fullmatch(value) is not None
-
-
-def _host_from_entry(entry: SSHConfigEntry, plan: ImportPlan) -> Host:
-    """A host for one alias; ``ValueError`` when a field cannot be used."""
-    name = check_name("host", entry.alias)
-    address = check_address(entry.hostname)
-    user = None if entry.user is None else check_user(entry.user)
-    port = 22 if entry.port is None else check_port(entry.port)
-    auth, key_path = AuthMethod.AGENT, None
-    if entry.identity_file is not None:
+def _linked(lib: Library, item: PlannedHost, added: set[str]) -> Host:
+    """The host with its single hop stored as a reference to the host of that alias, when
+    that host is added now or stored already with the same login and route."""
+    alias = item.jump_alias
+    if alias is None or len(item.host.ssh.jumps) != 1:
+        return item.host
+    hop = item.host.ssh.jumps[0]
+    if alias not in added:
         try:
-            key_path = check_key_path(entry.identity_file)
-            auth = AuthMethod.KEY
-        except ValueError as exc:
-            plan.warnings.append((name, f"{name}: {exc}; it will log in with ssh-agent keys"))
-    if entry.proxy_command is not None:
-        plan.warnings.append(
-            (
-                name,
-                f"{name}: ProxyCommand is not supported; added without it (it may be unreachable)",
-            )
-        )
-    return Host(name=name, address=address, port=port, user=user, auth=auth, key_path=key_path)
-
-
-def _resolve_jump(host: Host, jump: str | None, known: set[str], result: ImportResult) -> Host:
-    if jump is None:
-        return host
-    if _plain_alias(jump) and jump in known and jump != host.name:
-        return dataclasses.replace(host, jump=jump)
-    why = (
-        "only a single host alias that is also imported or stored is supported"
-        if _plain_alias(jump)
-        else "only a single plain host alias is supported (no user@, :port or hop list)"
+            stored = get_host(lib, alias)
+        except LibraryError:
+            return item.host
+        if dataclasses.replace(stored, tags={}) != hop:
+            return item.host
+    return dataclasses.replace(
+        item.host, jump=alias, ssh=dataclasses.replace(item.host.ssh, jumps=())
     )
-    result.warnings.append(
-        f"{host.name}: ProxyJump {shown(jump)} not used: {why}; added without a jump host "
-        f"(set one with `pairbench hosts edit {host.name} --jump HOST`)"
-    )
-    return host
 
 
 def _without_jump_loop(lib: Library, host: Host, result: ImportResult) -> Host:

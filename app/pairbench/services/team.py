@@ -15,21 +15,26 @@ from pairbench.library import Library, LibraryError
 from pairbench.library import team_local as local
 from pairbench.library.run_filter import RunFilter
 from pairbench.library.team_entity_local import Kind, forget_entities
-from pairbench.library.team_store import (
-    TeamError,
-    TeamPermissionError,
-    TeamRun,
-    TeamStore,
+from pairbench.library.team_errors import (
+    STOPS_A_PUSH,
+    TeamLockedError,
+    TeamTimeoutError,
     TeamUnreachableError,
 )
+from pairbench.library.team_locks import locked_message
+from pairbench.library.team_store import TeamError, TeamRun, TeamStore
 from pairbench.remote.secrets import keyring_status, store_secret, stored_secret
 from pairbench.services.team_entities import EntityPush, EntityTally, prepare, publish_entities
 from pairbench.services.team_entities import waiting as entities_waiting
 from pairbench.services.team_outbox import publishing_due
 
 SCHEMES = ("postgresql", "postgres")
+# How long a call waits for the server to answer (a lock wait included); the environment's
+# PAIRBENCH_TEAM_TIMEOUT replaces both (library/team_connect.py).
 CONNECT_TIMEOUT_S = 10.0
 AUTO_TIMEOUT_S = 3.0  # an automatic publish after a command never holds it up longer
+
+OK, LOCKED, SILENT, UNREACHABLE, REFUSED = "ok", "locked", "not answering", "unreachable", "error"
 
 
 class TeamSetupError(ValueError):
@@ -54,6 +59,7 @@ class TeamStatus:
     last_error: str = ""
     suites_waiting: int = 0
     campaigns_waiting: int = 0
+    state: str = ""  # OK, LOCKED (it answered; a table is locked), SILENT, UNREACHABLE, REFUSED
 
 
 @dataclass(frozen=True, slots=True)
@@ -193,21 +199,33 @@ def local_status(lib: Library) -> TeamStatus:
 
 def server_status(base: TeamStatus) -> TeamStatus:
     """``base`` with what its server says: reachable, the role's rights, the schema, how many
-    runs it holds (or why it cannot be reached). Network only: any thread."""
+    runs it holds, a table another session holds locked (who; then nothing waits on it), or
+    why it cannot be reached or used. Network only: any thread."""
+    answered = base
     try:
         with _open(base.url) as store:
-            version = store.ensure_schema(create=False)
+            answered = replace(base, reachable=True)
+            answered = replace(answered, schema=store.ensure_schema(create=False))
             role, can_publish = store.who()
-            return replace(
-                base,
-                reachable=True,
-                role=role,
-                can_publish=can_publish,
-                schema=version,
-                team_runs=store.count_runs(),
-            )
+            answered = replace(answered, role=role, can_publish=can_publish)
+            holders = store.table_locks()
+            if holders:
+                text = locked_message(store.target, holders)
+                return replace(answered, state=LOCKED, error=f"{text}; publishing waits for it")
+            return replace(answered, state=OK, team_runs=store.count_runs())
     except TeamError as exc:
-        return replace(base, error=str(exc))
+        return replace(answered, state=state_of(exc), error=str(exc))
+
+
+def state_of(exc: TeamError) -> str:
+    """The server's state an error says (``TeamStatus.state``)."""
+    if isinstance(exc, TeamLockedError):
+        return LOCKED
+    if isinstance(exc, TeamTimeoutError):
+        return SILENT
+    if isinstance(exc, TeamUnreachableError):
+        return UNREACHABLE
+    return REFUSED
 
 
 def push(
@@ -217,12 +235,14 @@ def push(
     every: bool = False,
     timeout_s: float = CONNECT_TIMEOUT_S,
     entities: Sequence[tuple[Kind, int]] = (),
+    wait_for_locks: bool = True,
 ) -> PushResult:
     """Publish the outbox (after queueing ``run_ids`` and ``entities`` (suites, campaigns),
     or every finished run, suite and campaign not yet published with ``every``). Runs go
     one at a time, each in one transaction on the server: a run cut off is not there and
     stays queued; a run the server has is not stored again. Then the suites and campaigns
-    waiting whose runs are published (``team_entities``)."""
+    waiting whose runs are published (``team_entities``). Without ``wait_for_locks``, a
+    table another session holds locked stops it at once (nothing waits on the lock)."""
     url = configured_url(lib)
     skipped = [i for i in dict.fromkeys(run_ids) if local.is_published(lib, i)]
     local.queue_runs(lib, [i for i in run_ids if i not in skipped])
@@ -236,15 +256,17 @@ def push(
     try:
         with _open(url, timeout_s=timeout_s) as store:
             store.ensure_schema(create=False)
+            if not wait_for_locks:
+                store.refuse_if_locked("publish now")
             for queued in local.outbox(lib):
                 run_id = queued.run_id
                 uuid = local.run_uuid(lib, run_id)
                 try:
                     stored = store.publish(lib, run_id, uuid, ran_by=ran_by, origin=origin)
-                except (TeamUnreachableError, TeamPermissionError) as exc:
+                except STOPS_A_PUSH as exc:
                     local.mark_failed(lib, run_id, str(exc))
                     error = str(exc)
-                    break  # the server is gone or refuses every write: the rest waits
+                    break  # gone, silent, locked or refusing every write: the rest waits
                 except TeamError as exc:
                     local.mark_failed(lib, run_id, str(exc))
                     error = str(exc)
@@ -281,7 +303,7 @@ def publish_waiting(lib: Library, *, timeout_s: float = AUTO_TIMEOUT_S) -> PushR
     is nothing to do."""
     if not publishing_due(lib):
         return None
-    return push(lib, timeout_s=timeout_s)
+    return push(lib, timeout_s=timeout_s, wait_for_locks=False)
 
 
 def team_runs(lib: Library, flt: RunFilter | None = None) -> list[TeamRun]:

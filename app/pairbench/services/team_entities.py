@@ -13,12 +13,8 @@ from pairbench.library import team_local as runs_local
 from pairbench.library.team_entities import publish_entity
 from pairbench.library.team_entity_local import KINDS
 from pairbench.library.team_entity_local import Kind as Kind
-from pairbench.library.team_store import (
-    TeamError,
-    TeamPermissionError,
-    TeamStore,
-    TeamUnreachableError,
-)
+from pairbench.library.team_errors import STOPS_A_PUSH
+from pairbench.library.team_store import TeamError, TeamStore
 
 ENTITY_SCHEMA = 2  # the team server's first schema version holding suites and campaigns
 
@@ -143,7 +139,7 @@ def publish_entities(
             stored, updated_at = publish_entity(
                 store, lib, kind, entity_id, key, ran_by=ran_by, origin=origin
             )
-        except (TeamUnreachableError, TeamPermissionError) as exc:
+        except STOPS_A_PUSH as exc:
             local.mark_entity_waiting(lib, kind, entity_id, str(exc))
             error = str(exc)
             break

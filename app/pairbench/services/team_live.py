@@ -9,9 +9,13 @@ import threading
 from collections.abc import Callable
 from dataclasses import dataclass
 from pathlib import Path
+from typing import TYPE_CHECKING
 
 from pairbench.library import Library
 from pairbench.library import team_local as local
+
+if TYPE_CHECKING:
+    from pairbench.library.team_store import TeamStore
 
 LIVE_INTERVAL_S = 1.0  # how often a running run's new samples are published
 OUTBOX_EVERY_S = 10.0  # how often the finished runs waiting in the outbox are published
@@ -55,14 +59,20 @@ class LivePublisher:
         self.published = 0  # live copies sent (for tests and benchmarks)
         self.last_error = ""
         self._stop = threading.Event()
+        self._store: TeamStore | None = None  # the connection in use, to cut on stop
         self._thread = threading.Thread(target=self._loop, name="pairbench-live", daemon=True)
 
     def start(self) -> LivePublisher:
         self._thread.start()
         return self
 
-    def stop(self, timeout_s: float = 5.0) -> None:
+    def stop(self, timeout_s: float = 1.0) -> None:
+        """Stop publishing without waiting on the server: a live copy in flight is cut off
+        (the finished run's own publish replaces the last copy anyway)."""
         self._stop.set()
+        store = self._store
+        if store is not None:
+            store.abort()
         self._thread.join(timeout_s)
 
     def _loop(self) -> None:
@@ -78,9 +88,13 @@ class LivePublisher:
             while not self._stop.is_set():
                 try:
                     with open_store(self.target.url) as store:
+                        self._store = store
+                        if self._stop.is_set():
+                            break
                         while not self._stop.wait(self.interval_s):
                             if time.monotonic() >= outbox_at and publishing_due(lib):
-                                push(lib)  # its own connection; what fails stays queued
+                                # Its own connection; what fails stays queued.
+                                push(lib, wait_for_locks=False)
                                 outbox_at = time.monotonic() + self.outbox_every_s
                             for run_id, updated in local.running_here(lib):
                                 if sent.get(run_id) == updated:
@@ -99,6 +113,8 @@ class LivePublisher:
                 except TeamError as exc:
                     self.last_error = str(exc)
                     self._stop.wait(RETRY_S)
+                finally:
+                    self._store = None
 
 
 @dataclass(frozen=True, slots=True)

@@ -2,10 +2,9 @@
 
 from __future__ import annotations
 
-import posixpath
 import re
 from collections.abc import Mapping
-from dataclasses import dataclass
+from decimal import Decimal
 from typing import Final
 
 from pairbench.domain import LineSource
@@ -22,13 +21,17 @@ from pairbench.tools.base import (
 )
 from pairbench.tools.fio_auto import FioAutoParser
 from pairbench.tools.fio_devices import IN_USE_SCRIPT as IN_USE_SCRIPT
+from pairbench.tools.fio_devices import device_host_check
 from pairbench.tools.fio_devices import in_use_check_argv as in_use_check_argv
 from pairbench.tools.fio_devices import mounted_device_check_argv as mounted_device_check_argv
 from pairbench.tools.fio_devices import refuse_if_in_use as refuse_if_in_use
 from pairbench.tools.fio_devices import refuse_if_mounted as refuse_if_mounted
 from pairbench.tools.fio_histogram import fio_run_analyses
 from pairbench.tools.fio_jobfile import JobNameParam, JobTextParam
-from pairbench.tools.params import Param, is_true, resolve_params
+from pairbench.tools.fio_param_kinds import ChoiceParam, ConfirmParam, OptionalIntParam
+from pairbench.tools.fio_param_kinds import PathParam as PathParam
+from pairbench.tools.fio_paths import directory_check, file_check
+from pairbench.tools.params import Param, is_true, report_interval, resolve_params
 
 NAME = "fio"
 DEBIAN_PACKAGE = "fio"
@@ -46,80 +49,10 @@ WORKLOADS: Final = ("read", "write", "randread", "randwrite", "randrw", "rw")
 IOENGINES: Final = ("libaio", "io_uring", "sync", "psync", "posixaio")
 DEFAULT_RWMIXREAD = "70"
 
-_PATH_RE: Final = re.compile(r"/[A-Za-z0-9._+@%=,:/-]*")
-_MAX_PATH: Final = 1024
 _SIZE_RE: Final = re.compile(r"(\d{1,15})([kKmMgG]?)")
 _SIZE_UNITS: Final = {"": 1, "k": 2**10, "m": 2**20, "g": 2**30}
 # Character devices that are memory or consoles, never storage.
 _NOT_STORAGE: Final = frozenset({"/dev/mem", "/dev/kmem", "/dev/port", "/dev/kmsg"})
-
-
-@dataclass(frozen=True, slots=True)
-class ChoiceParam(Param):
-    """A parameter whose value is one of a fixed list of words."""
-
-    choices: tuple[str, ...] = ()
-
-    def check(self, raw: str) -> str:
-        value = raw.strip()
-        if value not in self.choices:
-            raise ParamError(f"{self.name} must be one of {', '.join(self.choices)}, got {raw!r}")
-        return value
-
-
-@dataclass(frozen=True, slots=True)
-class PathParam(Param):
-    """An absolute path (empty = not given); ``under`` restricts it to a directory tree."""
-
-    under: str = ""
-
-    def check(self, raw: str) -> str:
-        value = raw.strip()
-        if not value:
-            return ""
-        if len(value) > _MAX_PATH or not _PATH_RE.fullmatch(value):
-            raise ParamError(
-                f"{self.name} must be an absolute path of letters, digits and ._+@%=,:/- "
-                f"(no spaces or shell characters), got {raw[:80]!r}"
-            )
-        if posixpath.normpath(value) != value:
-            raise ParamError(
-                f"{self.name} must be a normalised path (no '..', '.', '//' or "
-                f"trailing '/'), got {value!r}"
-            )
-        if self.under and (not value.startswith(self.under) or value == self.under):
-            raise ParamError(f"{self.name} must be a path under {self.under}, got {value!r}")
-        return value
-
-
-@dataclass(frozen=True, slots=True)
-class ConfirmParam(Param):
-    """A confirmation typed by the user: any printable text up to 256 characters (it is only
-    compared, never passed to a command)."""
-
-    def check(self, raw: str) -> str:
-        value = raw.strip()
-        if len(value) > 256 or not value.isprintable():
-            raise ParamError(f"{self.name} must be printable text, got {raw[:80]!r}")
-        return value
-
-
-@dataclass(frozen=True, slots=True)
-class OptionalIntParam(Param):
-    """A whole number within bounds, or empty (not given: the tool's rule picks a value)."""
-
-    def check(self, raw: str) -> str:
-        value = raw.strip()
-        if not value:
-            return ""
-        if not value.isascii() or not value.isdigit() or len(value) > 9:
-            raise ParamError(f"{self.name} must be a whole number, got {raw[:80]!r}")
-        number = int(value)
-        if self.minimum is not None and number < self.minimum:
-            raise ParamError(f"{self.name} must be at least {self.minimum}, got {number}")
-        if self.maximum is not None and number > self.maximum:
-            raise ParamError(f"{self.name} must be at most {self.maximum}, got {number}")
-        return str(number)
 
 
 PARAMS: dict[str, Param] = {
@@ -159,8 +92,8 @@ PARAMS: dict[str, Param] = {
             "file",
             "path",
             "",
-            "a test file kept after the run (a storage suite's, created when missing) instead "
-            "of files in a private directory",
+            "a test file kept after the run (created when missing; an existing one needs "
+            "confirm_destroy, a link is refused) instead of files in a private directory",
         ),
         Param("time_based", "bool", "true", "run for runtime even when size is done"),
         Param(
@@ -178,11 +111,13 @@ PARAMS: dict[str, Param] = {
         ),
         Param("group_reporting", "bool", "true", "report the jobs as one (--group_reporting)"),
         Param("ramp", "int", "0", "seconds before measuring", minimum=0, maximum=3600),
+        report_interval("status_interval", "--status-interval"),
         ConfirmParam(
             "confirm_destroy",
             "text",
             "",
-            "the device path again, to confirm that a write workload destroys its data",
+            "the device (or an existing file's) path again, to confirm that the run destroys "
+            "its data",
         ),
         JobNameParam(
             "jobfile",
@@ -214,9 +149,10 @@ def writes(rw: str) -> bool:
 def resolve(params: Mapping[str, str]) -> dict[str, str]:
     """Checked parameters with defaults filled in (``resolve(resolve(p)) == resolve(p)``).
 
-    ``directory`` and ``device`` exclude each other; a write workload on a device needs
-    ``confirm_destroy`` equal to the device path; ``rwmixread`` goes with mixed workloads only
-    (it resolves to ``""`` for the others).
+    ``directory``, ``file`` and ``device`` exclude each other; a write workload on a device
+    needs ``confirm_destroy`` equal to the device path (an existing ``file`` needs it equal to
+    the file's path: checked on the host, ``target_check``); ``rwmixread`` goes with mixed
+    workloads only (it resolves to ``""`` for the others).
     """
     resolved = resolve_params(PARAMS, params)
     if resolved["jobfile"] or resolved["jobfile_text"]:
@@ -247,8 +183,12 @@ def resolve(params: Mapping[str, str]) -> dict[str, str]:
                 f"systems, partition table, everything). If that is what you want, add "
                 f"--set confirm_destroy={device}"
             )
-    elif resolved["confirm_destroy"]:
-        raise ParamError("confirm_destroy applies only together with device")
+    elif file and resolved["confirm_destroy"] not in ("", file):
+        raise ParamError(
+            f"confirm_destroy must be the file's path ({file}), got {resolved['confirm_destroy']!r}"
+        )
+    elif not file and resolved["confirm_destroy"]:
+        raise ParamError("confirm_destroy applies only together with device or file")
     return resolved
 
 
@@ -281,13 +221,15 @@ def commands(params: Mapping[str, str], caps: Capabilities, ctx: CommandContext)
     """
     if params.get("jobfile_text"):
         directory = ctx.workdir or params["directory"] or DEFAULT_DIRECTORY
-        return fio_jobfile.job_file_commands(params, ctx, _fio_path(directory))
+        return fio_jobfile.job_file_commands(
+            params, ctx, _fio_path(directory), status_interval_option(params)
+        )
     rw = params["rw"]
     argv = [
         "fio",
         "--name=pairbench",
         "--output-format=json+",
-        "--status-interval=1",
+        status_interval_option(params),
         "--eta=never",
         f"--rw={rw}",
         f"--bs={params['bs']}",
@@ -332,10 +274,18 @@ def commands(params: Mapping[str, str], caps: Capabilities, ctx: CommandContext)
     )
 
 
+def status_interval_option(params: Mapping[str, str]) -> str:
+    """``--status-interval``: whole seconds as a number, else in ms (fio reads "100ms")."""
+    seconds = Decimal(params.get("status_interval") or "1")
+    if seconds == seconds.to_integral_value():
+        return f"--status-interval={int(seconds)}"
+    return f"--status-interval={int(seconds * 1000)}ms"
+
+
 def parser(params: Mapping[str, str], caps: Capabilities) -> Parser:
     """A parser for the run's output: json+ documents on stdout, errors on stderr, as the
     run asks for; any other form fio may print is read too (``FioAutoParser``)."""
-    return FioAutoParser()
+    return FioAutoParser(float(params.get("status_interval") or 1))
 
 
 # ---------------------------------------------------------------------- saved outputs
@@ -351,15 +301,21 @@ def file_parser() -> Parser:
 
 
 def device_check(params: Mapping[str, str]) -> HostCheck | None:
-    """Before a run on a raw device: refuse it when it (or anything on it) is mounted in any
-    mount namespace, is swap, or holds another device (``IN_USE_SCRIPT``)."""
-    device = params.get("device", "")
-    if not device:
-        return None
-    return HostCheck(
-        argv=in_use_check_argv(device),
-        verdict=lambda text: refuse_if_in_use(text, device),
-    )
+    """Before a run on a raw device: refuse it when it (or anything on it) is in use."""
+    return device_host_check(params["device"]) if params.get("device") else None
+
+
+def target_check(params: Mapping[str, str]) -> HostCheck | None:
+    """The check on the host before fio starts, by target: a device in use; a kept test
+    file that is a link, in an unsafe folder, or exists unconfirmed; a ``directory`` (where
+    the run's work directory is made) missing, read-only or others may change."""
+    if params.get("file"):
+        rw, confirm = params.get("rw", ""), params.get("confirm_destroy", "")
+        size = _size_bytes("size", params["size"])
+        return file_check(params["file"], writes=writes(rw), size=size, confirm=confirm)
+    if params.get("directory"):
+        return directory_check(params["directory"])
+    return device_check(params)
 
 
 TOOL = Tool(
@@ -377,7 +333,9 @@ TOOL = Tool(
     needs_workdir=True,
     file_parser_factory=file_parser,
     server_only=True,
-    host_check=device_check,
+    host_check=target_check,
     workdir_parent=lambda params: params.get("directory", ""),
     run_analyses=fio_run_analyses,
+    interval_param="status_interval",
+    tied={"rw": ("rwmixread",)},
 )

@@ -7,7 +7,7 @@ import json
 import posixpath
 from typing import Final
 
-from pairbench.tools.base import ParamError
+from pairbench.tools.base import HostCheck, ParamError
 
 # lsblk TYPE values of devices that hold a disk in use by the kernel (LVM, dm-crypt, RAID...).
 _HOLDER_TYPES: Final = ("lvm", "crypt", "dm", "mpath", "raid", "md")
@@ -35,6 +35,12 @@ exit 0
 def in_use_check_argv(device: str) -> list[str]:
     """argv that prints how ``device`` is in use in any mount namespace (nothing: free)."""
     return ["sh", "-c", IN_USE_SCRIPT, "sh", device]
+
+
+def device_host_check(device: str) -> HostCheck:
+    """The host check before fio runs on ``device``: refused when ``IN_USE_SCRIPT`` finds
+    it mounted in any mount namespace, swap, or holding another device."""
+    return HostCheck(in_use_check_argv(device), lambda text: refuse_if_in_use(text, device))
 
 
 def refuse_if_in_use(script_output: str, device: str) -> None:

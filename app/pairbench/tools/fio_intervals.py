@@ -3,10 +3,11 @@
 from __future__ import annotations
 
 import math
-from collections.abc import Sequence
+from collections.abc import Iterable, Sequence
 from typing import Final, Literal, NamedTuple
 
 from pairbench.domain import Record
+from pairbench.tools.fio_groups import group_records
 
 __all__ = ["MIN_INTERVAL_MS", "Cumulative", "ReportDiffer", "SlotReport"]
 
@@ -26,10 +27,12 @@ class Cumulative(NamedTuple):
 
 
 class SlotReport(NamedTuple):
-    """One job (or group) of one report: its stream name and its read and write figures."""
+    """One job (or group) of one report: its stream name, its read and write figures, and
+    fio's group number (``stonewall``, ``new_group``)."""
 
     stream: str
     dirs: tuple[Cumulative | None, Cumulative | None]
+    group: int = 0
 
 
 class _Interval(NamedTuple):
@@ -57,10 +60,13 @@ class ReportDiffer:
     direction (fio's own denominator). A counter that went down (fio reset its statistics
     after ``ramp_time``) starts the interval from zero; one shorter than ``MIN_INTERVAL_MS``
     is merged into the next. ``t`` is the report's largest runtime in seconds (these forms
-    print no time stamp); a report that does not advance it gives no records.
+    print no time stamp), with several groups the sum of each group's largest (every job's
+    runtime starts at 0: groups after a ``stonewall`` run one after another); a report that
+    does not advance it gives no records.
 
     Streams: ``"sum"`` (IOPS and bandwidth summed, latency weighted by I/Os) and, with more
-    than one slot, each slot's own stream.
+    than one slot, each slot's own stream. Slots of several groups: ``"group<N>"`` per group
+    instead of ``"sum"``, and a stream per slot of a group of more than one (``fio_groups``).
     """
 
     __slots__ = ("_bases", "_exact", "_last_t")
@@ -70,10 +76,12 @@ class ReportDiffer:
         self._bases: dict[tuple[int, int], Cumulative] = {}
         self._last_t: float | None = None
 
-    def report(self, slots: Sequence[SlotReport]) -> list[Record]:
-        """The records of one complete report (empty when it gives no interval)."""
+    def report(self, slots: Sequence[SlotReport], groups: Iterable[int] = ()) -> list[Record]:
+        """The records of one complete report (empty when it gives no interval); ``groups``:
+        fio's group numbers known besides the slots' (a text dump lists only the jobs that
+        have started, its header every group)."""
         per_slot: list[list[_Interval | None]] = []
-        max_runtime = 0.0
+        group_runtime: dict[int, float] = {}
         advanced = False
         for index, slot in enumerate(slots):
             intervals: list[_Interval | None] = []
@@ -81,26 +89,24 @@ class ReportDiffer:
                 if cur is None:
                     intervals.append(None)
                     continue
-                max_runtime = max(max_runtime, cur.runtime_ms)
+                group_runtime[slot.group] = max(group_runtime.get(slot.group, 0.0), cur.runtime_ms)
                 key = (index, d)
                 interval, self._bases[key] = self._interval(cur, self._bases.get(key, _ZERO))
                 advanced = advanced or interval is not None
                 intervals.append(interval)
             per_slot.append(intervals)
-        t = max_runtime / 1000.0
+        t = math.fsum(group_runtime.values()) / 1000.0
         if not advanced or (self._last_t is not None and t <= self._last_t):
             return []
         self._last_t = t
-        records: list[Record] = []
-        total = _record("sum", t, [[iv[d] for iv in per_slot] for d in range(2)])
-        if total is not None:
-            records.append(total)
-        if len(slots) > 1:
-            for slot, intervals in zip(slots, per_slot, strict=True):
-                record = _record(slot.stream, t, [[iv] for iv in intervals])
-                if record is not None:
-                    records.append(record)
-        return records
+        return group_records(
+            (
+                (slot.group, slot.stream, intervals)
+                for slot, intervals in zip(slots, per_slot, strict=True)
+            ),
+            lambda stream, by_dir: _record(stream, t, by_dir),
+            groups,
+        )
 
     def _interval(self, cur: Cumulative, base: Cumulative) -> tuple[_Interval | None, Cumulative]:
         """The interval from ``base`` to ``cur`` (None if none yet) and the next base."""

@@ -10,17 +10,16 @@ from typing import Final
 
 from pairbench.domain import LineSource
 from pairbench.tools.base import CommandContext, Commands, ParamError
-from pairbench.tools.params import Param
+from pairbench.tools.params import FileNameParam, Param, file_name
 
 MAX_JOBFILE_CHARS: Final = 64 * 1024
 MAX_JOBS: Final = 64
 MAX_NUMJOBS: Final = 256
 DEFAULT_NAME: Final = "job.fio"
-_NAME_RE: Final = re.compile(r"[A-Za-z0-9._+-]{1,100}")
 
 _OUTPUT = (
-    "Pairbench sets fio's output itself (--output-format=json+ --status-interval=1): its live "
-    "plots and the summary read it"
+    "Pairbench sets fio's output itself (--output-format=json+, --status-interval from its "
+    "status_interval parameter): its live plots and the summary read it"
 )
 _COMMAND = "it runs a program on the host, which a job file run by Pairbench may not do"
 _HOST_FILE = (
@@ -243,26 +242,16 @@ def _check_relative(where: str, key: str, value: str) -> None:
 
 
 def job_file_name(path_or_name: str) -> str:
-    """The name the job file is stored and uploaded under: its base name, other characters
-    than letters, digits and ``._+-`` replaced by ``_``."""
-    base = path_or_name.replace("\\", "/").rsplit("/", 1)[-1]
-    name = re.sub(r"[^A-Za-z0-9._+-]", "_", base)[:100].lstrip(".")
-    return name or DEFAULT_NAME
+    """The name the job file is stored and uploaded under (``params.file_name``)."""
+    return file_name(path_or_name, DEFAULT_NAME)
 
 
 @dataclass(frozen=True, slots=True)
-class JobNameParam(Param):
+class JobNameParam(FileNameParam):
     """``jobfile``: the job file's name (the CLI and the run panel read the file at a path
     and give its name and text: see ``services.fio_jobs``)."""
 
-    def check(self, raw: str) -> str:
-        value = raw.strip()
-        if value and not _NAME_RE.fullmatch(value):
-            raise ParamError(
-                f"{self.name} must be a file name (letters, digits, ._+-), got {value[:80]!r}: "
-                "a path is read by pairbench run --set jobfile=PATH and the Job file… button"
-            )
-        return value
+    button: str = "Job file…"
 
 
 @dataclass(frozen=True, slots=True)
@@ -277,7 +266,7 @@ class JobTextParam(Param):
 
 
 # Parameters that still apply with a job file (the file says everything else).
-WITH_JOBFILE: Final = ("jobfile", "jobfile_text", "directory")
+WITH_JOBFILE: Final = ("jobfile", "jobfile_text", "directory", "status_interval")
 
 
 def resolve_job_file(resolved: Mapping[str, str], defaults: Mapping[str, str]) -> dict[str, str]:
@@ -298,6 +287,7 @@ def resolve_job_file(resolved: Mapping[str, str], defaults: Mapping[str, str]) -
         "jobfile": resolved["jobfile"] or DEFAULT_NAME,
         "jobfile_text": resolved["jobfile_text"],
         "directory": resolved["directory"],
+        "status_interval": resolved["status_interval"],
     }
 
 
@@ -325,18 +315,23 @@ def expected_seconds(text: str) -> float:
     return total + group
 
 
-def job_file_commands(params: Mapping[str, str], ctx: CommandContext, directory: str) -> Commands:
+def job_file_commands(
+    params: Mapping[str, str], ctx: CommandContext, directory: str, status_option: str
+) -> Commands:
     """``fio`` on the job file uploaded into the work directory, with Pairbench's output
     options; ``--directory`` (``directory``: the work directory) puts the jobs' relative
-    test files there."""
+    test files there, and ``--aux-path`` the files fio writes of itself (a ``verify`` job cut
+    short saves ``*-verify.state``, else in fio's working directory, where nothing removes
+    it)."""
     name = params["jobfile"]
     path = f"{ctx.workdir.rstrip('/')}/{name}" if ctx.workdir else name
     argv = [
         "fio",
         "--output-format=json+",
-        "--status-interval=1",
+        status_option,
         "--eta=never",
         f"--directory={directory}",
+        f"--aux-path={directory}",
         path,
     ]
     return Commands(

@@ -9,6 +9,7 @@ from typing import Final, NamedTuple
 from pairbench.domain import Record, Summary
 from pairbench.tools.base import ParseError
 from pairbench.tools.feed import feed_text
+from pairbench.tools.fio_groups import by_group, group_values
 from pairbench.tools.fio_intervals import Cumulative, ReportDiffer, SlotReport
 from pairbench.tools.fio_json import fio_error_message
 
@@ -138,7 +139,9 @@ class FioTerseParser:
     (bw KiB/s × 1024), ``{dir}_lat_mean_us`` (total latency mean, weighted by IOPS × runtime
     over several lines), ``{dir}_lat_p50_us``/``_p99_us``/``_p999_us`` from the completion
     latency percentiles (whole usec; the maximum over several lines). ``error``: ``fio: ...``
-    error lines, else a job's non-zero error field.
+    error lines, else a job's non-zero error field. Lines of several groups (the groupid
+    field: ``stonewall``, ``new_group``) are summed per group only, named ``group<N>_...``
+    (``fio_groups.group_values``).
     """
 
     __slots__ = (
@@ -218,7 +221,11 @@ class FioTerseParser:
         self._last = lines
         self._reports += 1
         slots = [
-            SlotReport(f"{line.name}.{i}", (_cumulative(line.dirs[0]), _cumulative(line.dirs[1])))
+            SlotReport(
+                f"{line.name}.{i}",
+                (_cumulative(line.dirs[0]), _cumulative(line.dirs[1])),
+                line.groupid,
+            )
             for i, line in enumerate(lines)
         ]
         return self._differ.report(slots)
@@ -230,12 +237,14 @@ class FioTerseParser:
         if self._n is None and self._current:
             lines, complete = self._current, True
         complete = complete and not self._truncated
-        values: dict[str, float] = {}
-        for index, name in enumerate(_DIRECTIONS):
-            dirs = [line.dirs[index] for line in lines or []]
-            _summarise(name, [d for d in dirs if d.io_kib > 0.0 or d.iops > 0.0], values)
+        per_group: dict[int, dict[str, float]] = {}
+        for groupid, members in by_group((line.groupid, line) for line in lines or []).items():
+            values = per_group[groupid] = {}
+            for index, name in enumerate(_DIRECTIONS):
+                dirs = [line.dirs[index] for line in members]
+                _summarise(name, [d for d in dirs if d.io_kib > 0.0 or d.iops > 0.0], values)
         error = "; ".join(self._errors) or None
-        return Summary(values=values, complete=complete, error=error)
+        return Summary(values=group_values(per_group), complete=complete, error=error)
 
 
 def _cumulative(d: _Dir) -> Cumulative | None:

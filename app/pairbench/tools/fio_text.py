@@ -9,6 +9,7 @@ from typing import Final
 
 from pairbench.domain import Record, Summary
 from pairbench.tools.feed import feed_text
+from pairbench.tools.fio_groups import by_group, group_values
 from pairbench.tools.fio_intervals import Cumulative, ReportDiffer, SlotReport
 from pairbench.tools.fio_json import fio_error_message
 
@@ -28,7 +29,7 @@ _UNIT: Final = r"((?:[kKMGTPE]i?)?(?:B|bit))"
 # The count prefix of IOPS and latencies (num2str without a unit): SI only.
 _SI: Final = r"([kKMGTPE]?)"
 _JOB_RE: Final = re.compile(
-    r"(\S[^\n]*?): \(groupid=\d+, jobs=\d+\): err=\s*(\d+)(?: \(([^\n]*)\))?: pid="
+    r"(\S[^\n]*?): \(groupid=(\d{1,9}), jobs=\d+\): err=\s*(\d+)(?: \(([^\n]*)\))?: pid="
 )
 _DIR_RE: Final = re.compile(
     r"\s+(read|write|trim): IOPS=" + _NUM + _SI + r", BW=" + _NUM + _UNIT + r"/s"
@@ -42,7 +43,9 @@ _LAT_RE: Final = re.compile(
 _PCT_HEAD_RE: Final = re.compile(r"\s+(clat|lat|slat) percentiles \((nsec|usec|msec|sec)\):")
 _PCT_RE: Final = re.compile(r"(\d+\.\d+)th=\[\s*" + _NUM + _SI + r"\]")
 _ISSUED_RE: Final = re.compile(r"\s+issued rwts: total=(\d{1,20}),(\d{1,20}),(\d{1,20})")
-_GROUP_RE: Final = re.compile(r"Run status group \d+ ")
+_GROUP_RE: Final = re.compile(r"Run status group (\d{1,9}) ")
+# The job list fio prints first: "f1: (g=0): rw=write, bs=(R) 4096B-4096B, ..." (every group).
+_HEADER_RE: Final = re.compile(r"\S[^\n]*?: \(g=(\d{1,9})\): rw=")
 _GROUP_BW_RE: Final = re.compile(
     r"\s+(READ|WRITE|TRIM): bw=" + _NUM + _UNIT + r"/s \(" + _NUM + _UNIT + r"/s\)"
 )
@@ -101,6 +104,7 @@ class _DirBlock:
 @dataclass
 class _JobBlock:
     name: str
+    group: int = 0  # fio's groupid
     dirs: dict[str, _DirBlock] = field(default_factory=dict)
 
     def cumulative(self, name: str) -> Cumulative | None:
@@ -125,18 +129,20 @@ class FioTextParser:
     ``{dir}_bytes_per_s`` from them and the mean I/O size of that line (three digits), and
     ``{dir}_lat_mean_us`` from the ``lat (usec): avg=`` means; no percentiles (the text has
     cumulative ones only). A single dump (no ``--status-interval``) gives one record, for the
-    whole run. The summary, for each direction that did I/O, sums the job (or group) blocks
-    of the last dump: ``{dir}_iops`` from
-    ``read: IOPS=36.4k`` (as printed, about three digits), ``{dir}_bytes_per_s`` from the
-    ``Run status group`` lines' ``bw=285MiB/s`` (summed over groups), or the blocks' ``BW=``
-    without them; always the binary figure (MiB/s × 2^20), which has more digits than the
-    decimal one in parentheses. ``{dir}_lat_mean_us`` from the ``lat (usec): ... avg=`` lines,
-    weighted by the ``issued rwts`` counts (or by IOPS), and ``{dir}_lat_p50_us``,
+    whole run. The summary, for each direction that did I/O, sums the job (or group) blocks of
+    the last dump: ``{dir}_iops`` from ``read: IOPS=36.4k`` (as printed, about three digits),
+    ``{dir}_bytes_per_s`` from the ``Run status group`` lines' ``bw=285MiB/s``, or the blocks'
+    ``BW=`` without them; always the binary figure (MiB/s × 2^20), which has more digits than
+    the decimal one in parentheses. ``{dir}_lat_mean_us`` from the ``lat (usec): ... avg=``
+    lines, weighted by the ``issued rwts`` counts (or by IOPS), and ``{dir}_lat_p50_us``,
     ``_p99_us``, ``_p999_us`` from the ``clat percentiles`` rows: exact for one block, the
     maximum over several. ``complete`` once a ``Run status group`` line was seen, unless the
     output stops inside a later dump (then the last whole one is reported); ``error`` from
     ``fio: ...`` lines (warnings excluded) or a job's ``err=`` when non-zero. A later dump of
-    the same jobs (``--status-interval`` text) replaces the earlier one.
+    the same jobs (``--status-interval`` text) replaces the earlier one. Blocks of several
+    groups (``(groupid=N, ...)``: ``stonewall``, ``new_group``) are summed per group only, each
+    with its own ``Run status group N`` bandwidth, named ``group<N>_...``; their records are the
+    groups' streams (``fio_intervals``, ``fio_groups``).
     """
 
     __slots__ = (
@@ -147,6 +153,8 @@ class FioTextParser:
         "_done",
         "_errors",
         "_group_bw",
+        "_group_now",
+        "_groups",
         "_intervals",
         "_pct",
         "_stale",
@@ -158,11 +166,14 @@ class FioTextParser:
         self.dumps = 0  # complete dumps read
         self._differ = ReportDiffer("ios")
         self._blocks: list[_JobBlock] = []
-        self._group_bw: dict[str, float] = {}
+        self._group_bw: dict[int, dict[str, float]] = {}  # group -> direction -> B/s
+        self._group_now = 0  # the group of the "Run status group N" lines being read
+        self._groups: set[int] = set()  # fio's groups, from the job list at the top
         self._errors: list[str] = []
         self._complete = False
         self._stale = False  # a "Run status group" ended the current dump
-        self._done: tuple[list[_JobBlock], dict[str, float]] | None = None  # the last ended
+        # the last ended dump: its blocks and its groups' bandwidths
+        self._done: tuple[list[_JobBlock], dict[int, dict[str, float]]] | None = None
         self._cur_dir: _DirBlock | None = None
         self._pct: tuple[_DirBlock, str] | None = None  # collecting clat percentiles (unit)
 
@@ -199,24 +210,29 @@ class FioTextParser:
             if self._stale:  # a new dump of the same jobs: it replaces the last one
                 self._done = (self._blocks, self._group_bw)
                 self._blocks, self._group_bw, self._stale = [], {}, False
-            self._blocks.append(_JobBlock(job.group(1)[:64]))
+            self._blocks.append(_JobBlock(job.group(1)[:64], int(job.group(2))))
             self._cur_dir = None
-            if job.group(2) != "0":
-                detail = f" ({job.group(3)})" if job.group(3) else ""
-                message = f"{job.group(1)}: err={job.group(2)}{detail}"[:300]
+            if job.group(3) != "0":
+                detail = f" ({job.group(4)})" if job.group(4) else ""
+                message = f"{job.group(1)}: err={job.group(3)}{detail}"[:300]
                 if message not in self._errors and len(self._errors) < 5:
                     self._errors.append(message)
-        elif _GROUP_RE.match(text) is not None:
+        elif (header := _HEADER_RE.match(text)) is not None:
+            self._groups.add(int(header.group(1)))
+        elif (status := _GROUP_RE.match(text)) is not None:
             self._complete = True
             self._cur_dir = None
+            self._group_now = int(status.group(1))
             if not self._stale and self._blocks:
                 self._stale = True
                 self.dumps += 1
                 slots = [
-                    SlotReport(f"{b.name}.{i}", (b.cumulative("read"), b.cumulative("write")))
+                    SlotReport(
+                        f"{b.name}.{i}", (b.cumulative("read"), b.cumulative("write")), b.group
+                    )
                     for i, b in enumerate(self._blocks)
                 ]
-                return self._differ.report(slots) if self._intervals else []
+                return self._differ.report(slots, self._groups) if self._intervals else []
             self._stale = True
         return []
 
@@ -226,7 +242,8 @@ class FioTextParser:
             if m is not None:
                 name = m.group(1).lower()
                 bw = _bytes_per_s(m.group(2), m.group(3), m.group(4), m.group(5))
-                self._group_bw[name] = self._group_bw.get(name, 0.0) + bw
+                group = self._group_bw.setdefault(self._group_now, {})
+                group[name] = group.get(name, 0.0) + bw
             return
         if not self._blocks:
             return
@@ -269,23 +286,26 @@ class FioTextParser:
     def close(self) -> Summary:
         """The summary of the last complete dump (see the class docstring); ``complete`` is
         False when the output stops inside a dump (the one before it is reported then)."""
-        values: dict[str, float] = {}
         blocks, group_bw, complete = self._blocks, self._group_bw, self._complete
         if blocks and not self._stale:  # a dump cut short
             complete = False
             if self._done is not None:
                 blocks, group_bw = self._done
-        for name in _DIRECTIONS:
-            dirs = [d for b in blocks if (d := b.dirs.get(name)) is not None]
-            active = [d for d in dirs if d.iops > 0.0 or d.bytes_per_s > 0.0]
-            if not active:
-                continue
-            values[f"{name}_iops"] = math.fsum(d.iops for d in active)
-            values[f"{name}_bytes_per_s"] = group_bw.get(name) or math.fsum(
-                d.bytes_per_s for d in active
-            )
-            _latency(name, active, values)
+        per_group: dict[int, dict[str, float]] = {}
+        for groupid, members in by_group((b.group, b) for b in blocks).items():
+            values = per_group[groupid] = {}
+            for name in _DIRECTIONS:
+                dirs = [d for b in members if (d := b.dirs.get(name)) is not None]
+                active = [d for d in dirs if d.iops > 0.0 or d.bytes_per_s > 0.0]
+                if not active:
+                    continue
+                values[f"{name}_iops"] = math.fsum(d.iops for d in active)
+                values[f"{name}_bytes_per_s"] = group_bw.get(groupid, {}).get(name) or math.fsum(
+                    d.bytes_per_s for d in active
+                )
+                _latency(name, active, values)
         error = "; ".join(self._errors) or None
+        values = group_values(per_group, self._groups)
         return Summary(values=values, complete=complete, error=error)
 
 

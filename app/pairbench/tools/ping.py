@@ -4,19 +4,17 @@ from __future__ import annotations
 
 import re
 from collections.abc import Mapping
-from dataclasses import dataclass
 from decimal import Decimal
 
 from pairbench.tools.base import (
     Capabilities,
     CommandContext,
     Commands,
-    ParamError,
     Parser,
     Tool,
     target_argument,
 )
-from pairbench.tools.params import Param, resolve_params
+from pairbench.tools.params import Param, SecondsParam, resolve_params
 from pairbench.tools.ping_text import PingTextParser
 
 NAME = "ping"
@@ -25,32 +23,7 @@ VERSION_ARGV = ["ping", "-V"]
 SERVER_READY_TEXT: str | None = None  # no server: the target only has to answer ICMP echo
 DEFAULT_PORT = 0  # unused: ping has no port
 
-_DECIMAL = re.compile(r"[0-9]{1,6}(?:\.[0-9]{1,6})?")
 _IPUTILS_VERSION = re.compile(r"iputils[- ]?s?([0-9]{8})")
-
-
-@dataclass(frozen=True, slots=True)
-class SecondsParam(Param):
-    """A decimal number of seconds within ``[low, high]``, such as ``0.2`` (``kind="seconds"``).
-
-    ``params.py`` has no decimal kind; this one checks its own values and keeps the schema
-    a plain ``dict[str, Param]``.
-    """
-
-    low: Decimal = Decimal(0)
-    high: Decimal = Decimal(0)
-
-    def check(self, raw: str) -> str:
-        """The canonical decimal text of ``raw`` ("0.20" -> "0.2"); ``ParamError`` if invalid."""
-        value = raw.strip()
-        if not _DECIMAL.fullmatch(value):
-            raise ParamError(f"{self.name} must be a number of seconds such as 0.2, got {raw!r}")
-        number = Decimal(value)
-        if not self.low <= number <= self.high:
-            raise ParamError(
-                f"{self.name} must be between {self.low} and {self.high} seconds, got {value}"
-            )
-        return format(number.normalize(), "f")
 
 
 PARAMS: dict[str, Param] = {
@@ -61,7 +34,7 @@ PARAMS: dict[str, Param] = {
             "interval",
             "seconds",
             "1",
-            "seconds between requests (-i); below 0.2 needs root",
+            "seconds between requests (-i); below 0.2 older iputils need root",
             low=Decimal("0.002"),
             high=Decimal(60),
         ),

@@ -1,9 +1,12 @@
-"""uperf: parameters, the latency or throughput profile, slave and master argv, its parser."""
+"""uperf: parameters, the latency or throughput profile (or the user's own), slave and master
+argv, its parser."""
 
 from __future__ import annotations
 
 from collections.abc import Mapping
+from decimal import Decimal
 
+from pairbench.tools import uperf_custom_params as custom
 from pairbench.tools.base import (
     Capabilities,
     CommandContext,
@@ -13,7 +16,7 @@ from pairbench.tools.base import (
     Tool,
     parse_version_tuple,
 )
-from pairbench.tools.params import Param, is_true, resolve_params
+from pairbench.tools.params import Param, is_true, report_interval, resolve_params
 from pairbench.tools.uperf_profiles import (
     LATENCY_DEFAULTS,
     PROTOCOLS,
@@ -64,16 +67,31 @@ PARAMS: dict[str, Param] = {
         Param(
             "duration", "int", "10", "seconds of the timed transaction", minimum=1, maximum=86400
         ),
+        report_interval(
+            high=10, note="; uperf's master also sees a transaction end only this often"
+        ),
+        *custom.PARAMS,
     )
 }
 
 
 def resolve(params: Mapping[str, str]) -> dict[str, str]:
-    """Checked parameters with the profile's defaults filled in (idempotent)."""
+    """Checked parameters with the profile's defaults filled in (idempotent). A profile of the
+    user's (``profile_xml``) keeps only what applies to it (``uperf_custom_params``)."""
     resolved = resolve_params(PARAMS, params)
+    if resolved["profile_xml"] or resolved["profile_file"]:
+        return custom.resolve_custom(resolved, {n: p.default for n, p in PARAMS.items()})
+    for name in custom.NAMES:
+        if resolved[name]:
+            raise ParamError(f"{name} applies only with a profile file (profile_file=PATH)")
+        del resolved[name]  # no profile of the user's: not stored with the run
     profile = resolved["profile"] = resolved["profile"].lower()
     if profile not in PROFILES:
-        raise ParamError(f"profile must be one of {', '.join(PROFILES)}, got {profile!r}")
+        raise ParamError(
+            f"profile must be one of {', '.join(PROFILES)}, got {profile!r}; to run a profile "
+            "file of your own, give its path: --set profile_file=PATH (or the Profile file… "
+            "button in the window)"
+        )
     protocol = resolved["protocol"] = resolved["protocol"].lower()
     if protocol not in PROTOCOLS:
         raise ParamError(f"protocol must be one of {', '.join(PROTOCOLS)}, got {protocol!r}")
@@ -99,6 +117,8 @@ def capabilities(version_output: str) -> Capabilities:
 
 def expected_seconds(params: Mapping[str, str]) -> float:
     """How long a run should take, for progress bars."""
+    if params.get("profile_xml"):
+        return custom.shape(params, "localhost").seconds + OVERHEAD_S
     return float(params["duration"]) + OVERHEAD_S
 
 
@@ -132,25 +152,47 @@ def commands(params: Mapping[str, str], caps: Capabilities, ctx: CommandContext)
     The profile goes into the run's work directory; its values travel in the environment
     (lower-case names: uperf lower-cases the profile before it reads them). ``-R`` gives one
     raw line per interval (live through a pipe; the default progress output only ends its line
-    when a transaction ends), ``-a`` every table the summary needs.
+    when a transaction ends), ``-i`` that interval (``interval``, 1 s unless set), ``-a`` every
+    table the summary needs.
     """
     resolved = resolve(params)
-    profile = _profile(resolved, ctx.target)
-    port = str(ctx.port)
+    if resolved.get("profile_xml"):
+        name = resolved["profile_file"]
+        xml, env = resolved["profile_xml"], custom.environment(resolved, ctx.target)
+    else:
+        name = PROFILE_FILE
+        profile = _profile(resolved, ctx.target)
+        xml, env = profile.xml, dict(profile.env)
+    port, interval = str(ctx.port), interval_option(resolved["interval"])
     # The engine first asks with no work directory (to learn where the run happens); the
     # commands it then starts always have one (``Tool.needs_workdir``).
-    path = f"{ctx.workdir.rstrip('/')}/{PROFILE_FILE}" if ctx.workdir else PROFILE_FILE
+    path = f"{ctx.workdir.rstrip('/')}/{name}" if ctx.workdir else name
     return Commands(
-        client=["uperf", "-m", path, "-R", "-i", "1s", "-a", "-P", port],
+        client=["uperf", "-m", path, "-R", "-i", interval, "-a", "-P", port],
         server=["uperf", "-s", "-P", port],
-        env=dict(profile.env),
-        files={PROFILE_FILE: profile.xml},
+        env=env,
+        files={name: xml},
     )
+
+
+def interval_option(seconds: str) -> str:
+    """uperf's ``-i`` for an ``interval`` in seconds: ``1s`` for whole seconds, else whole
+    milliseconds (``100m``: uperf reads a bare ``m`` as milliseconds)."""
+    millis = int(Decimal(seconds) * 1000)
+    return f"{millis // 1000}s" if millis % 1000 == 0 else f"{millis}m"
 
 
 def parser(params: Mapping[str, str], caps: Capabilities) -> Parser:
     """A parser for the master's output, told the profile's shape."""
     resolved = resolve(params)
+    if resolved.get("profile_xml"):
+        shape = custom.shape(resolved, "localhost")
+        return UperfTextParser(
+            threads=shape.threads,
+            ops_per_iteration=shape.ops_per_iteration,
+            main_txn=shape.main_txn,
+            udp=shape.udp,
+        )
     latency = resolved["profile"] == "latency"
     return UperfTextParser(
         threads=int(resolved["threads"]),
@@ -187,4 +229,5 @@ TOOL = Tool(
     needs_workdir=True,
     install_command=INSTALL_COMMAND,
     file_parser_factory=file_parser,
+    tied={"profile": ("size", "count", "threads", "wndsz"), "protocol": ("nodelay",)},
 )

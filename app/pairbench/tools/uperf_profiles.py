@@ -14,8 +14,10 @@ __all__ = [
     "DEFAULT_VARS",
     "LATENCY_DEFAULTS",
     "THROUGHPUT_DEFAULTS",
+    "VAR_NAME",
     "Profile",
     "ProfileVars",
+    "check_host",
     "latency_profile",
     "size_bytes",
     "throughput_profile",
@@ -26,7 +28,7 @@ __all__ = [
 # err_env_uppercase_names). It does not decode XML entities either, so nothing that would need
 # escaping may go into the XML at all: the values travel in the environment, the XML holds only
 # fixed structure, validated names and ``$references``.
-_VAR_NAME: Final = re.compile(r"[a-z_][a-z0-9_]{0,31}")
+VAR_NAME: Final = re.compile(r"[a-z_][a-z0-9_]{0,31}")
 _PROFILE_NAME: Final = re.compile(r"[a-z0-9][a-z0-9_.-]{0,31}")
 # A host name, an IPv4 address or an IPv6 address (with an optional %zone). No whitespace,
 # quotes or shell/XML metacharacters; uperf keeps at most 256 characters of it.
@@ -61,7 +63,7 @@ class ProfileVars:
     def __post_init__(self) -> None:
         names = [getattr(self, f.name) for f in fields(self)]
         for name in names:
-            if not _VAR_NAME.fullmatch(name):
+            if not VAR_NAME.fullmatch(name):
                 raise ParamError(
                     f"uperf variable name {name!r} must be lower-case letters, digits or '_' "
                     "(uperf lower-cases the profile before it reads the environment)"
@@ -112,11 +114,17 @@ def _check_int(value: int, what: str, maximum: int) -> int:
     return value
 
 
+def check_host(host: str) -> str:
+    """``host`` if it is a host name or an IP address uperf can take (``ParamError`` else)."""
+    if not _HOST.fullmatch(host):
+        raise ParamError(f"uperf: {host!r} is not a host name or IP address")
+    return host
+
+
 def _check_common(
     host: str, protocol: str, size: str, threads: int, duration_s: int, wndsz: str, name: str
 ) -> None:
-    if not _HOST.fullmatch(host):
-        raise ParamError(f"uperf: {host!r} is not a host name or IP address")
+    check_host(host)
     if protocol not in PROTOCOLS:
         raise ParamError(f"protocol must be one of {', '.join(PROTOCOLS)}, got {protocol!r}")
     payload = size_bytes(size, "size")

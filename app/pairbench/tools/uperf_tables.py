@@ -2,12 +2,21 @@
 
 from __future__ import annotations
 
+import math
 import re
-from typing import Final
+from typing import Final, NamedTuple
 
 from pairbench.tools.uperf_units import S_EXP, US_EXP, bits, byte_count
 
-__all__ = ["AVG_HEADER_RE", "avg_row", "difference", "log_line", "runstat_row"]
+__all__ = [
+    "AVG_HEADER_RE",
+    "AvgRow",
+    "RunstatRow",
+    "avg_row",
+    "difference",
+    "log_line",
+    "runstat_row",
+]
 
 # "Txn1              565860     17.65us      0.00ns     19.70ms     13.24us " (Txn and Flowop
 # tables: count, avg, cpu, max, min; adaptive time units; Solaris CPU counters may follow).
@@ -38,33 +47,75 @@ _USAGE_RE: Final = re.compile(r"Usage:\s+uperf\b")
 # "** Warning: ...", "** 4 Warnings ...", "** [10.200.0.1] ..." (relayed from the slave):
 # harmless. Any other "** ..." line is uperf's error log ("** TCP: Cannot connect to ...",
 # "** 3 Errors ...").
-_HARMLESS_LOG_RE: Final = re.compile(r"\*\* (?:Warning\b|[0-9]+ Warnings\b|\[)")
+# A slave's goodbye relayed more than twice is counted as "Errors" whatever it says (master.c:
+# say_goodbye logs it as an error, logging.c prints "** N Errors <text>"): harmless when the
+# text relayed is the slave's warnings ("** 4 Errors [10.0.0.2] 4 Warnings  Send buffer: ...").
+_HARMLESS_LOG_RE: Final = re.compile(
+    r"\*\* (?:Warning\b|[0-9]+ Warnings\b|\[|[0-9]+ Errors \[[^\]]{1,256}\] "
+    r"(?:Warning\b|[0-9]+ Warnings\b))"
+)
 
 
-def avg_row(s: str) -> tuple[str, float, float] | None:
-    """A Txn or Flowop table row as (name, count, avg µs); None if ``s`` is not one."""
+class AvgRow(NamedTuple):
+    """A Txn or Flowop table row: its name, its ``Count`` (``n``), and the mean, largest and
+    smallest time (µs) of one (uperf's ``cpu`` column, always 0 on Linux, is left out)."""
+
+    name: str
+    n: float
+    avg_us: float
+    max_us: float
+    min_us: float
+
+
+class RunstatRow(NamedTuple):
+    """A Run Statistics row: host (``master``, ``Total``, a slave's address), seconds, bytes,
+    bit/s, operations and errors (%; None when uperf printed no number: ``-nan`` for 0 ops)."""
+
+    host: str
+    secs: float
+    nbytes: float
+    rate: float
+    ops: float
+    errors: float | None
+
+
+def avg_row(s: str) -> AvgRow | None:
+    """A Txn or Flowop table row; None if ``s`` is not one."""
     m = _AVG_ROW_RE.match(s)
     if m is None:
         return None
-    name, count_s, avg_s, avg_u = m.group(1, 2, 3, 4)
+    name, count_s, avg_s, avg_u, max_s, max_u, min_s, min_u = m.group(1, 2, 3, 4, 6, 7, 8, 9)
     try:
-        return name, float(count_s), float(avg_s + US_EXP[avg_u])
+        return AvgRow(
+            name,
+            float(count_s),
+            float(avg_s + US_EXP[avg_u]),
+            float(max_s + US_EXP[max_u]),
+            float(min_s + US_EXP[min_u]),
+        )
     except ValueError:
         return None
 
 
-def runstat_row(s: str) -> tuple[str, float, float, float] | None:
-    """A Run Statistics row as (host, seconds, bytes, bit/s); None for headers and rules."""
+def runstat_row(s: str) -> RunstatRow | None:
+    """A Run Statistics row; None for headers and rules."""
     m = _RUNSTAT_RE.match(s)
     if m is None:
         return None
-    host, t_s, t_u, b_num, b_unit, r_num, r_unit = m.group(1, 2, 3, 4, 5, 6, 7)
+    host, t_s, t_u, b_num, b_unit, r_num, r_unit, ops_s, err_s = m.groups()
     try:
         secs = float(t_s + S_EXP[t_u])
         rate = bits(r_num, r_unit)
-        return host, secs, byte_count(b_num, b_unit, rate * secs / 8.0), rate
+        nbytes = byte_count(b_num, b_unit, rate * secs / 8.0)
     except (ValueError, KeyError):
         return None
+    try:
+        errors: float | None = float(err_s)
+    except ValueError:
+        errors = None
+    if errors is not None and not math.isfinite(errors):
+        errors = None
+    return RunstatRow(host, secs, nbytes, rate, float(ops_s), errors)
 
 
 def difference(s: str) -> tuple[float, ...] | None:

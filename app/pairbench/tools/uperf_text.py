@@ -2,17 +2,15 @@
 
 from __future__ import annotations
 
-import math
 import re
-from collections.abc import Callable, Mapping
+from collections.abc import Mapping
 from typing import Final
 
 from pairbench.domain import Record, Summary
 from pairbench.tools.base import ParseError
 from pairbench.tools.feed import feed_text
+from pairbench.tools.uperf_details import FinalPoint
 from pairbench.tools.uperf_forms import (
-    NO_LATENCY_REASON,
-    NO_STATS_REASON,
     SEEN_FLOWOP,
     SEEN_GROUP,
     SEEN_LOG,
@@ -21,11 +19,12 @@ from pairbench.tools.uperf_forms import (
     SEEN_RUN,
     SEEN_STRAND,
     SEEN_TXN,
-    form_name,
-    no_stats,
 )
+from pairbench.tools.uperf_intervals import TxnPoints
+from pairbench.tools.uperf_summary import EndTables, summarise
 from pairbench.tools.uperf_tables import (
     AVG_HEADER_RE,
+    AvgRow,
     avg_row,
     difference,
     log_line,
@@ -38,14 +37,6 @@ __all__ = ["MAX_LINE", "UperfTextParser", "parse_text_output"]
 # A piece of output (a line, or a part of one between "\r"s) longer than this is never run
 # through a regex: uperf prints at most ~130 characters per piece.
 MAX_LINE: Final = 4096
-
-_THR: Final = "throughput_bps"
-_OPS: Final = "ops_per_s"
-_LAT: Final = "latency_avg_us"
-
-# One constant metrics tuple per kind of record (the recorder keys its buffers on it).
-_TXN_METRICS: Final[tuple[str, ...]] = (_THR, _OPS)
-_MAIN_METRICS: Final[tuple[str, ...]] = (_THR, _OPS, _LAT)
 
 # "timestamp_ms:1795299861662.0615 name:Txn2 nr_bytes:4340610 nr_ops:48229" (-R). The byte
 # and op counts are cumulative since the start of the transaction.
@@ -87,25 +78,6 @@ _SECTION_HEADERS: Final[dict[str, int]] = {
 _MAX_ERRORS: Final = 8
 _MAX_ERROR_CHARS: Final = 300
 
-_new_record: Final[
-    Callable[[type[Record], tuple[str, float, tuple[str, ...], tuple[float, ...]]], Record]
-] = tuple.__new__
-
-
-class _Txn:
-    """One transaction's cumulative counters: the first and the latest point seen."""
-
-    __slots__ = ("b", "b0", "main", "name", "o", "o0", "ops_rate", "rate", "stream", "t", "t0")
-
-    def __init__(self, name: str, main: bool, t: float, b: float, o: float) -> None:
-        self.name = name
-        self.stream = name.lower()
-        self.main = main
-        self.t0, self.b0, self.o0 = t, b, o
-        self.t, self.b, self.o = t, b, o
-        self.rate: float | None = None  # progress form: the rate uperf printed (bit/s)
-        self.ops_rate: float | None = None  # progress form: the op/s uperf printed
-
 
 class UperfTextParser:
     """Parser for what a uperf 1.0.8 master prints (``uperf -m PROFILE ...``).
@@ -136,20 +108,22 @@ class UperfTextParser:
     printed precision (3-4 digits, seconds to 0.01 s), so their intervals are approximate;
     the raw form is exact.
 
-    **Summary.** ``throughput_bps`` and ``ops_per_s``: the main transaction's own rate, over
-    its whole duration: the rate uperf printed on its last progress piece, or with ``-R``
-    8·Δbytes/Δt and Δops/Δt between its first and last raw lines. This is the figure users
-    quote ("Txn2 ... = 9.79Gb/s"); uperf's Total line (``total_throughput_bps``, also from the
-    Run Statistics master row) is lower because its time includes connecting, disconnecting
-    and about 1 s of barrier waits. ``latency_avg_us``: the ``avg`` of the main transaction's
-    row of the Txn table (0-based there: ``Txn1``), i.e. the mean time of one iteration as
-    uperf measured it; without that table (no ``-t``/``-a``), the whole-transaction value of
-    the interval formula above. ``write_avg_us``/``read_avg_us``: the Flowop table's
-    ``write``/``read`` rows (the busiest row of that name). ``lost_percent`` (``udp=True``
-    only): the Run Statistics ``Difference(%)`` bytes column, i.e. the share of the bytes the
-    master counted that the slave did not (100 when the slave counted none, 0 when negative).
-    The Group Details bytes are wrong in uperf (a known bug) and the Strand/Netstat lines are
-    not needed: they are recognised and skipped. ``complete``: uperf's Total line was seen.
+    **Summary** (``uperf_summary.summarise``). ``throughput_bps`` and ``ops_per_s``: the main
+    transaction's own rate over its whole duration: the rate uperf printed on its last progress
+    piece, or with ``-R`` 8·Δbytes/Δt and Δops/Δt between its first and last raw lines (the
+    figure users quote, "Txn2 ... = 9.79Gb/s"; uperf's Total line, ``total_throughput_bps``,
+    also from the Run Statistics master row, is lower: its time includes connecting,
+    disconnecting and about 1 s of barrier waits). ``latency_avg_us``: the ``avg`` of the main
+    transaction's Txn table row (0-based there: ``Txn1``), else the whole-transaction value of
+    the interval formula above; none for a profile of several groups. ``lost_percent``
+    (``udp=True`` only): the Run Statistics ``Difference(%)`` bytes column. Then every final
+    figure uperf printed, named with its unit (``uperf_details``): each transaction's last
+    progress or raw line, the Total line, every Txn and Flowop table row (``write_avg_us`` is
+    the first ``write`` row's), the master's and the slave's Run Statistics rows. The Group
+    Details bytes are wrong in uperf (a known bug) and the Strand/Netstat lines are not
+    needed: they are recognised and skipped. ``complete``: uperf's Total line was seen.
+    ``main_txn`` None (a profile of the user's without one timed transaction): no
+    ``throughput_bps``, ``ops_per_s``, ``latency_avg_us`` nor ``sum`` stream.
 
     **Forms.** Every form of the master's output is read, and ``Summary.form`` names it
     (``uperf_forms.form_name``): "text" (progress pieces) or "text -R" (raw lines), then the
@@ -174,27 +148,16 @@ class UperfTextParser:
     """
 
     __slots__ = (
-        "_current",
-        "_diff",
+        "_end",
         "_errors",
-        "_flowops",
-        "_last_emitted",
+        "_main",
         "_main_name",
-        "_main_row",
-        "_offset",
         "_ops_default",
-        "_ops_per_iteration",
+        "_points",
         "_profiles",
-        "_runstats",
         "_section",
         "_seen",
-        "_t0",
-        "_threads",
         "_threads_default",
-        "_total_rate",
-        "_total_seen",
-        "_txn_rows",
-        "_txns",
         "_udp",
     )
 
@@ -203,11 +166,11 @@ class UperfTextParser:
         *,
         threads: int = 1,
         ops_per_iteration: int | None = None,
-        main_txn: int = 2,
+        main_txn: int | None = 2,
         udp: bool = False,
         known_profiles: Mapping[str, int] | None = None,
     ) -> None:
-        if threads < 1 or main_txn < 1:
+        if threads < 1 or (main_txn is not None and main_txn < 1):
             raise ValueError("threads and main_txn must be at least 1")
         if ops_per_iteration is not None and ops_per_iteration < 1:
             raise ValueError("ops_per_iteration must be at least 1")
@@ -216,28 +179,17 @@ class UperfTextParser:
         self._threads_default = threads
         self._ops_default = ops_per_iteration
         self._profiles: dict[str, int] = dict(known_profiles or {})
-        self._main_name = f"Txn{main_txn}"
-        self._main_row = f"Txn{main_txn - 1}"
+        self._main = main_txn
+        self._main_name = f"Txn{main_txn}" if main_txn is not None else None
         self._udp = udp
         self._errors: list[str] = []
         self._reset()
 
     def _reset(self) -> None:
-        self._threads = self._threads_default
-        self._ops_per_iteration = self._ops_default
+        self._points = TxnPoints(self._main_name, self._threads_default, self._ops_default)
         self._seen = 0  # uperf_forms.SEEN_* bits: what the output showed
         self._section = _RUN
-        self._t0: float | None = None  # first raw timestamp (ms)
-        self._offset = 0.0  # progress form: seconds of the transactions before the current one
-        self._current: _Txn | None = None
-        self._txns: dict[str, _Txn] = {}
-        self._last_emitted: dict[str, float] = {}
-        self._total_seen = False
-        self._total_rate: float | None = None
-        self._txn_rows: dict[str, tuple[float, float]] = {}  # name -> (count, avg µs)
-        self._flowops: dict[str, tuple[float, float]] = {}  # name -> (count, avg µs), busiest
-        self._runstats: dict[str, tuple[float, float, float]] = {}  # host -> (s, bytes, bit/s)
-        self._diff: tuple[float, ...] | None = None
+        self._end = EndTables()
 
     # ------------------------------------------------------------------ feeding
 
@@ -275,7 +227,7 @@ class UperfTextParser:
                     if self._section == _RUN:
                         return self._progress(s)
                     if self._section == _TXN_TABLE:
-                        self._avg_row(s, self._txn_rows, strict=True)
+                        self._avg_row(s, self._end.txn_rows, strict=True)
                     return []
                 if AVG_HEADER_RE.match(s):
                     self._section = _TXN_TABLE
@@ -304,7 +256,7 @@ class UperfTextParser:
             self._seen |= _SECTION_SEEN.get(section, 0)
             return []
         if self._section == _FLOWOP_TABLE:
-            self._avg_row(s, self._flowops, strict=False)
+            self._avg_row(s, self._end.flowop_rows, strict=False)
         elif self._section == _RUNSTATS:
             self._runstat_row(s)
         self._maybe_error(s)
@@ -320,14 +272,12 @@ class UperfTextParser:
             raise ParseError(f"uperf: malformed raw line: {text[:200]!r}") from exc
         self._seen |= SEEN_RAW
         if name == "Total":
-            self._total_seen = True
+            self._end.total_seen = True
+            self._end.total = FinalPoint(float(b_s), float(o_s))
             return []
         if not name.startswith("Txn"):
             return []  # Group0 / Thr0 raw lines (not needed; Group's bytes are wrong anyway)
-        t0 = self._t0
-        if t0 is None:
-            t0 = self._t0 = ts
-        return self._point(name, (ts - t0) / 1000.0, float(b_s), float(o_s), exact=True)
+        return self._points.raw(name, ts, float(b_s), float(o_s))
 
     def _progress(self, s: str) -> list[Record]:
         m = _PROGRESS_RE.match(s)
@@ -342,59 +292,7 @@ class UperfTextParser:
             raise ParseError(f"uperf: malformed progress line: {s[:200]!r}") from exc
         ops_rate = 0.0 if ops_s is None else float(ops_s)
         self._seen |= SEEN_PROGRESS
-        current = self._current
-        if current is not None and name != current.name:
-            self._offset = current.t  # the previous transaction's end
-        records = self._point(name, self._offset + secs, nbytes, ops_rate * secs, exact=False)
-        txn = self._current
-        if txn is not None and secs > 0.0:
-            txn.rate, txn.ops_rate = rate, ops_rate
-        return records
-
-    def _point(
-        self, name: str, t: float, nbytes: float, ops: float, *, exact: bool
-    ) -> list[Record]:
-        """One cumulative point of transaction ``name``; the interval it closes, if any.
-
-        ``exact``: raw counters, where a decrease means a new run of the transaction (start
-        afresh); progress values are rounded, so a small step back there counts as zero.
-        """
-        txn = self._current
-        if txn is None or txn.name != name:
-            self._current = self._txns[name] = _Txn(name, name == self._main_name, t, nbytes, ops)
-            return []
-        dt = t - txn.t
-        if not dt > 0.0:
-            return []  # zero-length (or a clock step back): wait for the next point
-        db = nbytes - txn.b
-        dops = ops - txn.o
-        if db < 0.0 or dops < 0.0:
-            if exact:
-                self._current = self._txns[name] = _Txn(name, txn.main, t, nbytes, ops)
-                return []
-            db, dops = max(db, 0.0), max(dops, 0.0)
-        txn.t, txn.b, txn.o = t, nbytes, ops
-        last = self._last_emitted
-        stream = txn.stream
-        previous = last.get(stream)
-        if previous is not None and t <= previous:
-            return []
-        last[stream] = t
-        thr = 8.0 * db / dt
-        ops_per_s = dops / dt
-        if not txn.main:
-            return [_new_record(Record, (stream, t, _TXN_METRICS, (thr, ops_per_s)))]
-        opi = self._ops_per_iteration
-        if opi is not None and dops > 0.0:
-            values: tuple[float, ...] = (thr, ops_per_s, self._threads * dt * opi / dops * 1e6)
-            metrics = _MAIN_METRICS
-        else:
-            values, metrics = (thr, ops_per_s), _TXN_METRICS
-        last["sum"] = t
-        return [
-            _new_record(Record, (stream, t, metrics, values)),
-            _new_record(Record, ("sum", t, metrics, values)),
-        ]
+        return self._points.progress(name, secs, nbytes, rate, ops_rate)
 
     # ------------------------------------------------------------------ other lines
 
@@ -403,48 +301,50 @@ class UperfTextParser:
         if m is None:
             # A thread count that is no C int: chatter, but its profile name still tells.
             p = _PROFILE_RE.search(s) if self._profiles else None
-            if p is not None and self._ops_per_iteration is None:
-                self._ops_per_iteration = self._profiles.get(p.group(1))
+            if p is not None and self._points.ops_per_iteration is None:
+                self._points.ops_per_iteration = self._profiles.get(p.group(1))
             return
         self._reset()
         self._seen = SEEN_RUN
         n = int(m.group(1)) + (int(m.group(3)) if m.group(3) else 0)
         if n >= 1:
-            self._threads = n
-        if self._ops_per_iteration is None:
-            self._ops_per_iteration = self._profiles.get(m.group(4))
+            self._points.threads = n
+        if self._points.ops_per_iteration is None:
+            self._points.ops_per_iteration = self._profiles.get(m.group(4))
 
     def _total_line(self, s: str) -> None:
         m = _PROGRESS_RE.match(s)
         if m is None:
             raise ParseError(f"uperf: malformed Total line: {s[:200]!r}")
+        _, b_num, b_unit, secs_s, r_num, r_unit, ops_s = m.groups()
         try:
-            self._total_rate = bits(m.group(5), m.group(6))
+            secs = float(secs_s)
+            rate = bits(r_num, r_unit)
+            nbytes = byte_count(b_num, b_unit, rate * secs / 8.0)
         except (ValueError, KeyError) as exc:
             raise ParseError(f"uperf: malformed Total line: {s[:200]!r}") from exc
-        self._total_seen = True
+        ops_rate = 0.0 if ops_s is None else float(ops_s)
+        self._end.total = FinalPoint(nbytes, secs=secs, rate=rate, ops_rate=ops_rate)
+        self._end.total_seen = True
 
-    def _avg_row(self, s: str, into: dict[str, tuple[float, float]], *, strict: bool) -> None:
+    def _avg_row(self, s: str, into: list[AvgRow], *, strict: bool) -> None:
         row = avg_row(s)
         if row is None:
             if strict:
                 raise ParseError(f"uperf: malformed Txn table row: {s[:200]!r}")
             return
-        name, count, avg_us = row
-        known = into.get(name)
-        if known is None or count > known[0]:
-            into[name] = (count, avg_us)
+        into.append(row)
 
     def _runstat_row(self, s: str) -> None:
         row = runstat_row(s)
         if row is not None:
-            self._runstats[row[0]] = row[1:]
+            self._end.runstats[row.host] = row
 
     def _difference(self, s: str) -> None:
         diff = difference(s)
         if diff is None:
             raise ParseError(f"uperf: malformed Difference(%) line: {s[:200]!r}")
-        self._diff = diff
+        self._end.diff = diff
 
     def _maybe_error(self, s: str) -> None:
         error = log_line(s, usage=not self._errors)
@@ -462,59 +362,12 @@ class UperfTextParser:
 
     def close(self) -> Summary:
         """The run's summary (see the class docstring for where each value comes from)."""
-        values: dict[str, float] = {}
-        main = self._txns.get(self._main_name)
-        if main is not None:
-            dt = main.t - main.t0
-            if main.rate is not None:
-                values[_THR] = main.rate
-                values[_OPS] = main.ops_rate if main.ops_rate is not None else 0.0
-            elif dt > 0.0:
-                values[_THR] = 8.0 * (main.b - main.b0) / dt
-                values[_OPS] = (main.o - main.o0) / dt
-        row = self._txn_rows.get(self._main_row)
-        if row is not None:
-            values[_LAT] = row[1]
-        elif main is not None and self._ops_per_iteration is not None:
-            dt, dops = main.t - main.t0, main.o - main.o0
-            if dt > 0.0 and dops > 0.0:
-                values[_LAT] = self._threads * dt * self._ops_per_iteration / dops * 1e6
-        for flowop in ("write", "read"):
-            known = self._flowops.get(flowop)
-            if known is not None:
-                values[f"{flowop}_avg_us"] = known[1]
-        master = self._runstats.get("master")
-        if self._total_rate is not None:
-            values["total_throughput_bps"] = self._total_rate
-        elif master is not None:
-            values["total_throughput_bps"] = master[2]
-        if self._udp and self._diff is not None:
-            lost = self._diff[1]
-            slaves = [v for k, v in self._runstats.items() if k not in ("master", "Total")]
-            slave_bytes = (
-                self._runstats["Total"][1]
-                if "Total" in self._runstats
-                else sum(v[1] for v in slaves)
-            )
-            if master is not None and master[1] > 0.0 and slaves and slave_bytes == 0.0:
-                lost = 100.0  # uperf prints 0% when the slave counted nothing
-            if math.isfinite(lost):
-                values["lost_percent"] = lost if lost > 0.0 else 0.0
-        error = "; ".join(self._errors) if self._errors else None
-        complete, reason = self._total_seen, None
-        seen = self._seen
-        if no_stats(seen, stats=complete or bool(self._txns), errors=error is not None):
-            return Summary(
-                values=values,
-                complete=False,
-                error=None,
-                form=form_name(seen, no_stats=True),
-                reason=NO_STATS_REASON,
-            )
-        if complete and main is not None and row is None and self._ops_per_iteration is None:
-            complete, reason = False, NO_LATENCY_REASON
-        form = form_name(seen) or ("text" if error is not None else "")
-        return Summary(values=values, complete=complete, error=error, form=form, reason=reason)
+        points = self._points
+        timed = points.timed(self._main) if self._main is not None else None
+        finals = {name: txn.last for name, txn in points.txns.items()}
+        return summarise(
+            self._end, finals, timed, udp=self._udp, errors=self._errors, seen=self._seen
+        )
 
 
 def parse_text_output(
@@ -522,7 +375,7 @@ def parse_text_output(
     *,
     threads: int = 1,
     ops_per_iteration: int | None = None,
-    main_txn: int = 2,
+    main_txn: int | None = 2,
     udp: bool = False,
     known_profiles: Mapping[str, int] | None = None,
 ) -> tuple[list[Record], Summary]:

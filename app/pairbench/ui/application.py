@@ -11,9 +11,10 @@ from PySide6.QtCore import QSettings, QTimer
 from PySide6.QtWidgets import QApplication, QMessageBox
 
 from pairbench import __version__
-from pairbench.services.library import Library, LibraryError
+from pairbench.services.library import Library, LibraryError, LibraryFullError
 from pairbench.ui.bridge import EngineBridge
 from pairbench.ui.desktop import report_startup, set_desktop_identity
+from pairbench.ui.focus_style import install_focus_style
 from pairbench.ui.main_window import MainWindow
 from pairbench.ui.secret_prompt import GuiSecretPrompt
 from pairbench.ui.team_sync import TeamSync
@@ -35,6 +36,7 @@ def create_app() -> QApplication:
     app.setOrganizationName("Pairbench")
     app.setApplicationVersion(__version__)
     set_desktop_identity(app)  # the icon (package data) and the .desktop file's name
+    install_focus_style(app)  # keyboard focus that can be seen
     return app
 
 
@@ -54,8 +56,13 @@ def run_app(library_path: Path) -> int:
     app = create_app()
     try:
         library = Library.open(library_path)  # checked here: a bad file is refused before Qt
-    except LibraryError as exc:
+    except (LibraryError, LibraryFullError) as exc:
         QMessageBox.critical(None, "Pairbench", str(exc))
+        return 1
+    if library.full is not None:  # open for one connection only; the window needs two
+        library.close()
+        words = "the window opens it once there is room (the pairbench command reads it now)"
+        QMessageBox.critical(None, "Pairbench", str(library.full.keeping(words)))
         return 1
     prompt = GuiSecretPrompt()
     bridge = EngineBridge(library_path, secrets=prompt)
@@ -74,13 +81,14 @@ def run_app(library_path: Path) -> int:
         library.close()
 
 
-def _show_library_warnings(window: MainWindow, warnings: list[str]) -> None:
-    """What opening the library found and repaired (e.g. samples lost with a deleted WAL)."""
+def _show_library_warnings(window: MainWindow, warnings: list[str]) -> QMessageBox | None:
+    """What opening the library found and repaired (e.g. samples lost with a deleted WAL),
+    or found wrong (a host with a name reserved for this computer, and how to rename it)."""
     if not warnings:
-        return
+        return None
     box = QMessageBox(
         QMessageBox.Icon.Warning,
-        "Pairbench: the library was repaired on opening",
+        "Pairbench: about this library",
         "\n\n".join(warnings),
         QMessageBox.StandardButton.Ok,
         window,
@@ -88,6 +96,7 @@ def _show_library_warnings(window: MainWindow, warnings: list[str]) -> None:
     box.setObjectName("libraryWarnings")
     box.setModal(False)
     box.open()
+    return box
 
 
 def _quit_on_signals(app: QApplication, window: MainWindow) -> None:

@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from PySide6.QtCore import QObject, QSettings, Qt, Signal
+from PySide6.QtCore import QObject, QSettings, QSize, Qt, Signal
 from PySide6.QtGui import QCloseEvent
 from PySide6.QtWidgets import (
     QApplication,
@@ -17,6 +17,7 @@ from PySide6.QtWidgets import (
 
 from pairbench.services.compare_refs import RunRef
 from pairbench.services.library import Library
+from pairbench.services.studies import Study
 from pairbench.ui.bridge import EngineBridge
 from pairbench.ui.campaign.campaign_panel import CampaignPanel
 from pairbench.ui.hosts.hosts_panel import HostsPanel
@@ -31,6 +32,7 @@ from pairbench.ui.window_actions import WindowActions
 
 KEY_GEOMETRY = "window/geometry"
 KEY_STATE = "window/state"
+FIRST_SIZE = QSize(1400, 900)
 
 
 class MainWindow(QMainWindow):
@@ -58,7 +60,7 @@ class MainWindow(QMainWindow):
         self.ask_before_closing = True
         self.closed = False
         self.setWindowTitle(f"Pairbench — {library.path}")
-        self.resize(1400, 900)
+        self.resize(self._first_size())
 
         self.tabs = QTabWidget()
         self.tabs.setDocumentMode(True)
@@ -86,6 +88,7 @@ class MainWindow(QMainWindow):
         self.run_tabs.activeCountChanged.connect(self._show_active_count)
         self.storage_panel.suiteFinished.connect(self._run_finished)  # its jobs are runs
         self.campaign_panel.campaignFinished.connect(self._run_finished)
+        self.runs_view.studyOpenRequested.connect(self.open_study)
 
         self.actions_ = WindowActions(self)
         self.runs_view.runAgainRequested.connect(self.actions_.run_again)
@@ -117,14 +120,26 @@ class MainWindow(QMainWindow):
         dock = QDockWidget(title, self)
         dock.setObjectName(name)
         dock.setWidget(widget)
+        # Closable: View ▸ Run panel (and its shortcut) hides and shows it on any tab; Qt
+        # greys out a dock's toggle action unless the dock may be closed.
         dock.setFeatures(
             QDockWidget.DockWidgetFeature.DockWidgetMovable
             | QDockWidget.DockWidgetFeature.DockWidgetFloatable
+            | QDockWidget.DockWidgetFeature.DockWidgetClosable
         )
         self.addDockWidget(area, dock)
         return dock
 
     # -- state -----------------------------------------------------------------------------
+
+    def _first_size(self) -> QSize:
+        """The size of a first start: ``FIRST_SIZE``, within the screen's free area (a
+        1280×720 laptop gets all of it, never a window wider than the screen)."""
+        screen = self.screen() or QApplication.primaryScreen()
+        if screen is None:
+            return FIRST_SIZE
+        room = screen.availableGeometry().size()
+        return FIRST_SIZE.boundedTo(room)
 
     def _restore_layout(self) -> None:
         geometry = self.settings.value(KEY_GEOMETRY)
@@ -147,6 +162,16 @@ class MainWindow(QMainWindow):
     def _run_finished(self, _run: object) -> None:
         if not self.closed:  # runs cancelled while closing report after the library closed
             self.runs_view.refresh()
+
+    def open_study(self, study: Study) -> None:
+        """Show a storage suite or campaign of the Library as the study it is: in the
+        Storage suite or Campaigns tab."""
+        if study.kind == "suite":
+            self.tabs.setCurrentWidget(self.storage_panel)
+            self.storage_panel.open_suite(study.id)
+        else:
+            self.tabs.setCurrentWidget(self.campaign_panel)
+            self.campaign_panel.open_campaign_id(study.id)
 
     def _show_active_count(self, count: int) -> None:
         self.active_label.setText(

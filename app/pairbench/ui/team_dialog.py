@@ -54,13 +54,13 @@ def status_html(st: TeamStatus, last_push: str = "") -> str:
     lines = [
         f"<b>{e(st.url)}</b> — publishing as {e(st.name)}, automatic: {'on' if st.auto else 'off'}"
     ]
-    if st.reachable:
+    if st.reachable and st.role:
         rights = "may publish" if st.can_publish else "read-only"
-        lines.append(
-            f"Server reachable: role {e(st.role)} ({rights}), schema {st.schema}, "
-            f"{st.team_runs} run(s) on it"
-        )
-    else:
+        held = "" if st.team_runs is None else f", {st.team_runs} run(s) on it"
+        lines.append(f"Server reachable: role {e(st.role)} ({rights}), schema {st.schema}{held}")
+    if st.reachable and st.error:
+        lines.append(f"But: {e(st.error)}")
+    elif st.error:
         lines.append(f"Server not reachable: {e(st.error)}")
     lines.append(f"Published from here: {st.published}; waiting in the outbox: {st.pending}")
     if st.suites_waiting or st.campaigns_waiting:
@@ -149,7 +149,7 @@ class TeamDialog(QDialog):
         self.name_edit.setText(st.name)
         self.auto_check.setChecked(st.auto)
         self.publish_button.setEnabled(st.reachable and st.can_publish)
-        self._say(status_html(st, self.last_push), error=not st.reachable)
+        self._say(status_html(st, self.last_push), error=bool(st.error))
 
     def _say(self, text: str, *, error: bool = False) -> None:
         self.state_label.setText(text)

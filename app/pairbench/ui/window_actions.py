@@ -9,14 +9,16 @@ from typing import TYPE_CHECKING
 
 from PySide6 import __version__ as pyside_version
 from PySide6.QtCore import QObject
-from PySide6.QtWidgets import QDialog, QFileDialog, QMessageBox, QTextBrowser, QVBoxLayout
+from PySide6.QtWidgets import QDialog, QFileDialog, QMessageBox
 
 from pairbench import __version__
 from pairbench.domain import RunSpec
 from pairbench.services.library import Library
 from pairbench.services.run_export import export_runs, format_of
+from pairbench.ui.file_places import EXPORTS, IMPORTS, remember, start_folder, start_path
 from pairbench.ui.library.jobs import call_for, error_text
 from pairbench.ui.run.run_tab import RunTab
+from pairbench.ui.user_guide import UserGuide
 
 if TYPE_CHECKING:
     from pairbench.ui.main_window import MainWindow
@@ -43,8 +45,12 @@ class WindowActions(QObject):
 
     def ask_import(self) -> None:
         """Choose saved tool outputs and import them (through the import dialog)."""
-        paths, _ = QFileDialog.getOpenFileNames(self.window, "Import tool outputs")
+        settings = self.window.settings
+        paths, _ = QFileDialog.getOpenFileNames(
+            self.window, "Import tool outputs", str(start_folder(settings, IMPORTS))
+        )
         if paths:
+            remember(settings, IMPORTS, paths[0])
             self.show_tab(self.window.runs_view)
             self.window.runs_view.files.import_files([Path(p) for p in paths])
 
@@ -59,10 +65,11 @@ class WindowActions(QObject):
         path, _ = QFileDialog.getSaveFileName(
             self.window,
             f"Export {len(ids)} run{'s' if len(ids) != 1 else ''}",
-            "runs.json",
+            start_path(self.window.settings, EXPORTS, "runs.json"),
             "JSON (*.json);;CSV (*.csv);;Evidence bundle (*.zip)",
         )
         if path:
+            remember(self.window.settings, EXPORTS, path)
             self.export(ids, Path(path))
 
     def export(self, ids: list[int], path: Path) -> None:
@@ -136,7 +143,47 @@ class WindowActions(QObject):
         if answer == QMessageBox.StandardButton.Yes:
             tab.controller.cancel()
 
+    def current_run_tab(self) -> RunTab | None:
+        """The run tab in front, or None (the status bar says so)."""
+        tab = self.window.tabs.currentWidget()
+        if isinstance(tab, RunTab):
+            return tab
+        self.window.statusBar().showMessage("Show a run's tab first", 5000)
+        return None
+
+    def pin_baseline(self) -> None:
+        """Run ▸ Pin a baseline…: the current run tab's dialog."""
+        tab = self.current_run_tab()
+        if tab is not None and tab.baseline_pin is not None:
+            tab.baseline_pin.choose()
+
+    def analyse_burst(self) -> None:
+        """Run ▸ Analyse burst credits: of the run shown in the Library's detail, else of the
+        run selected in its list (as its context menu does); the Library comes to the front."""
+        view = self.window.runs_view
+        self.show_tab(view)
+        if view.stack.currentWidget() is view.detail:
+            if view.detail.burst_box.analyse_button.isEnabled():
+                view.detail.analyse_burst()
+                return
+        elif view.can_analyse_burst():
+            view.analyse_burst_selected()
+            return
+        self.window.statusBar().showMessage(
+            "Burst credits: open or select one stored throughput run of this computer first", 5000
+        )
+
     # -- View ------------------------------------------------------------------------------
+
+    def follow_run(self) -> None:
+        tab = self.current_run_tab()
+        if tab is not None:
+            tab.plots.set_follow(True)
+
+    def show_whole_run(self) -> None:
+        tab = self.current_run_tab()
+        if tab is not None:
+            tab.plots.show_all()
 
     def show_tab(self, widget: object) -> None:
         index = self.window.tabs.indexOf(widget)  # type: ignore[arg-type]
@@ -155,25 +202,9 @@ class WindowActions(QObject):
     # -- Help ------------------------------------------------------------------------------
 
     def show_guide(self) -> QDialog:
-        """The user guide (the README) in a window of its own."""
+        """The user guide (the README) in a window of its own, on how to use the window."""
         if self.guide is None:
-            dialog = QDialog(self.window)
-            dialog.setWindowTitle("Pairbench — user guide")
-            browser = QTextBrowser()
-            browser.setObjectName("guide")
-            browser.setOpenExternalLinks(True)
-            path = guide_path()
-            if path is None:
-                browser.setPlainText(
-                    "The user guide (README.md) is not installed with this copy of Pairbench."
-                )
-            else:
-                browser.setSearchPaths([str(path.parent)])
-                browser.setMarkdown(path.read_text(encoding="utf-8"))
-            layout = QVBoxLayout(dialog)
-            layout.addWidget(browser)
-            dialog.resize(900, 700)
-            self.guide = dialog
+            self.guide = UserGuide(guide_path(), self.window)
         self.guide.show()
         self.guide.raise_()
         return self.guide

@@ -35,6 +35,7 @@ class CampaignPanel(QWidget):
         self.secrets = secrets
         self.follower: CampaignFollower | None = None
         self._offered = False  # interrupted campaigns are offered once, at start-up
+        self._open_when_listed: int | None = None  # a campaign to open once the list has it
 
         self.interrupted_bar = InterruptedBar()
         self.error_line = ErrorLine()
@@ -104,6 +105,18 @@ class CampaignPanel(QWidget):
             follower.load(item.id)
         return follower
 
+    def open_campaign_id(self, campaign_id: int) -> CampaignFollower | None:
+        """Open a campaign by its id (the Library's "Open"): at once when the list has it,
+        else once the list is read again."""
+        item = next((i for i in self.campaigns.items if i.id == campaign_id), None)
+        if item is None:
+            self._open_when_listed = campaign_id
+            self.campaigns.refresh()
+            return None
+        self.side.setCurrentWidget(self.campaigns)
+        self.campaigns.select(campaign_id)
+        return self.open_campaign(item)
+
     def _refuse_when_busy(self) -> bool:
         if self.busy:
             self.error_line.show_error(
@@ -147,6 +160,12 @@ class CampaignPanel(QWidget):
         if not self._offered and not self.busy:
             self.interrupted_bar.offer([item for item in items if item.interrupted])
         self._offered = True
+        wanted, self._open_when_listed = self._open_when_listed, None
+        if wanted is not None:
+            if any(item.id == wanted for item in items):
+                self.open_campaign_id(wanted)
+            else:
+                self.error_line.show_error(f"Campaign #{wanted} is not in this library.")
 
     def error_text(self) -> str:
         return "" if self.error_line.isHidden() else self.error_line.text()

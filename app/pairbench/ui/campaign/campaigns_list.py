@@ -4,7 +4,6 @@ resume interrupted campaigns when the window starts (never a dialog)."""
 
 from __future__ import annotations
 
-import time
 from dataclasses import dataclass
 
 import shiboken6
@@ -23,6 +22,7 @@ from PySide6.QtWidgets import (
 )
 
 from pairbench.domain.campaign import CampaignStatus
+from pairbench.domain.timestamps import time_text
 from pairbench.services.campaign_watch import other_owner_pid
 from pairbench.services.campaigns import list_all
 from pairbench.services.library import Library
@@ -177,7 +177,7 @@ class CampaignsList(QWidget):
         self.items = list(items)
         self.table.setRowCount(len(items))
         for row, item in enumerate(items):
-            when = time.strftime("%Y-%m-%d %H:%M", time.localtime(item.created_at))
+            when = time_text(item.created_at, "%Y-%m-%d %H:%M")
             cells = (f"{item.id}", item.name, self.status_text(item), when)
             for column, text in enumerate(cells):
                 cell = QTableWidgetItem(text)

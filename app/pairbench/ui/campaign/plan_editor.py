@@ -27,6 +27,7 @@ from pairbench.services.campaigns import CampaignPreview, preview_plan
 from pairbench.services.library import Library
 from pairbench.ui.bridge import EngineBridge
 from pairbench.ui.campaign.plan_form import PlanForm
+from pairbench.ui.file_places import documents
 from pairbench.ui.run.error_line import ErrorLine
 
 DEBOUNCE_MS = 300
@@ -224,13 +225,14 @@ class PlanEditor(QWidget):
         return True
 
     def _choose_open(self) -> None:
-        start = str(self.path.parent) if self.path else ""
+        start = str(self.path.parent) if self.path else str(documents())
         name, _ = QFileDialog.getOpenFileName(self, "Open a campaign plan", start, TOML_FILTER)
         if name:
             self.open_file(Path(name))
 
     def _choose_save(self) -> None:
-        start = str(self.path) if self.path else f"{self.form.name_edit.text() or 'plan'}.toml"
+        name = f"{self.form.name_edit.text() or 'plan'}.toml"
+        start = str(self.path) if self.path else str(documents() / name)
         name, _ = QFileDialog.getSaveFileName(self, "Save the campaign plan", start, TOML_FILTER)
         if name:
             self.save_file(Path(name))

@@ -6,6 +6,7 @@ from __future__ import annotations
 from collections.abc import Callable
 from pathlib import Path
 
+from PySide6.QtCore import QSettings
 from PySide6.QtWidgets import (
     QApplication,
     QFileDialog,
@@ -21,6 +22,7 @@ from pairbench.analysis.compare import Comparison
 from pairbench.export.charts import ChartSpec
 from pairbench.export.tables import Report, comparison_csv, to_html, to_markdown
 from pairbench.ui.compare.render import chart_image, render_chart
+from pairbench.ui.file_places import EXPORTS, documents, remember, start_path
 
 
 def _spin(low: int, high: int, value: int, suffix: str) -> QSpinBox:
@@ -40,10 +42,16 @@ class ExportRow(QWidget):
         spec: Callable[[int, int, int], ChartSpec],
         state: Callable[[], tuple[Comparison | None, Report | None]],
         parent: QWidget | None = None,
+        *,
+        settings: QSettings | None = None,
     ) -> None:
         super().__init__(parent)
         self._spec = spec
         self._state = state
+        # Where the export dialogs open: the last export folder (kept in ``settings``, else
+        # in memory), else the user's documents; never the working directory.
+        self.settings = settings
+        self._last_folder: Path | None = None
         self.width_box = _spin(200, 10000, 1200, " px wide")
         self.height_box = _spin(150, 10000, 700, " px high")
         self.dpi_box = _spin(24, 1200, 96, " dpi")
@@ -126,18 +134,37 @@ class ExportRow(QWidget):
         self.wrote.setText(text)
         self.wrote.setToolTip(text)
 
+    def start_path(self, name: str) -> str:
+        """Where a save dialog opens, suggesting ``name``."""
+        if self.settings is not None:
+            return start_path(self.settings, EXPORTS, name)
+        return str((self._last_folder or documents()) / name)
+
+    def _remember(self, path: Path) -> None:
+        if self.settings is not None:
+            remember(self.settings, EXPORTS, path)
+        self._last_folder = path.resolve().parent
+
     def _ask_export_chart(self) -> None:
         path, _ = QFileDialog.getSaveFileName(
-            self, "Export chart", "comparison.png", "PNG (*.png);;SVG (*.svg);;PDF (*.pdf)"
+            self,
+            "Export chart",
+            self.start_path("comparison.png"),
+            "PNG (*.png);;SVG (*.svg);;PDF (*.pdf)",
         )
         if path:
+            self._remember(Path(path))
             self._try(lambda: self.export_chart(Path(path)))
 
     def _ask_export_table(self) -> None:
         path, _ = QFileDialog.getSaveFileName(
-            self, "Export table", "comparison.md", "Markdown (*.md);;CSV (*.csv);;HTML (*.html)"
+            self,
+            "Export table",
+            self.start_path("comparison.md"),
+            "Markdown (*.md);;CSV (*.csv);;HTML (*.html)",
         )
         if path:
+            self._remember(Path(path))
             self._try(lambda: self.export_table(Path(path)))
 
     def _try(self, action: Callable[[], object]) -> None:

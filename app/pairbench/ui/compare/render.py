@@ -45,6 +45,16 @@ BACKGROUND = "#ffffff"
 LINE_WIDTH = 1.0
 # Peak downsampling keeps each pixel column's min and max: 2 points per pixel at factor 1.
 DOWNSAMPLE_FACTOR = 1.0
+# A curve's dash (``ChartCurve.dash``): overlapping curves are told apart by these.
+PEN_STYLES = {
+    "solid": Qt.PenStyle.SolidLine,
+    "dash": Qt.PenStyle.DashLine,
+    "dot": Qt.PenStyle.DotLine,
+    "dashdot": Qt.PenStyle.DashDotLine,
+    "dashdotdot": Qt.PenStyle.DashDotDotLine,
+}
+MIN_PLOT_HEIGHT = 120  # px: a plot of two charts stacked is never lower than this
+NOTE_CHARS = 160  # a longer note is cut: the chart never widens for it
 
 
 class ChartWidget(pg.GraphicsLayoutWidget):
@@ -63,6 +73,13 @@ class ChartWidget(pg.GraphicsLayoutWidget):
         self.resize(spec.width, spec.height)
         self.addLabel(escape(spec.title), row=0, col=0, colspan=2, size="14pt", color=FOREGROUND)
         row = 1
+        self.note_label: pg.LabelItem | None = None
+        if spec.note:
+            note = spec.note if len(spec.note) <= NOTE_CHARS else spec.note[: NOTE_CHARS - 1] + "…"
+            self.note_label = self.addLabel(
+                escape(note), row=row, col=0, colspan=2, size="8pt", color=FOOTER
+            )
+            row += 1
         kind = None if spec.panels else spec.kind  # a grid of panels replaces these plots
         if spec.panels:
             row = draw_panels(self, spec, row)
@@ -74,8 +91,10 @@ class ChartWidget(pg.GraphicsLayoutWidget):
         if kind in (ChartKind.SUMMARY, ChartKind.BOTH):
             self.summary_plot = self.addPlot(row=row, col=0, colspan=2)
             draw_summary(self.summary_plot, spec)
-            if kind is ChartKind.BOTH:
-                self.summary_plot.setMinimumHeight(spec.height * 0.33)
+            if kind is ChartKind.BOTH:  # neither plot squeezed below a readable height
+                self.summary_plot.setMinimumHeight(MIN_PLOT_HEIGHT)
+                if self.overlay_plot is not None:
+                    self.overlay_plot.setMinimumHeight(MIN_PLOT_HEIGHT)
             self.ci.layout.setRowStretchFactor(row, 2)
             row += 1
         self.addLabel(escape(spec.footer), row=row, col=0, colspan=2, size="8pt", color=FOOTER)
@@ -117,7 +136,7 @@ def _draw_overlay(widget: ChartWidget, plot: pg.PlotItem, spec: ChartSpec, row: 
     )
     for curve in spec.curves:
         item = pg.PlotDataItem(
-            pen=pg.mkPen(curve.color, width=LINE_WIDTH),
+            pen=pg.mkPen(curve.color, width=LINE_WIDTH, style=PEN_STYLES[curve.dash]),
             name=curve.legend,
             antialias=True,
             skipFiniteCheck=True,

@@ -115,15 +115,25 @@ def _draw_box(
     _runs(plot, x, point, color)
 
 
+RUN_SPREAD = 0.08  # the runs' dots spread this far either side of their group's x
+
+
+def run_xs(x: float, n: int) -> np.ndarray:
+    """Where a group's ``n`` run dots go: at its x, spread a little so they do not hide each
+    other (never beside another group's)."""
+    return x + (np.linspace(-RUN_SPREAD, RUN_SPREAD, n) if n > 1 else np.zeros(n))
+
+
 def _runs(plot: pg.PlotItem, x: int, point: SummaryPoint, color: QColor) -> None:
+    """The kept runs as dots and the discarded ones as crosses, at the group's x (under its
+    mean's marker, which is drawn after them)."""
     n = len(point.values)
     if n:
-        offsets = np.linspace(-0.12, 0.12, n) if n > 1 else np.zeros(1)
         faded = QColor(color)
         faded.setAlpha(150)
         plot.addItem(
             pg.ScatterPlotItem(
-                x=x + 0.35 + offsets * 0.5,
+                x=run_xs(x, n),
                 y=np.array(point.values),
                 symbol="o",
                 size=6,
@@ -135,7 +145,7 @@ def _runs(plot: pg.PlotItem, x: int, point: SummaryPoint, color: QColor) -> None
     if point.discarded:
         plot.addItem(
             pg.ScatterPlotItem(
-                x=np.full(len(point.discarded), x + 0.35),
+                x=run_xs(x, len(point.discarded)),
                 y=np.array(point.discarded),
                 symbol="x",
                 size=10,

@@ -11,8 +11,8 @@ from __future__ import annotations
 
 from pathlib import Path
 
-from PySide6.QtCore import Qt, Signal
-from PySide6.QtGui import QCloseEvent
+from PySide6.QtCore import QSettings, QSize, Qt, Signal
+from PySide6.QtGui import QCloseEvent, QGuiApplication
 from PySide6.QtWidgets import (
     QComboBox,
     QDoubleSpinBox,
@@ -67,10 +67,17 @@ class CompareView(QWidget):
 
     compared = Signal()  # after each recomputation (tests and status bars listen)
 
-    def __init__(self, inputs: list[RunInput], parent: QWidget | None = None) -> None:
+    def __init__(
+        self,
+        inputs: list[RunInput],
+        parent: QWidget | None = None,
+        *,
+        settings: QSettings | None = None,
+    ) -> None:
         super().__init__(parent)
         self.setObjectName("compareView")
         self.inputs: list[RunInput] = inputs
+        self.settings = settings  # the window's: where exports went last
         self.comparison: Comparison | None = None
         self.report: Report | None = None
         self.chart: ChartWidget | None = None
@@ -107,6 +114,12 @@ class CompareView(QWidget):
         self.k_box.setEnabled(False)
         self.baseline_box = QComboBox()
         self.chart_box = QComboBox()
+        for box in (self.metric_box, self.group_box, self.baseline_box, self.chart_box):
+            # As wide as ~14 characters whatever a run's label: the view fits 1280 px.
+            box.setSizeAdjustPolicy(
+                QComboBox.SizeAdjustPolicy.AdjustToMinimumContentsLengthWithIcon
+            )
+            box.setMinimumContentsLength(14)
         for text, choice in CHART_CHOICES:
             self.chart_box.addItem(text, choice)
         self.status = QLabel()
@@ -138,7 +151,9 @@ class CompareView(QWidget):
         self.baseline_box.currentIndexChanged.connect(self.refresh)
         self.chart_box.currentIndexChanged.connect(self._redraw)
 
-        self.exports = ExportRow(self._sized_spec, lambda: (self.comparison, self.report))
+        self.exports = ExportRow(
+            self._sized_spec, lambda: (self.comparison, self.report), settings=self.settings
+        )
         self.width_box = self.exports.width_box
         self.height_box = self.exports.height_box
         self.dpi_box = self.exports.dpi_box
@@ -225,9 +240,12 @@ class CompareView(QWidget):
         _fill(self.diff_view, diff_table(cmp))
         self.notes_view.setHtml(to_html(self.report))
         discarded = ", ".join(f"run {d.run_id} ({d.reason})" for d in cmp.discarded)
+        note = self.chart.spec.note if self.chart is not None else ""
         self.status.setText(
             f"{len(cmp.runs)} runs in {len(cmp.groups)} group(s); outlier policy "
-            f"{cmp.policy.describe()}" + (f"; discarded: {discarded}" if discarded else "")
+            f"{cmp.policy.describe()}"
+            + (f"; discarded: {discarded}" if discarded else "")
+            + (f". {note}." if note else "")
         )
         self.compared.emit()
 
@@ -335,11 +353,23 @@ def _fill(view: QTableWidget, table: TextTable | None) -> None:
 
 
 def show_compare(inputs: list[RunInput], parent: QWidget | None = None) -> CompareView:
-    """A compare view of these loaded runs in its own window."""
-    view = CompareView(inputs, parent)
+    """A compare view of these loaded runs in its own window (exports open in the folder the
+    window's settings remember, when its parent has them)."""
+    settings = getattr(parent, "settings", None)
+    kept = settings if isinstance(settings, QSettings) else None
+    view = CompareView(inputs, parent, settings=kept)
     view.setWindowFlag(Qt.WindowType.Window, True)
     view.setWindowTitle(f"Compare {len(inputs)} runs — Pairbench")
     view.setAttribute(Qt.WidgetAttribute.WA_DeleteOnClose, True)
-    view.resize(1300, 900)
+    view.resize(fitted_size(view, 1300, 900))
     view.show()
     return view
+
+
+def fitted_size(widget: QWidget, width: int, height: int) -> QSize:
+    """``width`` × ``height``, shrunk to the screen's free area (a 1280×720 screen too)."""
+    screen = widget.screen() or QGuiApplication.primaryScreen()
+    if screen is None:
+        return QSize(width, height)
+    free = screen.availableGeometry()
+    return QSize(min(width, free.width()), min(height, free.height()))

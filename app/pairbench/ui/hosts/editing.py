@@ -62,11 +62,18 @@ class HostEditing(QObject):
 
     def _host_saved(self, dialog: HostDialog, added: bool) -> None:
         host, notes = dialog.result_value
+        old = dialog.editing.name if dialog.editing is not None else host.name
+        if old != host.name:  # renamed: pairs and jumps name it anew, so all is read again
+            self.book.hosts = [h for h in self.book.hosts if h.name != old]
+            self.book.load()
         self.book.put_host(host)
-        words = "Added" if added else "Updated"
-        self.jobs.say(
-            "ok", "\n".join([f"{words} host {host.name}."] + [f"Note: {n}" for n in notes])
-        )
+        if added:
+            said = f"Added host {host.name}."
+        elif old != host.name:
+            said = f"Renamed host {old} to {host.name}."
+        else:
+            said = f"Updated host {host.name}."
+        self.jobs.say("ok", "\n".join([said] + [f"Note: {n}" for n in notes]))
         self.changed.emit(host.name, "")
 
     def remove_host(self, name: str | None) -> None:

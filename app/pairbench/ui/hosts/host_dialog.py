@@ -17,6 +17,7 @@ from PySide6.QtWidgets import (
 
 from pairbench.domain import AuthMethod, Host
 from pairbench.domain.host_text import tags_text
+from pairbench.services.host_names import save_renamed_host
 from pairbench.services.hosts import HostForm, save_edited_host, save_new_host
 from pairbench.services.library import Library
 from pairbench.ui.bridge import EngineBridge, EngineJob
@@ -100,8 +101,10 @@ class HostDialog(SavingDialog):
 
     def _fill(self, host: Host) -> None:
         self.name_edit.setText(host.name)
-        self.name_edit.setEnabled(False)
-        self.name_edit.setToolTip("A host's name cannot change; add a new host instead.")
+        self.name_edit.setToolTip(
+            "Renaming keeps the host's pinned keys, the hosts that jump through it and its "
+            "storage suites."
+        )
         self.address_edit.setText(host.address)
         if host.port != 22:
             self.port_edit.setText(str(host.port))
@@ -177,6 +180,8 @@ class HostDialog(SavingDialog):
         async def job(lib: Library) -> tuple[Host, list[str]]:
             if editing is None:
                 return save_new_host(lib, form, password)
+            if form.name != editing.name:
+                return save_renamed_host(lib, editing.name, form, password)
             return save_edited_host(lib, editing.name, form, password)
 
         return job

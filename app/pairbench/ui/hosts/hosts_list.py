@@ -8,7 +8,7 @@ from PySide6.QtCore import Signal
 from PySide6.QtWidgets import QGroupBox, QLabel, QMenu, QPushButton, QVBoxLayout, QWidget
 
 from pairbench.domain import AuthMethod, Host
-from pairbench.domain.host_text import format_tags
+from pairbench.domain.host_text import format_tags, route_text
 from pairbench.services.tool_install import INSTALLABLE
 from pairbench.ui.hosts.tables import NameTable, button_row, cell
 from pairbench.ui.hosts.tool_install_dialog import install_label
@@ -81,7 +81,7 @@ class HostsList(QGroupBox):
                     + (f" ({Path(host.key_path).name})" if host.key_path else ""),
                     host.key_path or None,
                 ),
-                cell(host.jump or ""),
+                cell(route_text(host), host.ssh.proxy_command),
                 cell(format_tags(host.tags)),
             ]
             if local:

@@ -45,8 +45,6 @@ class SshImportDialog(QDialog):
         for planned in plan.planned:
             host = planned.host
             details = describe_host(host)
-            if planned.jump_alias:
-                details += f", ProxyJump {planned.jump_alias}"
             item = QTreeWidgetItem([host.name, details])
             item.setFlags(item.flags() | Qt.ItemFlag.ItemIsUserCheckable)
             item.setCheckState(0, Qt.CheckState.Checked)
@@ -66,8 +64,9 @@ class SshImportDialog(QDialog):
         self.tree.resizeColumnToContents(0)
         self.tree.itemChanged.connect(self._update_button)
         note = QLabel(
-            "Jump hosts (ProxyJump) are kept when they name one alias that is added too or already "
-            "stored. ProxyCommand is not supported."
+            "Each host is resolved as ssh -G resolves it. A ProxyJump to one alias that is added "
+            "too (or stored already) is kept as that jump host; other hops and ProxyCommand are "
+            "kept with the host."
         )
         note.setWordWrap(True)
         note.setStyleSheet(NOTE_STYLE)

@@ -9,7 +9,7 @@ import shiboken6
 from PySide6.QtWidgets import QWidget
 
 from pairbench.domain.failures import ToolInstallError, TransportError
-from pairbench.services.library import LibraryError
+from pairbench.services.library import LibraryError, LibraryFullError
 from pairbench.services.ssh_import import SSHConfigError
 from pairbench.ui.bridge import EngineBridge, EngineJob
 
@@ -38,6 +38,7 @@ _USER_ERRORS = (
     ValueError,
     OSError,
     LibraryError,
+    LibraryFullError,
     TransportError,
     SSHConfigError,
     ToolInstallError,

@@ -14,26 +14,36 @@ from pathlib import Path
 
 from PySide6.QtCore import Qt, Signal
 from PySide6.QtGui import QDragEnterEvent, QDragMoveEvent, QDropEvent
-from PySide6.QtWidgets import QLabel, QMessageBox, QSplitter, QStackedWidget, QVBoxLayout, QWidget
+from PySide6.QtWidgets import QLabel, QSplitter, QStackedWidget, QVBoxLayout, QWidget
 
+from pairbench.analysis.burst import BurstEstimate
 from pairbench.domain import Run, RunStatus
 from pairbench.domain.failures import FieldError
 from pairbench.domain.host_text import parse_tags, split_tags_text
 from pairbench.services.library import Library
 from pairbench.services.run_browser import RunPage
-from pairbench.services.runs import delete_runs, edit_many, edit_run, get_run
+from pairbench.services.runs import edit_many, edit_run, get_run
+from pairbench.services.studies import Study
 from pairbench.tools.registry import TOOLS
 from pairbench.ui.bridge import EngineBridge
 from pairbench.ui.hosts.form_rows import NOTE_STYLE
+from pairbench.ui.library.burst_box import has_step, step_headline
 from pairbench.ui.library.compare_pins import ComparePins
-from pairbench.ui.library.file_import import DropFilter, FileImport
+from pairbench.ui.library.file_import import (
+    DropFilter,
+    FileImport,
+    batch_message,
+    imported_text,
+)
 from pairbench.ui.library.filter_bar import FilterBar
 from pairbench.ui.library.jobs import call_for, error_text
 from pairbench.ui.library.message_bar import MessageBar
+from pairbench.ui.library.run_delete import delete_asking
 from pairbench.ui.library.run_detail import RunDetailView
 from pairbench.ui.library.run_editor import RunEditor
 from pairbench.ui.library.runs_list import RunsList
 from pairbench.ui.library.runs_model import LABEL
+from pairbench.ui.library.studies_list import StudiesList
 from pairbench.ui.library.team_compare import team_refs
 from pairbench.ui.library.team_mode import TeamMode
 
@@ -48,6 +58,7 @@ class LibraryView(QWidget):
     deleted = Signal(list)  # run ids
     compareRequested = Signal(list)  # RunRefs: run ids, TeamRefs (two or more)
     runAgainRequested = Signal(object)  # RunSpec: the detail's "Run again…"
+    studyOpenRequested = Signal(object)  # Study: show a suite or campaign as the study it is
 
     def __init__(self, bridge: EngineBridge, parent: QWidget | None = None) -> None:
         super().__init__(parent)
@@ -94,13 +105,19 @@ class LibraryView(QWidget):
         browser = QWidget()
         browser_layout = QVBoxLayout(browser)
         browser_layout.setContentsMargins(0, 0, 0, 0)
+        # Runs, or (Show ▸ Storage suites / Campaigns) one row per study.
+        self.studies = StudiesList(bridge)
+        self.list_stack = QStackedWidget()
+        self.list_stack.addWidget(split)
+        self.list_stack.addWidget(self.studies)
         browser_layout.addWidget(self.filters)
         browser_layout.addWidget(self.tray)
-        browser_layout.addWidget(split, 1)
+        browser_layout.addWidget(self.list_stack, 1)
         browser_layout.addWidget(self.drop_hint)
         self.detail = RunDetailView(bridge)
         self.detail.closed.connect(self.show_list)
         self.detail.run_again.connect(self.runAgainRequested)
+        self.detail.burstAnalysed.connect(self._burst_analysed)
         self.stack = QStackedWidget()
         self.stack.addWidget(browser)
         self.stack.addWidget(self.detail)
@@ -110,6 +127,11 @@ class LibraryView(QWidget):
 
         self.filters.changed.connect(self.refresh)
         self.filters.refreshClicked.connect(self.refresh)
+        self.filters.showChanged.connect(lambda _mode: self.refresh())
+        self.studies.loaded.connect(self.filters.show_studies)
+        self.studies.failed.connect(lambda text: self.message.show_message("error", text))
+        self.studies.openRequested.connect(self.studyOpenRequested)
+        self.studies.runsRequested.connect(self.list_study_runs)
         self.runs.loaded.connect(self._loaded)
         self.runs.failed.connect(lambda text: self.message.show_message("error", text))
         self.model.labelEdited.connect(self._save_label)
@@ -125,6 +147,7 @@ class LibraryView(QWidget):
         )
         self.files.imported.connect(self._imported)
         self.files.failed.connect(self._import_failed)
+        self.files.batchDone.connect(self._batch_imported)
         self.team = TeamMode(self)  # the "Team" source, when this library has a team library
         self._update_editor()
         self.refresh()
@@ -135,14 +158,25 @@ class LibraryView(QWidget):
         """Show the runs the filters select (off the GUI thread): a changed filter reloads the
         first page, the same filter re-reads the loaded rows and updates what changed."""
         self.filters.settle()
+        if self.filters.studies_shown():
+            self.list_stack.setCurrentWidget(self.studies)
+            self.studies.load("suite" if self.filters.mode() == "suite" else "campaign")
+            return
+        self.list_stack.setCurrentIndex(0)
         self.runs.show_query(self.filters.query())
+
+    def list_study_runs(self, study: Study) -> None:
+        """List the runs of one storage suite or campaign (Show ▸ Every run, narrowed)."""
+        self.filters.set_study(study.kind, study.id, study.name)
 
     def _loaded(self, page: RunPage) -> None:
         keep = self._select_after_load
         self._select_after_load = None
         selected = keep if keep is not None else self.runs.current_run_id()
         self.filters.set_choices(page.pairs, page.tools)
-        self.filters.show_count(page.total, self.filters.query(), team=self.runs.team)
+        self.filters.show_count(
+            page.total, self.filters.query(), team=self.runs.team, studies=page.studies
+        )
         if selected is not None and selected not in self.runs.selected_ids():
             self.runs.select_run(selected)
         self._update_editor()
@@ -248,41 +282,7 @@ class LibraryView(QWidget):
         runs = self.selected_runs()
         if not runs or self.runs.team:
             return
-        if len(runs) == 1:
-            run = runs[0]
-            what = f"run {run.id} ({run.spec.tool} on {run.spec.pair}" + (
-                f", {run.label})" if run.label else ")"
-            )
-        else:
-            what = f"{len(runs)} runs ({', '.join(str(r.id) for r in runs[:8])}" + (
-                "…)" if len(runs) > 8 else ")"
-            )
-        answer = QMessageBox.question(
-            self,
-            "Delete runs",
-            f"Delete {what}? Its series and raw output are removed too. This cannot be undone.",
-            QMessageBox.StandardButton.Yes | QMessageBox.StandardButton.No,
-            QMessageBox.StandardButton.No,
-        )
-        if answer != QMessageBox.StandardButton.Yes:
-            return
-        ids = [run.id for run in runs]
-
-        async def job(lib: Library) -> list[int]:
-            return delete_runs(lib, ids)
-
-        def done(gone: list[int]) -> None:
-            self.message.show_message(
-                "ok", f"Deleted run{'s' if len(gone) > 1 else ''} {', '.join(map(str, gone))}."
-            )
-            self.refresh()
-            self.deleted.emit(gone)
-
-        def failed(error: BaseException) -> None:
-            self.message.show_message("error", f"Not deleted: {error_text(error)}")
-            self.refresh()
-
-        call_for(self, self.bridge, job, done, failed)
+        delete_asking(self, runs)
 
     # -- detail ------------------------------------------------------------------------------
 
@@ -306,9 +306,29 @@ class LibraryView(QWidget):
         if run_id is not None and not self.team.open_run(run_id):
             self.open_run(run_id)
 
-    def open_run(self, run_id: int) -> None:
-        self.detail.show_run(run_id)
+    def open_run(self, run_id: int, *, analyse_burst: bool = False) -> None:
+        self.detail.show_run(run_id, analyse_burst=analyse_burst)
         self.stack.setCurrentWidget(self.detail)
+
+    def can_analyse_burst(self) -> bool:
+        """True when one run of this computer with a throughput is selected."""
+        runs = self.selected_runs()
+        return len(runs) == 1 and not self.runs.team and "throughput_bps" in runs[0].summary
+
+    def analyse_burst_selected(self) -> None:
+        """Open the selected run and analyse its burst credits there (the list's menu)."""
+        if self.can_analyse_burst():
+            self.open_run(self.selected_runs()[0].id, analyse_burst=True)
+
+    def _burst_analysed(self, run_id: int, estimate: BurstEstimate) -> None:
+        """A run's burst analysis was stored: say what it found; the list shows it."""
+        found = (
+            f"step at {estimate.step_t:.1f} s, {step_headline(estimate)}"
+            if has_step(estimate) and estimate.step_t is not None
+            else "no step found"
+        )
+        self.message.show_message("ok", f"Run {run_id}: burst credits analysed ({found}), stored.")
+        self.refresh()
 
     def show_list(self) -> None:
         self.stack.setCurrentIndex(0)
@@ -346,18 +366,22 @@ class LibraryView(QWidget):
         self.files.import_file(path, tool, pair)
 
     def _imported(self, path: Path, run: Run) -> None:
-        extra = f" ({run.error})" if run.error else ""
-        self.message.show_message(
-            "ok" if run.status is RunStatus.COMPLETED else "info",
-            f"Imported {path.name} as {run.spec.tool} run {run.id}: {run.status.value}{extra}.",
-        )
+        if not self.files.in_batch(path):  # one of several: said once for them all
+            self.message.show_message(
+                "ok" if run.status is RunStatus.COMPLETED else "info", imported_text(path, run)
+            )
         self._select_after_load = run.id
         self.refresh()
         self.imported.emit(run)
 
     def _import_failed(self, path: Path, message: str) -> None:
-        if message == "cancelled":
-            self.message.show_message("info", f"Import of {path.name} cancelled.")
-        else:
-            self.message.show_message("error", message)
+        if not self.files.in_batch(path):
+            if message == "cancelled":
+                self.message.show_message("info", f"Import of {path.name} cancelled.")
+            else:
+                self.message.show_message("error", message)
         self.importFailed.emit(message)
+
+    def _batch_imported(self, outcomes: list[tuple[Path, Run | str]]) -> None:
+        """Every file of one import said in one banner: each file's run, or why not."""
+        self.message.show_message(*batch_message(outcomes))

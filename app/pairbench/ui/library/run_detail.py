@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-from datetime import datetime
 from typing import Any
 
 from PySide6.QtCore import Qt, Signal
@@ -25,10 +24,11 @@ from PySide6.QtWidgets import (
 
 # isort: split
 
+from pairbench.analysis.burst import BurstEstimate
 from pairbench.domain import Run
-from pairbench.domain.host_text import format_tags
-from pairbench.domain.metrics import metric_label, metric_order
-from pairbench.domain.units import format_value
+from pairbench.domain.telemetry import is_telemetry
+from pairbench.domain.timestamps import time_text
+from pairbench.services.burst import analyze_stored_burst
 from pairbench.services.library import Library
 from pairbench.services.run_again import (
     COMMANDS_KIND,
@@ -38,38 +38,20 @@ from pairbench.services.run_again import (
 )
 from pairbench.services.run_browser import RunDetail, SeriesArrays, load_run_detail
 from pairbench.ui.bridge import EngineBridge, EngineJob
+from pairbench.ui.library.burst_box import KIND, BurstBox, BurstMarks, has_step
+from pairbench.ui.library.hosts_detail import HostsDetail
 from pairbench.ui.library.jobs import call_for, error_text
 from pairbench.ui.library.latency_histogram import LatencyHistogram, show_histogram_tab
 from pairbench.ui.library.live_plots import plot_groups, update_plots
 from pairbench.ui.library.metric_plot import MetricPlot
+from pairbench.ui.library.run_info import duration_text, fill_info, wrap_values
 from pairbench.ui.library.runs_model import STATUS_COLORS
-from pairbench.ui.run.burst_panel import burst_analysis_rows
 
 LIVE_COLOR = "#1f6feb"  # the live line: the colour of a running status
 
 
 def _when(epoch: float | None) -> str:
-    return "" if epoch is None else datetime.fromtimestamp(epoch).strftime("%Y-%m-%d %H:%M:%S")
-
-
-def _duration(seconds: float | None) -> str:
-    if seconds is None:
-        return "still running"
-    minutes, secs = divmod(seconds, 60)
-    hours, minutes = divmod(int(minutes), 60)
-    if hours:
-        return f"{hours} h {minutes:02d} min"
-    if minutes:
-        return f"{minutes} min {secs:02.0f} s"
-    return f"{secs:.1f} s"
-
-
-def _duration_text(run: Run, series: list[SeriesArrays]) -> str:
-    """The run's wall-clock duration; for an import (no duration), the span its samples cover."""
-    span = max((float(one.t[-1]) for one in series if len(one.t)), default=0.0)
-    if run.duration is not None and run.duration < 0.5 and span > 0:
-        return f"{_duration(span)} of samples"
-    return _duration(run.duration)
+    return time_text(epoch)
 
 
 class RunDetailView(QWidget):
@@ -79,6 +61,7 @@ class RunDetailView(QWidget):
     loaded = Signal(object)  # RunDetail
     failed = Signal(str)
     run_again = Signal(object)  # RunSpec: repeat this run (the window opens the run panel)
+    burstAnalysed = Signal(int, object)  # run id, BurstEstimate: stored with the run
 
     def __init__(self, bridge: EngineBridge, parent: QWidget | None = None) -> None:
         super().__init__(parent)
@@ -98,6 +81,7 @@ class RunDetailView(QWidget):
         font.setPointSizeF(font.pointSizeF() * 1.25)
         font.setBold(True)
         self.title.setFont(font)
+        self.title.setWordWrap(True)  # a long label wraps: the window never widens for it
         self.subtitle = QLabel()
         self.subtitle.setWordWrap(True)
         self.subtitle.setTextInteractionFlags(Qt.TextInteractionFlag.TextSelectableByMouse)
@@ -117,6 +101,7 @@ class RunDetailView(QWidget):
         self.info_tree.header().setSectionResizeMode(0, QHeaderView.ResizeMode.ResizeToContents)
         self.info_tree.setAlternatingRowColors(True)
         self.info_tree.setMinimumWidth(300)
+        wrap_values(self.info_tree)  # long values wrap: never cut, never a sideways scroll
 
         self.plots_box = QWidget()
         self.plots_layout = QVBoxLayout(self.plots_box)
@@ -125,6 +110,15 @@ class RunDetailView(QWidget):
         self.plots_scroll.setWidgetResizable(True)
         self.plots_scroll.setWidget(self.plots_box)
         self.plots: list[MetricPlot] = []
+        self.burst_box = BurstBox()  # the stored burst analysis, above the plots
+        self.burst_box.analyseRequested.connect(self.analyse_burst)
+        self.burst_marks: BurstMarks | None = None
+        self._analyse_when_loaded = False
+        plots_page = QWidget()
+        plots_page_layout = QVBoxLayout(plots_page)
+        plots_page_layout.setContentsMargins(0, 0, 0, 0)
+        plots_page_layout.addWidget(self.burst_box)
+        plots_page_layout.addWidget(self.plots_scroll, 1)
 
         self.raw_text = QPlainTextEdit()
         self.raw_text.setReadOnly(True)
@@ -139,7 +133,9 @@ class RunDetailView(QWidget):
         self.commands_text.setFont(mono)
 
         self.tabs = QTabWidget()
-        self.tabs.addTab(self.plots_scroll, "Plots")
+        self.tabs.addTab(plots_page, "Plots")
+        self.hosts = HostsDetail()  # the verdict and the hosts' telemetry
+        self.tabs.addTab(self.hosts, "Hosts")
         self.tabs.addTab(self.raw_text, "Raw output")
         self.tabs.addTab(self.commands_text, "Commands")
         self.histogram: LatencyHistogram | None = None  # a tab when the run has one (fio json+)
@@ -175,13 +171,15 @@ class RunDetailView(QWidget):
         layout.addLayout(header)
         layout.addWidget(splitter, 1)
 
-    def show_run(self, run_id: int) -> None:
-        """Load the run (off the GUI thread) and show it when it arrives."""
+    def show_run(self, run_id: int, *, analyse_burst: bool = False) -> None:
+        """Load the run (off the GUI thread) and show it when it arrives; with
+        ``analyse_burst``, then analyse its burst credits (the Library's menu)."""
 
         async def job(lib: Library) -> RunDetail:
             return load_run_detail(lib, run_id)
 
         self.load(run_id, job)
+        self._analyse_when_loaded = analyse_burst
 
     @property
     def generation(self) -> int:
@@ -219,6 +217,8 @@ class RunDetailView(QWidget):
         self.error_label.hide()
         self.live_label.hide()
         self.summary_item = None
+        self.burst_marks = None
+        self.burst_box.hide()
         self.info_tree.clear()
         self.raw_text.clear()
         self._clear_plots()
@@ -243,7 +243,7 @@ class RunDetailView(QWidget):
             self._show(detail)
         else:
             self.detail = detail
-            self.duration_text = _duration_text(detail.run, detail.series)
+            self.duration_text = duration_text(detail.run, detail.series)
             self.subtitle.setText(self._subtitle(detail.run))
             if not update_plots(self.plots, detail.series):
                 self._fill_plots(detail.series, detail.run.spec.tool)
@@ -263,7 +263,7 @@ class RunDetailView(QWidget):
     def _show(self, detail: RunDetail) -> None:
         self.detail = detail
         run = detail.run
-        self.duration_text = _duration_text(run, detail.series)
+        self.duration_text = duration_text(run, detail.series)
         self.title.setText(
             f"{'Team run' if self.team_note else 'Run'} {run.id} · {run.spec.tool} on "
             f"{run.spec.pair}" + (f" · {run.label}" if run.label else "")
@@ -272,8 +272,10 @@ class RunDetailView(QWidget):
         if run.error:
             self.error_label.setText(run.error)
             self.error_label.show()
-        self._fill_info(run)
         self._fill_plots(detail.series, run.spec.tool)
+        step = self._show_burst()
+        limited_by = self.hosts.show_detail(detail, self.analyses).label()
+        self.summary_item = fill_info(self.info_tree, run, self.duration_text, step, limited_by)
         self.commands_text.setPlainText(commands_text(run, self.analyses.get(COMMANDS_KIND)))
         self.histogram = show_histogram_tab(self.tabs, self.histogram, self.analyses)
         self.copy_button.setEnabled(True)
@@ -288,6 +290,9 @@ class RunDetailView(QWidget):
             text += "\n\n[… the raw output is longer; the rest is not shown here]"
         self.raw_text.setPlainText(text or "(no raw output stored)")
         self.loaded.emit(detail)
+        if self._analyse_when_loaded:
+            self._analyse_when_loaded = False
+            self.analyse_burst()
 
     def _subtitle(self, run: Run) -> str:
         color = STATUS_COLORS.get(run.status)
@@ -302,62 +307,50 @@ class RunDetailView(QWidget):
             + (f" · {self.team_note}" if self.team_note else "")
         )
 
-    def _fill_info(self, run: Run) -> None:
-        tree = self.info_tree
-        tree.clear()
+    # -- burst credits ---------------------------------------------------------------------
 
-        def section(
-            title: str, rows: list[tuple[str, str]], empty: str = "none"
-        ) -> QTreeWidgetItem:
-            top = QTreeWidgetItem([title, "" if rows else empty])
-            font = top.font(0)
-            font.setBold(True)
-            top.setFont(0, font)
-            for key, value in rows:
-                child = QTreeWidgetItem([key, value])
-                child.setToolTip(1, value)
-                top.addChild(child)
-            tree.addTopLevelItem(top)
-            top.setExpanded(True)
-            return top
+    def throughput_plot(self) -> MetricPlot | None:
+        """The plot of the run's throughput, if it has one."""
+        return next((p for p in self.plots if p.metric == "throughput_bps"), None)
 
-        summary_rows = [
-            (metric_label(name, run.spec.tool), format_value(name, run.summary[name]))
-            for name in metric_order(run.summary)
-        ]
-        self.summary_item = section(
-            "Summary" + ("" if run.summary_complete or not run.summary else " (partial)"),
-            summary_rows,
-        )
-        section("Parameters", [(k, v) for k, v in sorted(run.spec.params.items())], "none recorded")
-        section(
-            "Run",
-            [
-                ("id", str(run.id)),
-                ("pair", run.spec.pair),
-                ("tool", run.spec.tool + (f" ({run.tool_version})" if run.tool_version else "")),
-                ("status", run.status.value),
-                ("started", _when(run.started_at)),
-                ("ended", _when(run.ended_at)),
-                ("duration", self.duration_text),
-                ("label", run.label),
-                ("tags", format_tags(run.tags)),
-                ("notes", run.notes),
-            ],
-        )
-        facts = section("Host facts", [], "" if run.host_facts else "none recorded")
-        for host, values in sorted(run.host_facts.items()):
-            host_item = QTreeWidgetItem([host, ""])
-            for key, value in sorted(values.items()):
-                child = QTreeWidgetItem([key, value])
-                child.setToolTip(1, value)
-                host_item.addChild(child)
-            facts.addChild(host_item)
-        facts.setExpanded(True)
-        for kind, title in (("burst", "Burst analysis"), ("burst_refill", "Burst refill")):
-            if kind in self.analyses:
-                section(title, burst_analysis_rows(kind, self.analyses[kind]))
-        tree.resizeColumnToContents(0)
+    def _show_burst(self) -> BurstEstimate | None:
+        """The box and the marks for the stored analysis; the step when one was found."""
+        series = self.detail.series if self.detail is not None else []
+        applies = any(s.stream == "sum" and s.metric == "throughput_bps" for s in series)
+        plot = self.throughput_plot()
+        self.burst_box.setVisible(applies or KIND in self.analyses)
+        e = self.burst_box.show_analyses(self.analyses, can_analyse=applies and not self.team_note)
+        if plot is not None and has_step(e) and e is not None:
+            self.burst_marks = BurstMarks(plot, e)
+        return e if has_step(e) else None
+
+    def analyse_burst(self) -> None:
+        """Analyse the run's total throughput for burst credits (``pairbench analyze burst``),
+        store it with the run, and show it; ``burstAnalysed`` tells the Library."""
+        run_id, generation = self.run_id, self._generation
+        if run_id is None or self.detail is None or self.team_note:
+            return
+        self.burst_box.analyse_button.setEnabled(False)
+        self.burst_box.show_message("Analysing…")
+
+        async def job(lib: Library) -> BurstEstimate:
+            return analyze_stored_burst(lib, run_id, store=True)
+
+        def done(estimate: BurstEstimate) -> None:
+            if generation != self._generation or self.detail is None:
+                return
+            self.analyses = {**self.analyses, KIND: estimate.to_json()}
+            self._fill_plots(self.detail.series, self.detail.run.spec.tool)
+            step = self._show_burst()
+            self.summary_item = fill_info(self.info_tree, self.detail.run, self.duration_text, step)
+            self.burstAnalysed.emit(run_id, estimate)
+
+        def failed(error: BaseException) -> None:
+            if generation == self._generation:
+                self.burst_box.analyse_button.setEnabled(True)
+                self.burst_box.show_message(f"Not analysed: {error_text(error)}")
+
+        call_for(self, self.bridge, job, done, failed)
 
     def copy_command(self) -> str:
         """Put the ``pairbench run`` line of the run shown on the clipboard; the line."""
@@ -373,6 +366,7 @@ class RunDetailView(QWidget):
 
     def _fill_plots(self, series: list[SeriesArrays], tool: str) -> None:
         self._clear_plots()
+        series = [s for s in series if not is_telemetry(s.stream)]  # the Hosts tab's
         colors: dict[str, int] = {}  # one colour per stream in every plot of the run
         for metric, group in plot_groups(series).items():
             plot = MetricPlot(metric, group, tool, stream_colors=colors)

@@ -13,8 +13,26 @@ from pairbench.services.run_browser import PAGE_SIZE, RunPage, RunQuery, browse_
 from pairbench.services.team_browser import TeamPage
 from pairbench.ui.bridge import EngineBridge, EngineJob
 from pairbench.ui.library.jobs import call_for, error_text
-from pairbench.ui.library.runs_model import LABEL, PAIR, RAN_BY, STARTED, RunsTableModel
+from pairbench.ui.library.runs_model import (
+    LABEL,
+    PAIR,
+    RAN_BY,
+    RESULT,
+    STARTED,
+    TAGS,
+    RunsTableModel,
+)
 from pairbench.ui.library.team_jobs import team_page_job
+
+# Columns wider than their contents' first page would crowd the label out: capped (the
+# cell's tooltip and the run's detail have the whole text).
+WIDTH_CAPS = {PAIR: 160, RESULT: 260, TAGS: 180, RAN_BY: 120}
+SECTION_PADDING = 4  # px either side of a cell's text, as resizing to contents leaves
+
+
+def _header_width(table: QTableView, column: int) -> int:
+    header = table.horizontalHeader()
+    return header.sectionSizeFromContents(column).width()
 
 
 class RunsTable(QTableView):
@@ -81,7 +99,10 @@ class RunsList(QObject):
         rows.setSectionResizeMode(QHeaderView.ResizeMode.Fixed)  # no height to measure per row
         header = self.table.horizontalHeader()
         header.setSectionResizeMode(QHeaderView.ResizeMode.Interactive)
-        header.setStretchLastSection(True)
+        # The label takes the room left (elided); the others are as wide as their contents,
+        # Tags at most TAGS_WIDTH: the Result never cut for them, nothing scrolls sideways.
+        header.setStretchLastSection(False)
+        header.setSectionResizeMode(LABEL, QHeaderView.ResizeMode.Stretch)
 
     def show_query(self, query: RunQuery) -> None:
         """Show the runs of ``query``: a fresh first page, or the loaded rows read again."""
@@ -155,18 +176,21 @@ class RunsList(QObject):
             self._applied = generation
             if isinstance(page, TeamPage):
                 self.model.add_origins(page.team)
+            self.model.add_bursts(page.bursts, [run.id for run in page.runs])
             if offset:
                 self.model.append_page(offset, page.runs, page.total)
                 return
+            touched: list[int] = []
             if sync:
-                self.model.sync(page.runs, page.total)
+                touched = self.model.sync(page.runs, page.total)
             else:
                 self.model.set_runs(page.runs, page.total)
             self._shown = (query, key, descending)
-            if not self._sized and page.runs:  # size the columns once, on real rows
-                self.table.resizeColumnsToContents()
-                self.table.setColumnWidth(LABEL, max(self.table.columnWidth(LABEL), 160))
+            if not sync and page.runs:  # a new list: its columns as wide as its rows want
+                self._size_columns(grow_only=self._sized)
                 self._sized = True
+            elif touched:  # rows read again: a new or changed one's headline may be wider
+                self._grow_result(touched)
             self.loaded.emit(page)
 
         def failed(error: BaseException) -> None:
@@ -196,6 +220,28 @@ class RunsList(QObject):
             settled()
 
         call_for(self.table, self.bridge, job, shown, not_shown)
+
+    def _size_columns(self, *, grow_only: bool, columns: tuple[int, ...] = ()) -> None:
+        """Each column (of ``columns``, else all) as wide as its contents (the loaded rows'),
+        within its cap; with ``grow_only`` never narrower than it is (the user's widths
+        stay)."""
+        table = self.table
+        for column in columns or range(self.model.columnCount()):
+            if column == LABEL:
+                continue
+            cap = WIDTH_CAPS.get(column, 220)
+            wanted = min(max(table.sizeHintForColumn(column), _header_width(table, column)), cap)
+            table.setColumnWidth(
+                column, max(wanted, table.columnWidth(column)) if grow_only else wanted
+            )
+
+    def _grow_result(self, run_ids: list[int]) -> None:
+        """Widen the Result column (within its cap) for these rows' headlines."""
+        rows = [row for run_id in run_ids if (row := self.model.row_of(run_id)) is not None]
+        hints = [self.table.sizeHintForIndex(self.model.index(row, RESULT)).width() for row in rows]
+        wanted = min(max(hints, default=0) + 2 * SECTION_PADDING, WIDTH_CAPS[RESULT])
+        if wanted > self.table.columnWidth(RESULT):
+            self.table.setColumnWidth(RESULT, wanted)
 
     def _load_more(self, offset: int) -> None:
         if self._query is not None:

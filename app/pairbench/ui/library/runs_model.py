@@ -3,18 +3,20 @@
 from __future__ import annotations
 
 import dataclasses
-from datetime import datetime
 from difflib import SequenceMatcher
 from typing import Any
 
 from PySide6.QtCore import QAbstractTableModel, QModelIndex, QPersistentModelIndex, Qt, Signal
 from PySide6.QtGui import QColor
 
+from pairbench.analysis.burst import BurstEstimate
 from pairbench.domain import Run, RunStatus
 from pairbench.domain.host_text import format_tags
+from pairbench.domain.timestamps import time_text
 from pairbench.domain.units import format_count, format_value
 from pairbench.services.runs import SortKey
 from pairbench.services.team_browser import Published
+from pairbench.ui.library.burst_box import step_headline, step_tooltip
 
 _KEY_METRICS = ("throughput_bps", "rtt_avg_ms", "latency_avg_us", "ops_per_s")
 COLUMNS = ("ID", "Started", "Pair", "Tool", "Label", "Result", "Status", "Tags")
@@ -34,8 +36,11 @@ STATUS_COLORS = {
 _Index = QModelIndex | QPersistentModelIndex
 
 
-def key_result(run: Run) -> str:
-    """The run's headline figure(s), formatted: throughput (and loss), RTT, latency or IOPS."""
+def key_result(run: Run, step: BurstEstimate | None = None) -> str:
+    """The run's headline figure(s), formatted: throughput (and loss), RTT, latency or IOPS;
+    burst → baseline when its stored burst analysis found a step (``step``)."""
+    if step is not None:
+        return step_headline(step)
     summary = run.summary
     if "read_iops" in summary or "write_iops" in summary:
         read, write = summary.get("read_iops"), summary.get("write_iops")
@@ -97,6 +102,9 @@ class RunsTableModel(QAbstractTableModel):
         self.sort_key: SortKey = "started"
         self.descending = True
         self.team: dict[int, Published] | None = None  # the team library's runs: their origin
+        self._touched: list[int] = []  # rows the last sync inserted or changed
+        self.bursts: dict[int, BurstEstimate] = {}  # runs whose burst analysis found a step
+        self._burst_changed: set[int] = set()
 
     # -- what the owner hands in ----------------------------------------------------------
 
@@ -116,6 +124,18 @@ class RunsTableModel(QAbstractTableModel):
         if self.team is not None:
             self.team.update(origins)
 
+    def add_bursts(self, bursts: dict[int, BurstEstimate], run_ids: list[int]) -> None:
+        """The burst steps found among the runs ``run_ids`` of a page (before the page is
+        handed in): their Result shows burst → baseline."""
+        for run_id in run_ids:
+            new = bursts.get(run_id)
+            if self.bursts.get(run_id) != new:
+                self._burst_changed.add(run_id)
+                if new is None:
+                    self.bursts.pop(run_id, None)
+                else:
+                    self.bursts[run_id] = new
+
     def origin_of(self, run_id: int) -> Published | None:
         """Where a team run comes from (None for this computer's runs)."""
         return None if self.team is None else self.team.get(run_id)
@@ -125,6 +145,7 @@ class RunsTableModel(QAbstractTableModel):
         self.beginResetModel()
         self._runs = list(runs)
         self._texts.clear()
+        self._burst_changed.clear()
         self._total = len(runs) if total is None else max(total, len(runs))
         self._fetching = False
         self.endResetModel()
@@ -140,15 +161,16 @@ class RunsTableModel(QAbstractTableModel):
             self._runs.extend(runs)
             self.endInsertRows()
 
-    def sync(self, runs: list[Run], total: int) -> None:
+    def sync(self, runs: list[Run], total: int) -> list[int]:
         """Make the loaded rows equal ``runs`` (the same window, read again) by the smallest
-        set of row removals, insertions and changes."""
+        set of row removals, insertions and changes; the ids of the rows inserted or changed."""
         old_ids = [run.id for run in self._runs]
         new_ids = [run.id for run in runs]
         self._total = max(total, len(runs))
+        self._touched = []
         if old_ids == new_ids:
             self._changed_rows(runs)
-            return
+            return self._touched
         matcher = SequenceMatcher(a=old_ids, b=new_ids, autojunk=False)
         # Back to front, so the row numbers of what is still to do stay valid.
         for tag, a0, a1, b0, b1 in reversed(matcher.get_opcodes()):
@@ -163,14 +185,19 @@ class RunsTableModel(QAbstractTableModel):
                 self.beginInsertRows(QModelIndex(), a0, a0 + (b1 - b0) - 1)
                 self._runs[a0:a0] = runs[b0:b1]
                 self.endInsertRows()
+                self._touched += [run.id for run in runs[b0:b1]]
+        return self._touched
 
     def _changed_rows(self, runs: list[Run], first: int = 0) -> None:
         """Replace rows ``first``.. with ``runs`` (same ids), signalling the ones that differ."""
         last_column = self.columnCount() - 1
         for offset, run in enumerate(runs):
             row = first + offset
-            if self._runs[row] != run:
+            if self._runs[row] != run or run.id in self._burst_changed:
+                self._burst_changed.discard(run.id)
+                self._texts.pop(run.id, None)
                 self._runs[row] = run
+                self._touched.append(run.id)
                 self.dataChanged.emit(self.index(row, 0), self.index(row, last_column))
 
     # -- reading -----------------------------------------------------------------------------
@@ -255,7 +282,9 @@ class RunsTableModel(QAbstractTableModel):
         if role == _ALIGNMENT:
             return _RIGHT if column in (ID, RESULT) else None
         if column == RESULT:  # the tooltip
-            return _summary_tooltip(run) or None
+            step = self.bursts.get(run.id)
+            text = _summary_tooltip(run)
+            return (step_tooltip(step) + "\n" + text if step is not None else text) or None
         if column == STATUS:
             return run.error or None
         if column == LABEL:
@@ -275,6 +304,9 @@ class RunsTableModel(QAbstractTableModel):
             if len(self._texts) > 4 * max(len(self._runs), 256):
                 self._texts.clear()  # rows long gone
             texts = tuple(self._text(run, column) for column in range(len(COLUMNS)))
+            step = self.bursts.get(run.id)
+            if step is not None:
+                texts = (*texts[:RESULT], key_result(run, step), *texts[RESULT + 1 :])
             if self.team is not None:
                 origin = self.team.get(run.id)
                 texts += (origin.ran_by if origin else "",)
@@ -287,7 +319,7 @@ class RunsTableModel(QAbstractTableModel):
         if column == ID:
             return run.id
         if column == STARTED:
-            return datetime.fromtimestamp(run.started_at).strftime("%Y-%m-%d %H:%M:%S")
+            return time_text(run.started_at)
         if column == PAIR:
             return run.spec.pair
         if column == TOOL:

@@ -6,11 +6,11 @@ following ends at the final copy, when the detail is closed or another run is op
 from __future__ import annotations
 
 import dataclasses
-from datetime import datetime
 
 import shiboken6
 from PySide6.QtCore import QObject, Qt, Signal
 
+from pairbench.domain.timestamps import time_text
 from pairbench.services.team_browser import Published
 from pairbench.services.team_follow import LiveCopy, RunFollower
 from pairbench.ui.library.run_detail import RunDetailView
@@ -22,13 +22,13 @@ def origin_note(published: Published, *, live: bool = False) -> str:
     head = f"ran by {published.ran_by} on {published.origin}"
     if live:
         return f"{head} · read-only"
-    when = datetime.fromtimestamp(published.published_at).strftime("%Y-%m-%d %H:%M")
+    when = time_text(published.published_at, "%Y-%m-%d %H:%M")
     return f"{head}, published {when} · read-only"
 
 
 def live_line(copy: LiveCopy) -> str:
     """What the detail says of the copy it shows."""
-    when = datetime.fromtimestamp(copy.read_at).strftime("%H:%M:%S")
+    when = time_text(copy.read_at, "%H:%M:%S")
     if copy.running:
         return f"live: updated {when}, {copy.samples} samples"
     return f"final copy received {when}, {copy.samples} samples: no longer live"

@@ -14,7 +14,6 @@ from __future__ import annotations
 
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
-from datetime import datetime
 
 import numpy as np
 import pyqtgraph as pg
@@ -37,6 +36,7 @@ from PySide6.QtWidgets import (
 from pairbench.analysis.compare import CompareError, Curve, RunInput, median_curve, pick_series
 from pairbench.analysis.stats import FloatArray
 from pairbench.domain import Run, RunStatus
+from pairbench.domain.timestamps import time_text
 from pairbench.services.library import Library
 from pairbench.services.run_browser import load_series
 from pairbench.services.runs import RunFilter, find_runs, get_run
@@ -157,7 +157,7 @@ class BaselineDialog(QDialog):
         self.table.setEditTriggers(QAbstractItemView.EditTrigger.NoEditTriggers)
         self.table.verticalHeader().setVisible(False)
         for row, run in enumerate(self.runs):
-            started = datetime.fromtimestamp(run.started_at).strftime("%Y-%m-%d %H:%M")
+            started = time_text(run.started_at, "%Y-%m-%d %H:%M")
             cells = (f"#{run.id}", started, run.spec.pair, run.label, key_result(run))
             for column, text in enumerate(cells):
                 self.table.setItem(row, column, QTableWidgetItem(text))

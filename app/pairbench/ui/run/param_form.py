@@ -6,13 +6,15 @@ Every value is checked by the parameter's own ``Param.check`` (the same code the
 
 from __future__ import annotations
 
-from collections.abc import Mapping
+import functools
+from collections.abc import Callable, Mapping
 
-from PySide6.QtCore import Signal, SignalInstance
+from PySide6.QtCore import Signal
 from PySide6.QtWidgets import (
     QCheckBox,
     QComboBox,
     QFormLayout,
+    QHBoxLayout,
     QLabel,
     QLineEdit,
     QSpinBox,
@@ -21,10 +23,25 @@ from PySide6.QtWidgets import (
 )
 
 from pairbench.tools.params import Param
+from pairbench.ui.focus_order import tab_stops
+from pairbench.ui.run.form_origins import Origin
 from pairbench.ui.run.job_file_field import JobTextField
+from pairbench.ui.run.profile_file_field import ProfileTextField
+from pairbench.ui.run.text_file_field import TextFileField
 
 INT_MAX = 2**31 - 1
 _ERROR_STYLE = "QLineEdit { border: 1px solid #c62828; background: #fff3f3; }"
+TAG_WIDTH = 40  # px: "preset" / "yours" beside a field
+TAG_STYLE = "color: #1565c0; font-size: 10px;"
+
+
+# The parameter kinds shown as a file's text with a button that reads one, and the parameter
+# that gets the name of a file read (its text's parameter → its name's).
+_FILE_FIELDS: dict[str, Callable[[], TextFileField]] = {
+    "jobtext": JobTextField,
+    "profiletext": ProfileTextField,
+}
+_FILE_NAMES = (("jobfile_text", "jobfile"), ("profile_xml", "profile_file"))
 
 
 def _is_spin(param: Param) -> bool:
@@ -34,24 +51,24 @@ def _is_spin(param: Param) -> bool:
 class ParamField:
     """One parameter's widget, read and written as the parameter's string form."""
 
-    def __init__(self, param: Param, on_change: SignalInstance) -> None:
+    def __init__(self, param: Param, on_change: Callable[[], None]) -> None:
         self.param = param
         self.widget: QWidget
         choices = getattr(param, "choices", None)
         if param.kind == "bool":
             box = QCheckBox()
             box.setChecked(param.default == "true")
-            box.toggled.connect(lambda _on: on_change.emit())
+            box.toggled.connect(lambda _on: on_change())
             self.widget = box
         elif choices:
             combo = QComboBox()
             combo.addItems(list(choices))
             combo.setCurrentText(param.default)
-            combo.currentTextChanged.connect(lambda _text: on_change.emit())
+            combo.currentTextChanged.connect(lambda _text: on_change())
             self.widget = combo
-        elif param.kind == "jobtext":  # fio's job file: its text, a button, its jobs
-            text_field = JobTextField()
-            text_field.changed.connect(on_change.emit)
+        elif param.kind in _FILE_FIELDS:  # fio's job file, a uperf profile: text and button
+            text_field = _FILE_FIELDS[param.kind]()
+            text_field.changed.connect(on_change)
             self.widget = text_field
         elif _is_spin(param):
             spin = QSpinBox()
@@ -61,16 +78,37 @@ class ParamField:
             )
             spin.setValue(int(param.default))
             spin.setAccelerated(True)
-            spin.valueChanged.connect(lambda _value: on_change.emit())
+            spin.valueChanged.connect(lambda _value: on_change())
             self.widget = spin
         else:
             edit = QLineEdit(param.default)
             edit.setPlaceholderText(param.default or "(not set)")
             edit.textChanged.connect(lambda _text: self._validate_live())
-            edit.textChanged.connect(lambda _text: on_change.emit())
+            edit.textChanged.connect(lambda _text: on_change())
             self.widget = edit
         self.widget.setObjectName(f"param_{param.name}")
         self.widget.setToolTip(param.help)
+        # Where a value beyond the default came from ("preset", "yours"); empty at default.
+        self.tag = QLabel()
+        self.tag.setObjectName(f"origin_{param.name}")
+        self.tag.setFixedWidth(TAG_WIDTH)
+        self.tag.setStyleSheet(TAG_STYLE)
+
+    def focusable(self) -> list[QWidget]:
+        """The widgets Tab stops at, in order (a job file field has several)."""
+        return tab_stops(self.widget)
+
+    def show_origin(self, origin: Origin | None, preset: str) -> None:
+        """Tag the field with where its value came from (nothing at its default)."""
+        if origin is Origin.PRESET:
+            self.tag.setText("preset")
+            self.tag.setToolTip(f"Set by the preset {preset!r}" if preset else "Set by a preset")
+        elif origin is Origin.USER:
+            self.tag.setText("yours")
+            self.tag.setToolTip("Set by you (kept while it applies to the tool and its mode)")
+        else:
+            self.tag.setText("")
+            self.tag.setToolTip("")
 
     def value(self) -> str:
         """The value as typed (a string, as ``--set`` would give it)."""
@@ -81,7 +119,7 @@ class ParamField:
             return widget.currentText()
         if isinstance(widget, QSpinBox):
             return str(widget.value())
-        if isinstance(widget, JobTextField):
+        if isinstance(widget, TextFileField):
             return widget.text()
         assert isinstance(widget, QLineEdit)
         return widget.text().strip()
@@ -99,7 +137,7 @@ class ParamField:
             text = raw.strip()
             if text.isdigit():
                 widget.setValue(int(text))
-        elif isinstance(widget, JobTextField):
+        elif isinstance(widget, TextFileField):
             widget.set_text(raw)
         else:
             assert isinstance(widget, QLineEdit)
@@ -125,31 +163,37 @@ class ParamField:
 class ParamForm(QWidget):
     """The parameters of one tool as a form."""
 
-    changed = Signal()
+    changed = Signal()  # a value changed, by the user or the program
+    edited = Signal(str)  # the user changed this parameter's value
 
     def __init__(self, params: Mapping[str, Param], parent: QWidget | None = None) -> None:
         super().__init__(parent)
         self.fields: dict[str, ParamField] = {}
+        self._filling = 0  # > 0 while the program sets values (not the user's edits)
         layout = QFormLayout()
         layout.setFieldGrowthPolicy(QFormLayout.FieldGrowthPolicy.AllNonFixedFieldsGrow)
         layout.setContentsMargins(0, 0, 0, 0)
         for name, param in params.items():
-            field = ParamField(param, self.changed)
+            field = ParamField(param, functools.partial(self._field_changed, name))
             self.fields[name] = field
             hint = QLabel(param.help)
             hint.setWordWrap(True)
             hint.setStyleSheet("color: #666; font-size: 11px;")
+            line = QHBoxLayout()
+            line.setSpacing(4)
+            line.addWidget(field.widget, 1)
+            line.addWidget(field.tag)
             column = QVBoxLayout()
             column.setSpacing(1)
-            column.addWidget(field.widget)
+            column.addLayout(line)
             column.addWidget(hint)
             label = QLabel(name)
             label.setToolTip(param.help)
             layout.addRow(label, column)
-        job_text = self.fields.get("jobfile_text")
-        job_name = self.fields.get("jobfile")
-        if job_text and job_name and isinstance(job_text.widget, JobTextField):
-            job_text.widget.chosen.connect(job_name.set_value)  # a file read gives its name
+        for text_param, name_param in _FILE_NAMES:
+            text_field, name_field = self.fields.get(text_param), self.fields.get(name_param)
+            if text_field and name_field and isinstance(text_field.widget, TextFileField):
+                text_field.widget.chosen.connect(name_field.set_value)  # a file read: its name
         outer = QVBoxLayout(self)
         outer.setContentsMargins(0, 0, 0, 0)
         outer.addLayout(layout)
@@ -166,23 +210,47 @@ class ParamForm(QWidget):
             if value != self.fields[name].param.default
         }
 
+    def _field_changed(self, name: str) -> None:
+        self.changed.emit()
+        if not self._filling:
+            self.edited.emit(name)
+
     def reset(self) -> None:
         """Every field back to its default."""
-        for field in self.fields.values():
-            field.set_value(field.param.default)
+        self._filling += 1
+        try:
+            for field in self.fields.values():
+                field.set_value(field.param.default)
+        finally:
+            self._filling -= 1
 
     def set_values(self, values: Mapping[str, str], *, reset: bool = True) -> list[str]:
-        """Fill in ``values`` (after a reset to the defaults); returns the unknown names."""
-        if reset:
-            self.reset()
-        unknown = []
-        for name, raw in values.items():
-            field = self.fields.get(name)
-            if field is None:
-                unknown.append(name)
-            else:
-                field.set_value(raw)
+        """Fill in ``values`` (after a reset to the defaults); returns the unknown names.
+        Not an edit of the user's (``edited`` is not emitted)."""
+        self._filling += 1
+        try:
+            if reset:
+                self.reset()
+            unknown = []
+            for name, raw in values.items():
+                field = self.fields.get(name)
+                if field is None:
+                    unknown.append(name)
+                else:
+                    field.set_value(raw)
+        finally:
+            self._filling -= 1
         return unknown
+
+    def show_origins(self, origins: Mapping[str, Origin], preset: str = "") -> None:
+        """Tag each field with where its value came from (``preset``: the preset's name)."""
+        changed = self.changed_values()
+        for name, field in self.fields.items():
+            field.show_origin(origins.get(name) if name in changed else None, preset)
+
+    def focus_chain(self) -> list[QWidget]:
+        """The form's widgets in the order Tab visits them: the parameters' order."""
+        return [w for field in self.fields.values() for w in field.focusable()]
 
     def errors(self) -> dict[str, str]:
         """Parameter name → what is wrong with its value, for every invalid field."""

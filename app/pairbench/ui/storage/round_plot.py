@@ -27,6 +27,7 @@ class RoundPlot(QWidget):
         font = QFont(self.title_label.font())
         font.setBold(True)
         self.title_label.setFont(font)
+        self.title_label.setWordWrap(True)  # "Steady-state convergence — …" fits a narrow plot
         self.widget = pg.PlotWidget(viewBox=pg.ViewBox(enableMenu=False))
         self.widget.setBackground("w")
         self.widget.setMinimumHeight(180)

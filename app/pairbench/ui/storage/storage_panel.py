@@ -18,6 +18,7 @@ from PySide6.QtWidgets import (
 )
 
 from pairbench.analysis.storage_suite import StageProgress
+from pairbench.domain.failures import TargetHoldsDataError
 from pairbench.domain.storage import SuiteStatus
 from pairbench.services.running import SecretPrompt
 from pairbench.services.storage import SuiteOutcome, check_request
@@ -157,14 +158,32 @@ class StoragePanel(QWidget):
         follower.start(request)
         return follower
 
-    def resume(self, suite_id: int) -> SuiteFollower | None:
-        """Go on with a stopped suite (its plots rebuilt from the stored jobs first)."""
+    def resume(self, suite_id: int, *, force: bool = False) -> SuiteFollower | None:
+        """Go on with a stopped suite (its plots rebuilt from the stored jobs first); a device
+        that now holds a file system or partitions asks first (``force`` once confirmed)."""
         if self._refuse_when_busy():
             return None
         self.interrupted_bar.hide()
         follower = self._follow(SuiteFollower(self.bridge, self.secrets, self))
         follower.suite_id = suite_id
-        follower.resume(suite_id)
+        follower.resume(suite_id, force=force)
+        return follower
+
+    def open_suite(self, suite_id: int) -> SuiteFollower | None:
+        """Show a stored suite (its convergence and measurement window, progress and
+        verdicts) without running it; the suite running here stays in view instead."""
+        follower = self.follower
+        if follower is not None and follower.suite_id == suite_id:
+            return follower
+        if self.busy:
+            self.show_error(
+                f"A suite is running: suite #{suite_id} can be shown once it ends (or from "
+                "the command line: pairbench storage show)."
+            )
+            return None
+        follower = self._follow(SuiteFollower(self.bridge, self.secrets, self))
+        follower.suite_id = suite_id
+        follower.show(suite_id)
         return follower
 
     def cancel(self) -> None:
@@ -189,6 +208,7 @@ class StoragePanel(QWidget):
         follower.roundDone.connect(self._round_done)
         follower.finished.connect(self._finished)
         follower.failed.connect(self._failed)
+        follower.held.connect(self._held)
         follower.changed.connect(self._update_buttons)
         self.progress.bind(follower)
         self.job_live.start_job("", "iops")
@@ -230,7 +250,35 @@ class StoragePanel(QWidget):
         self.suites.refresh()
         self.suiteFinished.emit(outcome)
 
+    def _held(self, refusal: TargetHoldsDataError) -> None:
+        """The device holds data the suite did not write: nothing was written. A resume asks
+        for the device's name typed again, then resumes with force; a start says to tick
+        Force."""
+        found = " and ".join(refusal.held)
+        follower = self.follower
+        suite_id = follower.suite_id if follower is not None else None
+        if suite_id is None:
+            self.show_error(
+                f"The suite could not start: {refusal.target} holds {found}; the suite would "
+                "destroy it. Test another device, or tick Force if its data may go."
+            )
+            return
+        self.show_error(
+            f"Suite #{suite_id} was not resumed: {refusal.target} now holds {found} "
+            "(nothing was written)."
+        )
+        dialog = DeviceConfirmDialog(
+            refusal.target, refusal.host, self, resume_of=suite_id, held=refusal.held
+        )
+        dialog.accepted.connect(lambda: self.resume(suite_id, force=True))
+        self.confirm_dialog = dialog
+        dialog.open()
+
     def _failed(self, message: str) -> None:
+        follower = self.follower
+        if follower is not None and follower.viewing:
+            self.show_error(message[:1].upper() + message[1:])
+            return
         self.show_error(f"The suite could not start: {message}")
         self.suites.refresh()
 

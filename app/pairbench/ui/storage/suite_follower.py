@@ -13,8 +13,8 @@ from PySide6.QtCore import QObject, Signal, Slot
 
 from pairbench.analysis.storage_suite import StageProgress, jobs_total, suite_progress
 from pairbench.domain import Line, Record, Run, RunSpec, RunStatus
-from pairbench.domain.failures import RunError
-from pairbench.domain.storage import JobKey, SuiteParams
+from pairbench.domain.failures import RunError, TargetHoldsDataError
+from pairbench.domain.storage import JobKey, SuiteParams, SuiteStatus
 from pairbench.services.library import Library, LibraryError
 from pairbench.services.running import SecretPrompt
 from pairbench.services.storage import SuiteOutcome, SuiteRequest, resume_suite, start_suite
@@ -40,6 +40,8 @@ class _Relay(QObject):
     records = Signal(object)  # list[Record] of the job in flight
     finished = Signal(object)  # SuiteOutcome
     failed = Signal(str)  # could not start (nothing stored) or stopped by an error
+    held = Signal(object)  # TargetHoldsDataError: the device holds data, not forced
+    shown = Signal(object, object)  # SuiteState, SuiteOutcome: a stored suite, only shown
 
 
 class _Observer:
@@ -93,6 +95,7 @@ class SuiteFollower(QObject):
     records = Signal(object)  # list[Record]
     finished = Signal(object)  # SuiteOutcome
     failed = Signal(str)
+    held = Signal(object)  # TargetHoldsDataError: refused (nothing written), may be forced
     changed = Signal()
 
     def __init__(
@@ -128,6 +131,9 @@ class SuiteFollower(QObject):
         relay.records.connect(self.records)
         relay.finished.connect(self._on_finished)
         relay.failed.connect(self._on_failed)
+        relay.held.connect(self._on_held)
+        relay.shown.connect(self._on_shown)
+        self.viewing = False  # a stored suite shown (``show``), not run
 
     # -- starting --------------------------------------------------------------------------
 
@@ -142,18 +148,37 @@ class SuiteFollower(QObject):
 
         self._submit(call)
 
-    def resume(self, suite_id: int) -> None:
-        """Go on with a stopped suite; its stored jobs come first (``stateLoaded``)."""
+    def resume(self, suite_id: int, *, force: bool = False) -> None:
+        """Go on with a stopped suite; its stored jobs come first (``stateLoaded``).
+        ``force``: although its device now holds a file system or partitions."""
         relay = self._relay
 
         async def call(lib: Library, observer: _Observer, cancel: asyncio.Event) -> SuiteOutcome:
             relay.state.emit(suite_state(lib, suite_id))
             return await resume_suite(
                 lib, suite_id, observer=observer, run_observer=observer, cancel=cancel,
-                secrets=self.secrets, on_resumed=observer.on_created,
+                secrets=self.secrets, on_resumed=observer.on_created, force=force,
             )  # fmt: skip
 
         self._submit(call)
+
+    def show(self, suite_id: int) -> None:
+        """Show a stored suite as it stands (its plots, progress and verdicts), running
+        nothing: the Library's "Open" of a suite."""
+        self.viewing = True
+        relay = self._relay
+
+        async def job(lib: Library) -> None:
+            try:
+                state = suite_state(lib, suite_id)
+            except LibraryError as exc:
+                relay.failed.emit(f"suite #{suite_id} cannot be shown: {exc}")
+                return
+            status = SuiteStatus(state.suite.status)
+            outcome = SuiteOutcome(state.suite.id, status, state.progress, state.suite.error)
+            relay.shown.emit(state, outcome)
+
+        self.bridge.submit(job)
 
     def _submit(self, call: _SuiteCall) -> None:
         relay, handle = self._relay, self.handle
@@ -162,6 +187,9 @@ class SuiteFollower(QObject):
         async def job(lib: Library) -> Run | None:
             try:
                 outcome = await call(lib, observer, handle.cancel_event)
+            except TargetHoldsDataError as exc:
+                relay.held.emit(exc)
+                return None
             except (RunError, ValueError, LibraryError) as exc:
                 relay.failed.emit(friendly_error(str(exc)))
                 return None
@@ -254,6 +282,13 @@ class SuiteFollower(QObject):
         self.roundDone.emit(stage)
         self.changed.emit()
 
+    @Slot(object, object)
+    def _on_shown(self, state: SuiteState, outcome: SuiteOutcome) -> None:
+        self._on_state(state)
+        self.outcome = outcome  # ended as stored: nothing runs
+        self.stages.update({s.index: s for s in outcome.progress.stages if s.values})
+        self.changed.emit()
+
     @Slot(object)
     def _on_finished(self, outcome: SuiteOutcome) -> None:
         self.outcome = outcome
@@ -262,6 +297,13 @@ class SuiteFollower(QObject):
         if self.params is not None:
             self.jobs_done, self.jobs_planned = jobs_total(self.params, outcome.progress, self.done)
         self.finished.emit(outcome)
+        self.changed.emit()
+
+    @Slot(object)
+    def _on_held(self, refusal: TargetHoldsDataError) -> None:
+        self.error = str(refusal)
+        self.job_started_at = None
+        self.held.emit(refusal)
         self.changed.emit()
 
     @Slot(str)

@@ -16,7 +16,14 @@ from PySide6.QtWidgets import (
 )
 
 from pairbench.domain import LOCAL_PAIR, Host
-from pairbench.domain.storage import StorageTest, SuiteParams, estimate_text, parse_size, stages_of
+from pairbench.domain.storage import (
+    SteadyRule,
+    StorageTest,
+    SuiteParams,
+    estimate_text,
+    parse_size,
+    stages_of,
+)
 from pairbench.services.hosts import list_hosts
 from pairbench.services.library import Library
 from pairbench.services.storage import MAX_IODEPTH, MAX_THREADS, SuiteRequest
@@ -57,19 +64,39 @@ class SuiteForm(QWidget):
             self.test_combo.addItem(f"{test.value} ({jobs} jobs a round)", test.value)
         self.target_edit = QLineEdit()
         self.target_edit.setObjectName("storage_target")
-        self.target_edit.setPlaceholderText("/dev/nvme1n1, or a directory such as /mnt/data")
+        self.target_edit.setPlaceholderText("/dev/nvme1n1 or /mnt/data")
+        self.target_edit.setToolTip(
+            "A block device (/dev/nvme1n1: its data is destroyed) or a directory such as "
+            "/mnt/data, where the suite writes its test file"
+        )
         self.size_edit = QLineEdit()
         self.size_edit.setObjectName("storage_size")
-        self.size_edit.setPlaceholderText("e.g. 4GiB (a device: empty = all of it)")
+        self.size_edit.setPlaceholderText("e.g. 4GiB")
+        self.size_edit.setToolTip("The test file's size, or a device's range (empty: all of it)")
         self.threads_spin = _spin(0, MAX_THREADS, 0)
-        self.threads_spin.setSpecialValueText("host's CPUs")
+        self.threads_spin.setSpecialValueText("host's CPUs, at most 8")
+        self.threads_spin.setToolTip(
+            "fio's numjobs, capped as CloudHarmony caps it: at most 8, and 2 per CPU"
+        )
         self.iodepth_spin = _spin(1, MAX_IODEPTH, 64)
         self.round_spin = _spin(1, 3600, 60, " s")
         self.rounds_spin = _spin(5, 1000, 25)
         self.passes_spin = _spin(0, 5, 2)
-        self.purge_check = QCheckBox("Purge a device first (blkdiscard)")
+        self.steady_combo = QComboBox()
+        self.steady_combo.setObjectName("storage_steady_state")
+        self.steady_combo.addItem("PTS (the specification's rule)", SteadyRule.PTS.value)
+        self.steady_combo.addItem(
+            "CloudHarmony (its units and roundings)", SteadyRule.CLOUDHARMONY.value
+        )
+        self.steady_combo.setToolTip(
+            "CloudHarmony's arithmetic ends a stage where a published CloudHarmony study did"
+        )
+        self.purge_check = QCheckBox("Purge a device first (blkdiscard, else a zero fill)")
         self.purge_check.setChecked(True)
-        self.force_check = QCheckBox("Force: a device holding a file system or partitions")
+        self.force_check = QCheckBox("Force, even over a file system")
+        self.force_check.setToolTip(
+            "Run on a device that holds a file system or partitions (their data is destroyed)"
+        )
         self.label_edit = QLineEdit()
         self.label_edit.setPlaceholderText("optional, e.g. OCI block volume")
         self.estimate_label = QLabel()
@@ -88,6 +115,7 @@ class SuiteForm(QWidget):
         form.addRow("Round length", self.round_spin)
         form.addRow("Max rounds", self.rounds_spin)
         form.addRow("Precondition passes", self.passes_spin)
+        form.addRow("Steady state", self.steady_combo)
         form.addRow(self.purge_check)
         form.addRow(self.force_check)
         form.addRow("Label", self.label_edit)
@@ -216,4 +244,5 @@ class SuiteForm(QWidget):
             confirm=confirm,
             force=self.force_check.isChecked(),
             label=self.label_edit.text().strip(),
+            steady_state=SteadyRule(str(self.steady_combo.currentData())),
         )

@@ -4,8 +4,6 @@ that says so and offers to resume the newest (never a dialog at start-up)."""
 
 from __future__ import annotations
 
-import time
-
 import shiboken6
 from PySide6.QtCore import Qt, Signal
 from PySide6.QtWidgets import (
@@ -19,11 +17,14 @@ from PySide6.QtWidgets import (
     QWidget,
 )
 
+from pairbench.domain.timestamps import time_text
 from pairbench.services.library import Library
 from pairbench.services.storage_watch import SuiteRow, resumable_suites
 from pairbench.ui.bridge import EngineBridge
 from pairbench.ui.library.jobs import error_text
 from pairbench.ui.library.message_bar import MessageBar
+
+LIST_HEIGHT = 96  # px: three suites; the window's height is for the live plots
 
 
 class InterruptedBar(MessageBar):
@@ -75,10 +76,11 @@ class SuitesList(QWidget):
         super().__init__(parent)
         self.bridge = bridge
         self.rows: list[SuiteRow] = []
-        title = QLabel("<b>Stopped suites</b> (cancelled, interrupted or failed)")
+        title = QLabel("<b>Stopped suites</b>")
+        title.setToolTip("Suites cancelled, interrupted or failed: resume one to go on")
         self.list = QListWidget()
         self.list.setObjectName("storage_suites")
-        self.list.setMaximumHeight(140)
+        self.list.setMaximumHeight(LIST_HEIGHT)
         self.list.setWordWrap(True)
         self.list.setHorizontalScrollBarPolicy(Qt.ScrollBarPolicy.ScrollBarAlwaysOff)
         self.list.itemSelectionChanged.connect(self._selection_changed)
@@ -95,11 +97,11 @@ class SuitesList(QWidget):
         row.setContentsMargins(0, 0, 0, 0)
         row.addWidget(title, 1)
         row.addWidget(reload_button)
+        row.addWidget(self.resume_button)  # on the title's line: in view with the title
         layout = QVBoxLayout(self)
         layout.setContentsMargins(0, 0, 0, 0)
         layout.addLayout(row)
         layout.addWidget(self.list)
-        layout.addWidget(self.resume_button)
         self._selection_changed()
 
     def refresh(self) -> None:
@@ -121,7 +123,7 @@ class SuitesList(QWidget):
         self.rows = list(rows)
         self.list.clear()
         for row in rows:
-            when = time.strftime("%Y-%m-%d %H:%M", time.localtime(row.created_at))
+            when = time_text(row.created_at, "%Y-%m-%d %H:%M")
             item = QListWidgetItem(f"{row.title} — {row.status}, {when}")
             item.setData(Qt.ItemDataRole.UserRole, row.id)
             item.setToolTip(f"{row.title}\n{row.status}: {row.error or 'stopped'}")

@@ -145,6 +145,8 @@ class WindowPlot(RoundPlot):
             head = f"Steady state not reached in {verdict.rounds} rounds (last window shown)."
         else:
             head = f"Not steady yet after round {window.round}."
+        if window.rule == "cloudharmony":
+            head += " By CloudHarmony's arithmetic (its units and roundings)."
         data = _check_text(
             "Data excursion (max − min)",
             window.data_excursion,
