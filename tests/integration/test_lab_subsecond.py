@@ -15,7 +15,9 @@ from pairbench.lab.shaping import parse_rate, parse_size
 from pairbench.library import Library
 from pairbench.library.series import load_raw_output, load_series
 
-pytestmark = [pytest.mark.lab, pytest.mark.timeout(300)]
+# Serial: iperf3's 0.1 s intervals (each step within 0.05 s) and shaped rates within 5 % are
+# CPU-sensitive measurements (tests/README.md).
+pytestmark = [pytest.mark.lab, pytest.mark.serial, pytest.mark.timeout(300)]
 
 
 def _run(lab: Any, *settings: str, timeout: float = 120) -> dict[str, Any]:
