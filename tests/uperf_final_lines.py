@@ -1,6 +1,6 @@
 """uperf's final figures read straight from its printed text: the reference the uperf tests
 compare Pairbench's stored summary with (differential: this reader is written apart from the
-parser, with the README's names).
+parser, with the guide's names).
 
 Read: each transaction's last progress piece (``TxnN  BYTES / SECS(s) = RATE  OPSop/s``) or
 last raw line (``timestamp_ms:… name:TxnN nr_bytes:B nr_ops:O``), the Total line, every Txn

@@ -95,3 +95,18 @@ def test_the_median_of_a_tenth_and_a_one_second_run_is_on_the_coarser_grid() -> 
     assert np.allclose(median, 2e9)
     _, alone = median_curve([fine])
     assert np.allclose(alone[::2], 3e9) or np.allclose(alone[::2], 1e9)  # its own 0.1 s grid
+
+
+@pytest.mark.parametrize("seed", range(4))
+def test_levels_of_counts_that_alternate_at_a_tenth_of_a_second(seed: int) -> None:
+    """At 0.1 s a shaped rate's counts alternate between two values (the lab's 200 Mbit/s
+    baseline read 156–167 and 235–250 Mbit/s, more often the low one): the level is their
+    rate, not the more frequent of the two."""
+    t, v = step_series(150, 6.3, dt=DT)
+    rng = np.random.default_rng(seed)
+    low = rng.random(v.size) < 0.6  # 60 % of intervals read 0.8x, 40 % 1.3x: the mean is 1x
+    v = v * np.where(low, 0.8, 1.3)
+    estimate = analyze_series(t, v)
+    assert estimate.detected
+    assert estimate.baseline_bps == pytest.approx(BASE, rel=0.05)
+    assert estimate.burst_bps == pytest.approx(BURST, rel=0.05)

@@ -100,7 +100,7 @@ def test_the_index_lists_every_page_and_the_readme_every_page_too() -> None:
 def test_the_readme_is_a_front_page() -> None:
     text = (REPO / "README.md").read_text()
     assert len(text.splitlines()) <= 400
-    for command in ("make run", "make test"):
+    for command in ("make run", "make test", "make check"):
         assert f"\n{command} " in text  # the two commands, in their code block
 
 

@@ -197,8 +197,15 @@ class _Level:
         return self.sigma / math.sqrt(max(self.n, 1))
 
 
-def _robust_level(x: FloatArray) -> _Level:
-    """The mean of what lies within 3 MAD-sigmas of the median, with its spread."""
+def _robust_level(x: FloatArray, per_block: int = 1) -> _Level:
+    """The mean of what lies within 3 MAD-sigmas of the median, with its spread; taken over
+    the means of ``per_block`` consecutive samples (about a second of them: a tool's counts in
+    0.1 s intervals alternate between two values, e.g. 160 and 245 Mbit/s for 200, whose
+    median and MAD would keep one of the two), each sample by itself at 1 s and longer."""
+    if per_block > 1 and x.size >= 2 * per_block:
+        whole = x.size // per_block * per_block
+        blocks = x[:whole].reshape(-1, per_block).mean(axis=1)
+        x = np.append(blocks, x[whole:].mean()) if whole < x.size else blocks
     med = float(np.median(x))
     floor = _RESOLUTION * abs(med)
     sigma = max(float(np.median(np.abs(x - med))) * _MAD_TO_SIGMA, floor)
@@ -207,6 +214,14 @@ def _robust_level(x: FloatArray) -> _Level:
         kept = x
     spread = float(kept.std(ddof=1)) if kept.size > 1 else sigma
     return _Level(float(kept.mean()), max(spread, floor), int(kept.size))
+
+
+def _per_second(dt: FloatArray) -> int:
+    """How many samples make about a second (1 at intervals of 1 s and longer)."""
+    interval = float(np.median(dt)) if dt.size else 1.0
+    if not math.isfinite(interval) or interval <= 0 or interval >= 1.0:
+        return 1
+    return max(1, round(1.0 / max(interval, MIN_SCALED_INTERVAL_S)))
 
 
 @dataclass
@@ -408,7 +423,7 @@ def _fit(
     if n == 0 or scale <= 0:
         return BurstEstimate(BurstState.NO_STEP, now, n, start_t=start_t)
     x = v / scale  # work near 1: the sums of squares stay exact enough
-    overall = _robust_level(x)
+    overall = _robust_level(x, _per_second(dt))
     no_step = BurstEstimate(
         BurstState.NO_STEP,
         now,
@@ -462,7 +477,8 @@ def _describe_step(
     right_core = x[k + 1 :] if first_right_is_transition else x[k:]
     if left_core.size < params.min_burst_intervals or right_core.size < 1:
         return None
-    burst, base = _robust_level(left_core), _robust_level(right_core)
+    per_block = _per_second(dt)
+    burst, base = _robust_level(left_core, per_block), _robust_level(right_core, per_block)
     span = burst.mean - base.mean
     noise = max(burst.sigma, base.sigma)
     if burst.mean <= 0 or span / burst.mean < params.min_drop or span < params.min_contrast * noise:

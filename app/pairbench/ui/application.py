@@ -72,8 +72,8 @@ def run_app(library_path: Path) -> int:
         window.teamConnected.connect(team.refresh)
         window.show()
         _show_library_warnings(window, library.warnings)
-        report_startup(window)  # only with PAIRBENCH_REPORT_STARTUP=1
         _quit_on_signals(app, window)
+        report_startup(window)  # only with PAIRBENCH_REPORT_STARTUP=1 (signals handled by then)
         return app.exec()
     finally:
         team.stop()
