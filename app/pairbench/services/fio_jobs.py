@@ -10,7 +10,7 @@ from pathlib import Path
 
 from pairbench.domain.failures import UserFileError
 from pairbench.domain.user_files import read_text
-from pairbench.tools.fio_jobenv import env_settings, parse_env, references
+from pairbench.tools.fio_jobenv import env_settings, format_env, parse_env, references
 from pairbench.tools.fio_jobfile import (
     MAX_JOBFILE_CHARS,
     SHOWN,
@@ -23,9 +23,11 @@ __all__ = [
     "JobFile",
     "JobFileError",
     "check_job_text",
+    "format_env_values",
     "format_jobs",
     "job_file_params",
     "job_lines",
+    "read_env_values",
     "read_job_file",
 ]
 
@@ -110,3 +112,19 @@ def job_lines(job: JobFile) -> list[str]:
 
 def _cells(cells: Sequence[str], widths: Sequence[int]) -> list[str]:
     return [cell.ljust(width) for cell, width in zip(cells, widths, strict=True)]
+
+
+def format_env_values(values: Mapping[str, str]) -> str:
+    """``jobfile_env`` from a form's values (those left empty are not given)."""
+    return format_env({name: value for name, value in values.items() if value})
+
+
+def read_env_values(raw: str) -> dict[str, str]:
+    """The ``NAME=value`` items of ``jobfile_env`` that are well formed (for a form)."""
+    values: dict[str, str] = {}
+    for item in raw.split():
+        try:
+            values.update(parse_env(item))
+        except JobFileError:
+            continue
+    return values
