@@ -1,11 +1,12 @@
-# Pairbench: `make run` starts the workbench, `make test` runs every check. Both set up first.
+# Pairbench: `make run` starts the workbench, `make test` runs every check, `make check` the quick
+# loop (lint and the tests that need no lab). All set up first.
 SHELL := /bin/bash
 PYTHON ?= python3
 VENV := .venv
 BIN := $(VENV)/bin
 STAMP := $(VENV)/.installed
 
-.PHONY: setup system vendor run test lint pytest bench bundle bundle-test clean
+.PHONY: setup system vendor run test check lint pytest bench bundle bundle-test clean
 
 setup: system $(STAMP) vendor
 
@@ -37,19 +38,21 @@ lint: setup
 	$(BIN)/mypy
 	$(BIN)/lint-imports
 
-# tests/bundle: the spec and resource checks, and the bundle's smoke test, always run. The smoke
-# test runs against $$PAIRBENCH_BUNDLE when it names a bundle already built (DIR/pairbench),
-# else against dist/pairbench built afresh first (`make bundle`: about 45 s here, the smoke
-# tests about 20 s more).
-BUNDLE_UNDER_TEST := $(or $(PAIRBENCH_BUNDLE),$(abspath dist/pairbench))
+# make test (what CI runs): lint, the bundle build (into dist/, unless $$PAIRBENCH_BUNDLE names
+# one already built) and the tests on $${PAIRBENCH_TEST_WORKERS:-3} pytest-xdist workers all at
+# once; then the tests that must run alone and the bundle's smoke tests. Each part's output is
+# printed whole; the run ends with the 25 slowest tests and the total time (tests/suite_runner.py,
+# tests/README.md).
+test: setup
+	@$(BIN)/python tests/suite_runner.py test
 
-# --durations: the 25 slowest tests are listed at the end, to keep the suite's time in view.
-pytest: setup $(if $(PAIRBENCH_BUNDLE),,bundle)
-	@echo "pytest: smoke-testing the bundle $(BUNDLE_UNDER_TEST)"
-	QT_QPA_PLATFORM=offscreen PAIRBENCH_BUNDLE=$(BUNDLE_UNDER_TEST) \
-		$(BIN)/pytest -q -p no:cacheprovider --durations=25
+# The quick loop after each change: lint and the unit and window tests, at once.
+check: setup
+	@$(BIN)/python tests/suite_runner.py check
 
-test: lint pytest
+# The whole suite in one plain pytest session (no workers; the default lab), as before.
+pytest: setup
+	QT_QPA_PLATFORM=offscreen $(BIN)/pytest -q -p no:cacheprovider --durations=25
 
 bench: setup
 	QT_QPA_PLATFORM=offscreen $(BIN)/python -m bench

@@ -8,6 +8,7 @@ from pathlib import Path
 
 import pytest
 
+import sessionkit
 from labkit import lab, shaped
 from pairbench.library import Library
 from teamkit import team_passwords, team_server
@@ -29,6 +30,17 @@ __all__ = [
 
 # Qt tests draw offscreen unless a display was chosen explicitly.
 os.environ.setdefault("QT_QPA_PLATFORM", "offscreen")
+
+
+def pytest_configure(config: pytest.Config) -> None:
+    """This session's own host-lock folder, temporary and XDG directories (``sessionkit``)."""
+    sessionkit.isolate(config)
+
+
+def pytest_unconfigure(config: pytest.Config) -> None:
+    """The environment as it was; the session's private directory removed (done at the end
+    of the session already, unless it ended early)."""
+    sessionkit.restore()
 
 
 @pytest.fixture

@@ -1,5 +1,13 @@
 """The network lab as a session fixture (for tests/integration and tests/faults): brought up
-through the real CLI, always taken down."""
+through the real CLI, always taken down.
+
+Which lab: the default one (``pbl-…``) for a plain ``pytest`` run, as a user's ``lab up``; under
+pytest-xdist each worker takes a lab instance of its own (``PAIRBENCH_LAB_INSTANCE``, see
+``pairbench.lab.instance``: its own namespaces, addresses, state directories and lock), the
+first free one starting from its worker number, and puts it in ``os.environ`` for as long as it
+holds it, so every ``pairbench`` it starts and every in-process lab call manage that lab.
+``PAIRBENCH_LAB_INSTANCE`` set by hand picks the instance for every worker of the session.
+"""
 
 from __future__ import annotations
 
@@ -10,6 +18,7 @@ import os
 import shutil
 import subprocess
 import sys
+import time
 from collections.abc import Callable, Iterator, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -18,14 +27,19 @@ from typing import Any
 import pytest
 
 from pairbench.lab import LabError
+from pairbench.lab.instance import ENV as INSTANCE_ENV
+from pairbench.lab.instance import MAX_INSTANCE, LabInstance, current
 from pairbench.lab.state import exclusive
+from pairbench.lab.topology import single
 from testkit import require
 
 PAIRBENCH = [sys.executable, "-m", "pairbench"]
 SSHD = shutil.which("sshd") or "/usr/sbin/sshd"
 SESSION_WAIT_S = 900.0
-TESTS_LOCK = "pairbench-lab-tests"
+TESTS_LOCK = "pairbench-lab-tests"  # the default lab's; instance K: pairbench-lab-tests.iK
+WORKER_ENV = "PYTEST_XDIST_WORKER"  # gw0, gw1 … in a pytest-xdist worker
 _tests_lock_depth = 0
+_tests_lock_held = contextlib.ExitStack()
 
 
 @dataclass
@@ -69,6 +83,35 @@ class LabHandle:
     def shape(self, *options: str) -> dict[str, Any]:
         """``lab shape OPTIONS`` (no options: unshaped); see ``shape``."""
         return shape(self, *options)
+
+    def namespace(self, role: str) -> str:
+        """The network namespace of the ``client`` or ``server`` host (``pbl-server`` …)."""
+        return str(self.info[role]["namespace"])
+
+    def address(self, role: str) -> str:
+        """The data-link address of the ``client`` or ``server`` host (``10.213.0.2`` …)."""
+        return str(self.info[role]["data_address"])
+
+    @property
+    def instance(self) -> LabInstance:
+        """The lab instance this lab is (its name prefix, networks, state directories)."""
+        return current()
+
+    def root_link(self, role: str) -> str:
+        """The root-namespace end of a host's management link (``pbl-s0`` …)."""
+        return f"{self.instance.prefix}{role[0]}0"
+
+
+def lab_pids() -> set[int]:
+    """The processes living in the (current instance's) single lab's client and server
+    namespaces: what runs on the lab's hosts, and nothing of another lab or test worker."""
+    found: set[int] = set()
+    for namespace in single().namespaces[:2]:
+        out = subprocess.run(
+            ["ip", "netns", "pids", namespace], capture_output=True, text=True, check=False
+        ).stdout
+        found.update(int(token) for token in out.split() if token.isdigit())
+    return found
 
 
 def lab_prerequisites() -> None:
@@ -118,22 +161,86 @@ def shaped(lab: LabHandle) -> Iterator[Shaper]:
     shape(lab)
 
 
+def tests_lock_name(number: int) -> str:
+    """The lock a test session holds while it uses lab instance ``number``."""
+    return TESTS_LOCK if number == 0 else f"{TESTS_LOCK}.i{number}"
+
+
+def candidate_instances(environ: dict[str, str] | None = None) -> list[int]:
+    """The lab instances this session may use, in order of preference: the one
+    ``PAIRBENCH_LAB_INSTANCE`` names; else in a pytest-xdist worker every instance, its own
+    first (gw0: 1, gw1: 2 …; another session's workers then take the next free ones); else the
+    default lab (0)."""
+    env = dict(os.environ) if environ is None else environ
+    if env.get(INSTANCE_ENV, "").strip():
+        return [current(env).number]
+    worker = env.get(WORKER_ENV, "").removeprefix("gw")
+    if not worker:
+        return [0]
+    own = int(worker) % MAX_INSTANCE + 1 if worker.isdigit() else 1
+    return [own, *(n for n in range(1, MAX_INSTANCE + 1) if n != own)]
+
+
+def _take_instance(stack: contextlib.ExitStack, candidates: list[int], wait_s: float) -> int:
+    """Hold (in ``stack``) the tests' lock of the first free instance among ``candidates``,
+    waiting (bounded) while all are held; its number."""
+    if len(candidates) == 1:
+        stack.enter_context(exclusive(tests_lock_name(candidates[0]), timeout_s=wait_s))
+        return candidates[0]
+    deadline = time.monotonic() + wait_s
+    while True:
+        for number in candidates:
+            try:
+                stack.enter_context(exclusive(tests_lock_name(number), timeout_s=0))
+            except LabError:
+                continue
+            return number
+        if time.monotonic() > deadline:
+            raise LabError(f"all {len(candidates)} lab instances are in use")
+        time.sleep(0.5)
+
+
 @contextlib.contextmanager
 def tests_lock() -> Iterator[None]:
-    """Hold the lab for this test session: another session waits (bounded) for it; in this
-    process it nests (the session's ``lab`` and a ``lab_pairs`` inside it)."""
-    global _tests_lock_depth
-    with contextlib.ExitStack() as stack:
-        if _tests_lock_depth == 0:
-            try:
-                stack.enter_context(exclusive(TESTS_LOCK, timeout_s=SESSION_WAIT_S))
-            except LabError as exc:
-                pytest.fail(f"another test session kept the lab for {SESSION_WAIT_S:g} s: {exc}")
-        _tests_lock_depth += 1
+    """Hold a lab for this test session: another session waits (bounded) for it, or under
+    pytest-xdist takes another instance; in this process it nests (the session's ``lab`` and a
+    module's ``lab_pairs``, in either order), the lock and the instance in ``os.environ`` held
+    until the last holder is done."""
+    global _tests_lock_depth, _tests_lock_held
+    if _tests_lock_depth == 0:
         try:
-            yield
-        finally:
-            _tests_lock_depth -= 1
+            candidates = candidate_instances()
+        except LabError as exc:
+            pytest.fail(str(exc), pytrace=False)
+        held = contextlib.ExitStack()
+        try:
+            number = _take_instance(held, candidates, SESSION_WAIT_S)
+        except LabError as exc:
+            pytest.fail(f"another test session kept the lab for {SESSION_WAIT_S:g} s: {exc}")
+        held.enter_context(_instance_in_environment(number))
+        _tests_lock_held = held
+    _tests_lock_depth += 1
+    try:
+        yield
+    finally:
+        _tests_lock_depth -= 1
+        if _tests_lock_depth == 0:
+            _tests_lock_held.close()
+
+
+@contextlib.contextmanager
+def _instance_in_environment(number: int) -> Iterator[None]:
+    """``PAIRBENCH_LAB_INSTANCE`` set to ``number`` (unset for the default lab), then restored."""
+    before = os.environ.get(INSTANCE_ENV)
+    if number:
+        os.environ[INSTANCE_ENV] = str(number)
+    try:
+        yield
+    finally:
+        if before is None:
+            os.environ.pop(INSTANCE_ENV, None)
+        else:
+            os.environ[INSTANCE_ENV] = before
 
 
 @dataclass

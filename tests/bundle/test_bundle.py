@@ -30,6 +30,9 @@ from pairbench.library.runs import get_run
 from pairbench.library.series import load_series
 from testkit import REPO, require, require_program
 
+# make test runs these once the bundle is built (tests/suite_runner.py).
+pytestmark = pytest.mark.bundle
+
 MARKER = "pairbench-startup:"
 ICON_SIZES = {16, 24, 32, 48, 64, 128, 256, 512}
 

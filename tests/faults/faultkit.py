@@ -19,31 +19,46 @@ PAIRBENCH = [sys.executable, "-m", "pairbench"]
 INTERVAL_LINE = re.compile(r"^\s*\d+\.\d s\s")
 
 
-def tagged_processes() -> dict[int, str]:
+def tagged_processes(only: set[int] | None = None) -> dict[int, str]:
     """Every process on this machine started by a Pairbench run (the lab's hosts share its
-    process table): pid → command line."""
-    found: dict[int, str] = {}
+    process table; ``only``: among these pids, e.g. ``labkit.lab_pids()``, the lab's hosts
+    alone, what a test beside other workers looks at): pid → command line."""
+    return {pid: cmdline for pid, (cmdline, _tag) in _tagged(only).items()}
+
+
+def run_tags(only: set[int] | None = None) -> set[str]:
+    """The run tags (``PAIRBENCH_RUN_TAG``) of the processes ``tagged_processes`` finds."""
+    return {tag for _cmdline, tag in _tagged(only).values()}
+
+
+def _tagged(only: set[int] | None) -> dict[int, tuple[str, str]]:
+    found: dict[int, tuple[str, str]] = {}
     needle = f"{TAG_VARIABLE}=".encode()
-    for environ in glob.glob("/proc/[0-9]*/environ"):
+    every = (int(entry.name) for entry in Path("/proc").iterdir() if entry.name.isdigit())
+    for pid in every if only is None else only:
         try:
-            data = Path(environ).read_bytes()
+            data = Path(f"/proc/{pid}/environ").read_bytes()
         except OSError:
             continue
-        if any(entry.startswith(needle) for entry in data.split(b"\0")):
-            pid = int(environ.split("/")[2])
+        tags = [entry[len(needle) :] for entry in data.split(b"\0") if entry.startswith(needle)]
+        if tags:
             try:
                 cmdline = Path(f"/proc/{pid}/cmdline").read_bytes().replace(b"\0", b" ")
                 state = Path(f"/proc/{pid}/stat").read_text().rsplit(")", 1)[-1].split()[0]
             except OSError:
                 continue
             if state != "Z":
-                found[pid] = cmdline.decode(errors="replace").strip()
+                text = cmdline.decode(errors="replace").strip()
+                found[pid] = (text, tags[0].decode(errors="replace"))
     return found
 
 
-def tagged_workdirs() -> list[str]:
-    """Work directories of runs (``pairbench.pb.*``) in /tmp."""
-    return sorted(glob.glob("/tmp/pairbench.pb.*"))
+def tagged_workdirs(tags: set[str] | None = None) -> list[str]:
+    """Work directories of runs (``pairbench.pb.*``) in /tmp, where the lab's hosts make them
+    (``tags``: only those of these runs; other workers' runs make theirs there too)."""
+    if tags is None:
+        return sorted(glob.glob("/tmp/pairbench.pb.*"))
+    return sorted(p for tag in tags for p in glob.glob(f"/tmp/pairbench.{glob.escape(tag)}.*"))
 
 
 def start_run(

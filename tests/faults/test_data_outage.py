@@ -11,12 +11,14 @@ from typing import Any
 from faultkit import finish, start_run, wait_for_interval
 from pairbench.library import Library
 from pairbench.library.runs import get_run, list_runs
+from testkit import read_until
 
-OUTAGE_S = 5.0
+STALL_NOTICE = "! no report for"  # the run's live notice of a stall (engine/stall.py)
+NOTICE_WITHIN_S = 15.0  # bounds the wait for it (the notice comes after 3 s without data)
 
 
-def _data_link(state: str) -> None:
-    subprocess.run(["ip", "-n", "pbl-server", "link", "set", "data", state], check=True)
+def _data_link(lab: Any, state: str) -> None:
+    subprocess.run(["ip", "-n", lab.namespace("server"), "link", "set", "data", state], check=True)
 
 
 def test_data_link_outage_is_stored_as_stalled(lab: Any, shaped: Any) -> None:
@@ -24,13 +26,15 @@ def test_data_link_outage_is_stored_as_stalled(lab: Any, shaped: Any) -> None:
     proc = start_run(lab.library, "iperf3", "duration=14")
     try:
         wait_for_interval(proc)
-        _data_link("down")
+        _data_link(lab, "down")
         down_at = time.monotonic()
-        time.sleep(OUTAGE_S)
+        # The link stays down until the run says it stalled (not for a fixed time).
+        said = read_until(proc, STALL_NOTICE, NOTICE_WITHIN_S, stdout=True)
     finally:
-        _data_link("up")
+        _data_link(lab, "up")
     up_after = time.monotonic() - down_at
-    status, out, err = finish(proc, 90)
+    status, rest, err = finish(proc, 90)
+    out = said + rest
     assert status == 5, (status, out, err)  # stalled
     assert "! no report for" in out, out  # said live
     assert "reports again" in out, out

@@ -9,14 +9,18 @@ import statistics
 import time
 from typing import Any
 
+import pytest
+
 from faultkit import (
     finish,
     run_json,
+    run_tags,
     start_run,
     tagged_processes,
     tagged_workdirs,
     wait_for_interval,
 )
+from labkit import lab_pids
 
 TRIALS = 20
 GONE_WITHIN_S = 2.0  # no process of the run left on either host (issue 12)
@@ -35,12 +39,13 @@ TOOLS: list[tuple[str, tuple[str, ...]]] = [
 
 def _kill_trial(lab: Any, tool: str, settings: tuple[str, ...]) -> float:
     """SIGKILL ``pairbench run`` once the tool reports; seconds until no tool of it is left."""
-    assert tagged_processes() == {}, "a tool of an earlier trial is still running"
+    assert tagged_processes(lab_pids()) == {}, "a tool of an earlier trial is still running"
     proc = start_run(lab.library, tool, *settings)
     try:
         wait_for_interval(proc)
-        running = tagged_processes()
+        running = tagged_processes(lab_pids())
         assert running, f"{tool}: no tagged process while the run measured"
+        tags = run_tags(lab_pids())
         os.kill(proc.pid, signal.SIGKILL)
         killed_at = time.monotonic()
         proc.wait(10)
@@ -51,22 +56,23 @@ def _kill_trial(lab: Any, tool: str, settings: tuple[str, ...]) -> float:
         for stream in (proc.stdout, proc.stderr):
             if stream is not None:
                 stream.close()
-    while tagged_processes():
+    while tagged_processes(lab_pids()):
         elapsed = time.monotonic() - killed_at
         assert elapsed < GONE_WITHIN_S, (
-            f"{tool}: {elapsed:.1f} s after SIGKILL still running: {tagged_processes()}"
+            f"{tool}: {elapsed:.1f} s after SIGKILL still running: {tagged_processes(lab_pids())}"
         )
         time.sleep(0.02)
     gone = time.monotonic() - killed_at
-    while tagged_workdirs():
+    while tagged_workdirs(tags):
         elapsed = time.monotonic() - killed_at
         assert elapsed < FILES_WITHIN_S, (
-            f"{tool}: {elapsed:.1f} s after SIGKILL files left: {tagged_workdirs()}"
+            f"{tool}: {elapsed:.1f} s after SIGKILL files left: {tagged_workdirs(tags)}"
         )
         time.sleep(0.02)
     return gone
 
 
+@pytest.mark.serial  # a time bound (2 s) and a measured rate (3 %): alone (tests/README.md)
 def test_sigkill_mid_run_leaves_no_tool_and_no_file_and_the_next_run_is_clean(
     lab: Any, shaped: Any
 ) -> None:

@@ -17,7 +17,7 @@ import pytest
 from pairbench.domain.host_text import key_fingerprint
 from pairbench.lab import sshd
 from pairbench.lab.state import LabPaths, exclusive
-from pairbench.lab.topology import CLIENT, SERVER, Node
+from pairbench.lab.topology import Node, single
 from pairbench.library import Library
 from pairbench.library.hosts import pinned_host_keys
 from testkit import require_program
@@ -80,10 +80,10 @@ def test_a_changed_host_key_is_refused_until_repinned(restored: LabHandle) -> No
     lab = restored
     old = lab.info["server"]["host_key"]
     assert _pins(lab, "lab-server") == [old]
-    new = _regenerate_host_key(SERVER)
+    new = _regenerate_host_key(single().server)
     old_print, new_print = key_fingerprint(old), key_fingerprint(new)
     assert old_print != new_print
-    assert _offered_key(SERVER) == new  # the sshd really offers the new key
+    assert _offered_key(single().server) == new  # the sshd really offers the new key
 
     # `lab up` refuses, naming both keys and the explicit step, and pins nothing.
     refused = lab.cli("lab", "up")
@@ -133,7 +133,7 @@ def test_a_changed_host_key_is_refused_until_repinned(restored: LabHandle) -> No
 def test_forget_key_then_up_also_repins(restored: LabHandle) -> None:
     lab = restored
     old = lab.info["client"]["host_key"]
-    new = _regenerate_host_key(CLIENT)
+    new = _regenerate_host_key(single().client)
     assert lab.cli("lab", "up").returncode == 1
     forgot = lab.cli("hosts", "forget-key", "lab-client")
     assert forgot.returncode == 0, forgot.stderr

@@ -31,13 +31,14 @@ PAIRBENCH = [sys.executable, "-m", "pairbench"]
 RUNS = 4
 RECORDS = 250_000  # × 4 metrics: a million samples a run, so a push takes a moment
 METRICS = ("throughput_bps", "retransmits", "cwnd_bytes", "rtt_us")
-ROOT_LINK = "pbl-s0"  # the root side of the lab server's management link
 # Quick to notice a dead peer, on both ends (libpq URL parameters a user may set too).
 FAST = "keepalives_idle=1&keepalives_interval=1&keepalives_count=2&tcp_user_timeout=3000"
 
 
-def _link(state: str) -> None:
-    subprocess.run(["ip", "link", "set", ROOT_LINK, state], check=True, timeout=30)
+def _link(lab: Any, state: str) -> None:
+    """Set the root side of the lab server's management link up or down."""
+    link = lab.root_link("server")
+    subprocess.run(["ip", "link", "set", link, state], check=True, timeout=30)
 
 
 @pytest.fixture
@@ -49,7 +50,7 @@ def server(lab: Any) -> Iterator[TeamServer]:
         made.init()
         yield made
     finally:
-        _link("up")
+        _link(lab, "up")
         made.remove()
 
 
@@ -81,7 +82,7 @@ def _count(server: TeamServer, sql: str) -> int:
 
 
 def test_a_publish_cut_by_the_network_keeps_nothing_half_done_and_goes_once_later(
-    server: TeamServer, tmp_path: Path
+    lab: Any, server: TeamServer, tmp_path: Path
 ) -> None:
     library = tmp_path / "library.sqlite"
     _library(library)
@@ -102,12 +103,12 @@ def test_a_publish_cut_by_the_network_keeps_nothing_half_done_and_goes_once_late
             assert push.poll() is None, push.communicate()
             assert time.monotonic() < deadline, "the push did not get going"
             time.sleep(0.02)
-        _link("down")
+        _link(lab, "down")
         cut_at = time.monotonic()
         out, err = push.communicate(timeout=60)
         gave_up_after = time.monotonic() - cut_at
     finally:
-        _link("up")
+        _link(lab, "up")
         if push.poll() is None:
             push.kill()
             push.communicate()

@@ -17,6 +17,8 @@ from pairbench.cli.main import run_cli
 from pairbench.domain import AuthMethod
 from pairbench.lab import manager
 from pairbench.lab.errors import LabError
+from pairbench.lab.instance import current
+from pairbench.lab.topology import PairTopology, single
 from pairbench.library import Library
 from pairbench.library.hosts import get_pair, pinned_host_keys
 from testkit import require_program
@@ -26,8 +28,13 @@ if TYPE_CHECKING:
 
 pytestmark = pytest.mark.lab
 
-STATE_DIR = Path("/run/pairbench-lab")
-IPERF_PORT = "5301"
+IPERF_PORT = "5301"  # inside the lab's own namespaces
+
+
+def _topo() -> PairTopology:
+    """The lab's names and addresses (this session's lab instance: the default lab, or a
+    worker's own under pytest-xdist); ``test_lab_topology`` checks them for the default lab."""
+    return single()
 
 
 def _ns(namespace: str, *argv: str, timeout: float = 30) -> subprocess.CompletedProcess[str]:
@@ -57,9 +64,11 @@ def _ssh(
 
 def _ping_rtt_ms(count: int = 5, interval: str = "0.2") -> tuple[float, float, float]:
     """(avg RTT, mdev, loss %) of a ping from the client to the server's data address."""
+    topo = _topo()
     result = _ns(
-        "pbl-client", "ping", "-q", "-c", str(count), "-i", interval, "-W", "2", "10.213.0.2"
-    )
+        topo.client.namespace,
+        "ping", "-q", "-c", str(count), "-i", interval, "-W", "2", topo.server.data_address,
+    )  # fmt: skip
     loss = re.search(r"([\d.]+)% packet loss", result.stdout)
     rtt = re.search(r"= [\d.]+/([\d.]+)/[\d.]+/([\d.]+) ms", result.stdout)
     assert loss is not None, result.stdout + result.stderr
@@ -70,23 +79,25 @@ def _ping_rtt_ms(count: int = 5, interval: str = "0.2") -> tuple[float, float, f
 
 def _iperf3(seconds: int, *extra: str) -> dict[str, Any]:
     """One iperf3 TCP run client → server over the data path, as iperf3's JSON."""
+    topo = _topo()
     server = subprocess.Popen(
-        ["ip", "netns", "exec", "pbl-server", "iperf3", "-s", "-1", "-p", IPERF_PORT],
+        ["ip", "netns", "exec", topo.server.namespace, "iperf3", "-s", "-1", "-p", IPERF_PORT],
         stdout=subprocess.DEVNULL,
         stderr=subprocess.DEVNULL,
     )
     try:
         deadline = time.monotonic() + 5
         while time.monotonic() < deadline:
-            listening = _ns("pbl-server", "ss", "-Hltn", f"sport = :{IPERF_PORT}")
+            listening = _ns(topo.server.namespace, "ss", "-Hltn", f"sport = :{IPERF_PORT}")
             if listening.stdout.strip():
                 break
             time.sleep(0.05)
         else:
             pytest.fail("iperf3 server did not start listening within 5 s")
         client = _ns(
-            "pbl-client",
-            "iperf3", "-c", "10.213.0.2", "-p", IPERF_PORT, "-t", str(seconds), "-J", *extra,
+            topo.client.namespace,
+            "iperf3", "-c", topo.server.data_address, "-p", IPERF_PORT, "-t", str(seconds), "-J",
+            *extra,
             timeout=seconds + 30,
         )  # fmt: skip
         assert client.returncode == 0, client.stdout[-2000:] + client.stderr
@@ -100,7 +111,10 @@ def _iperf3(seconds: int, *extra: str) -> dict[str, Any]:
 
 
 def _lab_processes() -> list[str]:
-    """Live processes that belong to the lab (by their command line)."""
+    """Live processes that belong to the lab (by their command line: its sshd and delay lines
+    name files in its state directories; other labs' processes are not this lab's)."""
+    instance = current()
+    roots = (f"{instance.state_root}/", f"{instance.multi_root}/")
     found = []
     for entry in Path("/proc").iterdir():
         if not entry.name.isdigit():
@@ -110,21 +124,25 @@ def _lab_processes() -> list[str]:
             state = (entry / "stat").read_text().rsplit(")", 1)[1].split()[0]
         except (OSError, IndexError):
             continue
-        if state != "Z" and (
-            "/run/pairbench-lab" in cmdline or "pairbench.lab.delayline" in cmdline
-        ):
+        if state != "Z" and any(root in cmdline for root in roots):
             found.append(f"{entry.name}: {cmdline}")
     return found
 
 
 def _leftovers() -> list[str]:
+    """What is left of the lab: namespaces and links with its prefix, its processes, its
+    state directory."""
+    instance = current()
     namespaces = subprocess.run(["ip", "netns", "list"], capture_output=True, text=True).stdout
     links = subprocess.run(["ip", "-o", "link", "show"], capture_output=True, text=True).stdout
-    found = [f"namespace {line.split()[0]}" for line in namespaces.splitlines() if "pbl-" in line]
-    found += [f"link {line.split(':')[1].strip()}" for line in links.splitlines() if "pbl-" in line]
+    names = [line.split()[0] for line in namespaces.splitlines() if line.strip()]
+    found = [f"namespace {name}" for name in names if name.startswith(instance.prefix)]
+    devs = [line.split(":")[1].strip() for line in links.splitlines() if line.count(":") >= 2]
+    found += [f"link {dev}" for dev in devs if dev.startswith(instance.prefix)]
     found += [f"process {p}" for p in _lab_processes()]
-    if STATE_DIR.exists():
-        found.append(f"directory {STATE_DIR}")
+    for folder in (instance.state_root, instance.run_dir):
+        if folder is not None and folder.exists():
+            found.append(f"directory {folder}")
     return found
 
 
@@ -184,7 +202,7 @@ def test_status_shows_both_sshd_alive(lab: LabHandle) -> None:
     status = lab.status()
     assert status["up"] and status["healthy"], status["problems"]
     sshd = {p["namespace"]: p for p in status["processes"] if p["name"] == "sshd"}
-    assert set(sshd) == {"pbl-client", "pbl-server"}
+    assert set(sshd) == {_topo().client.namespace, _topo().server.namespace}
     assert all(p["alive"] and p["pid"] > 1 for p in sshd.values())
     text = lab.cli("lab", "status")
     assert text.returncode == 0
@@ -195,7 +213,8 @@ def test_hosts_pair_and_pinned_keys_are_in_the_library(lab: LabHandle) -> None:
     with Library.open(lab.library) as lib:
         pair = get_pair(lib, "lab")
         pins = {name: pinned_host_keys(lib, name) for name in ("lab-client", "lab-server")}
-    assert pair.data_address == "10.213.0.2"
+    topo = _topo()
+    assert pair.data_address == topo.server.data_address
     assert pair.description == "Pairbench network lab"
     assert dict(pair.tags) == {"cloud": "lab"}
     for host, role in ((pair.client, "client"), (pair.server, "server")):
@@ -203,19 +222,20 @@ def test_hosts_pair_and_pinned_keys_are_in_the_library(lab: LabHandle) -> None:
         assert host.name == f"lab-{role}"
         assert (host.address, host.port, host.user) == (info["address"], 22, "root")
         assert host.auth is AuthMethod.KEY
-        assert host.key_path == info["key_path"] == "/run/pairbench-lab/lab_key"
+        assert host.key_path == info["key_path"] == f"{current().state_root}/lab_key"
         assert dict(host.tags) == {"lab": "true"}
         assert pins[host.name] == [info["host_key"]]
         assert info["host_key"].startswith("ssh-ed25519 AAAA")
     assert (lab.info["client"]["address"], lab.info["server"]["address"]) == (
-        "10.213.1.2",
-        "10.213.2.2",
+        topo.client.address,
+        topo.server.address,
     )
 
 
 def test_ssh_reaches_both_hosts_with_the_pinned_keys(lab: LabHandle, tmp_path: Path) -> None:
     require_program("ssh")
-    for role, data in (("client", "10.213.0.1"), ("server", "10.213.0.2")):
+    topo = _topo()
+    for role, data in (("client", topo.client.data_address), ("server", topo.server.data_address)):
         host = lab.info[role]
         known = tmp_path / f"known_{role}"
         known.write_text(f"{host['address']} {host['host_key']}\n")
@@ -225,12 +245,13 @@ def test_ssh_reaches_both_hosts_with_the_pinned_keys(lab: LabHandle, tmp_path: P
         assert data_lines and f"inet {data}/24" in data_lines[0], result.stdout
     # The pin means something: the client's key does not pass for the server.
     wrong = tmp_path / "known_wrong"
-    wrong.write_text(f"10.213.2.2 {lab.info['client']['host_key']}\n")
+    wrong.write_text(f"{topo.server.address} {lab.info['client']['host_key']}\n")
     refused = _ssh(lab.info["server"], wrong, "true")
     assert refused.returncode != 0
     assert "Host key verification failed" in refused.stderr
 
 
+@pytest.mark.serial  # a CPU-sensitive measurement: alone (tests/README.md)
 def test_ping_and_delay(lab: LabHandle, shaped: Shaper) -> None:
     avg, _mdev, loss = _ping_rtt_ms()
     assert loss == 0
@@ -242,6 +263,7 @@ def test_ping_and_delay(lab: LabHandle, shaped: Shaper) -> None:
     assert avg == pytest.approx(10.0, abs=1.0)
 
 
+@pytest.mark.serial  # a CPU-sensitive measurement: alone (tests/README.md)
 def test_jitter_and_loss(lab: LabHandle, shaped: Shaper) -> None:
     shaped("--delay", "5ms", "--jitter", "2ms")
     avg, mdev, loss = _ping_rtt_ms(count=20, interval="0.05")
@@ -254,6 +276,7 @@ def test_jitter_and_loss(lab: LabHandle, shaped: Shaper) -> None:
     assert 12 <= loss <= 30  # binomial: σ ≈ 2.3 %
 
 
+@pytest.mark.serial  # a CPU-sensitive measurement: alone (tests/README.md)
 @pytest.mark.parametrize("rate_mbit", [50, 200, 900])
 def test_rate_accuracy(lab: LabHandle, shaped: Shaper, rate_mbit: int) -> None:
     require_program("iperf3")
@@ -264,6 +287,7 @@ def test_rate_accuracy(lab: LabHandle, shaped: Shaper, rate_mbit: int) -> None:
     assert received == pytest.approx(rate_mbit * 1e6, rel=0.05)
 
 
+@pytest.mark.serial  # a CPU-sensitive measurement: alone (tests/README.md)
 def test_burst_emulation(lab: LabHandle, shaped: Shaper) -> None:
     require_program("iperf3")
     shaped("--rate", "100mbit", "--burst-rate", "400mbit", "--bucket", "50MB")
@@ -277,7 +301,8 @@ def test_burst_emulation(lab: LabHandle, shaped: Shaper) -> None:
 
 def test_a_broken_lab_is_rebuilt_by_up(lab: LabHandle) -> None:
     status = lab.status()
-    pid = next(p["pid"] for p in status["processes"] if p["namespace"] == "pbl-server")
+    server = _topo().server.namespace
+    pid = next(p["pid"] for p in status["processes"] if p["namespace"] == server)
     subprocess.run(["kill", str(pid)], check=True)
     deadline = time.monotonic() + 5
     while Path(f"/proc/{pid}").exists() and time.monotonic() < deadline:
@@ -295,17 +320,18 @@ def test_a_broken_lab_is_rebuilt_by_up(lab: LabHandle) -> None:
 
 
 def test_up_refuses_an_address_space_in_use(lab: LabHandle) -> None:
+    network = current().lab_network  # 10.213.0.0/16
+    taken = f"{network.network_address + 99 * 256}/24"  # 10.213.99.0/24
     assert lab.cli("lab", "down").returncode == 0
-    route = ["ip", "route", "add", "blackhole", "10.213.99.0/24"]
-    subprocess.run(route, check=True)
+    subprocess.run(["ip", "route", "add", "blackhole", taken], check=True)
     try:
         refused = lab.cli("lab", "up")
         assert refused.returncode == 1
-        assert "10.213.0.0/16 is already in use" in refused.stderr
+        assert f"{network} is already in use" in refused.stderr
         assert refused.stderr.count("\n") == 1
         assert _leftovers() == []
     finally:
-        subprocess.run(["ip", "route", "del", "blackhole", "10.213.99.0/24"], check=False)
+        subprocess.run(["ip", "route", "del", "blackhole", taken], check=False)
     lab.up()
 
 
@@ -319,7 +345,7 @@ def test_down_removes_everything(lab: LabHandle) -> None:
 
 def test_down_without_state_file_finds_the_lab_by_name(lab: LabHandle) -> None:
     lab.up("--delay", "1ms")  # a delay line runs too
-    (STATE_DIR / "state.json").unlink()
+    (current().state_root / "state.json").unlink()
     status = lab.status()
     assert status["up"] is False
     assert "leftovers of a lab" in status["problems"][0]

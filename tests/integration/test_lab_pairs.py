@@ -13,6 +13,7 @@ from typing import TYPE_CHECKING, Any
 import pytest
 
 from labkit import PairsLab, lab_pairs
+from pairbench.lab.instance import current
 from pairbench.lab.shaping import parse_rate, parse_time
 from pairbench.library import Library
 from pairbench.library.hosts import get_pair, pinned_host_keys
@@ -25,7 +26,6 @@ pytestmark = pytest.mark.lab
 
 RATES = ["50mbit", "100mbit", "200mbit"]
 DELAYS = ["1ms", "5ms", "10ms"]
-MULTI_ROOT = Path("/run/pairbench-lab-pairs")
 # The single lab's tolerances (test_lab.py): rate within 5 %, round trip within 1 ms.
 RATE_REL = 0.05
 RTT_ABS_MS = 1.0
@@ -52,8 +52,11 @@ def _run(lab: PairsLab, pair: str, tool: str, *settings: str) -> dict[str, Any]:
 
 
 def _multi_leftovers() -> list[str]:
-    """Namespaces, links, processes and files of the multi-pair lab still there."""
-    multi = re.compile(r"pbl-\d+[csw]0?")
+    """Namespaces, links, processes and files of the multi-pair lab still there (of this
+    session's lab instance: another session's labs may be up beside it)."""
+    instance = current()
+    multi = re.compile(re.escape(instance.prefix) + r"\d+[csw]0?")
+    multi_root = instance.multi_root
     namespaces = subprocess.run(["ip", "netns", "list"], capture_output=True, text=True).stdout
     links = subprocess.run(["ip", "-o", "link", "show"], capture_output=True, text=True).stdout
     found = [f"namespace {n}" for n in (line.split()[0] for line in namespaces.splitlines())]
@@ -64,10 +67,10 @@ def _multi_leftovers() -> list[str]:
             cmdline = (entry / "cmdline").read_bytes().replace(b"\0", b" ").decode()
         except OSError:
             continue
-        if f"{MULTI_ROOT}/" in cmdline:
+        if f"{multi_root}/" in cmdline:
             found.append(f"process {entry.name}: {cmdline}")
-    if MULTI_ROOT.exists():
-        found.append(f"directory {MULTI_ROOT}")
+    if multi_root.exists():
+        found.append(f"directory {multi_root}")
     return found
 
 
@@ -132,7 +135,7 @@ def test_the_single_lab_lives_beside_the_pairs(pairs: PairsLab, lab: LabHandle) 
     status = lab.status()
     assert status["healthy"], status["problems"]
     assert lab.info["pair"] == "lab" and lab.info["tags"] == {"cloud": "lab"}
-    assert lab.info["server"]["data_address"] == "10.213.0.2"
+    assert lab.info["server"]["data_address"] == str(current().lab_network[2])  # 10.213.0.2
     names = {p["pair"] for p in status["pairs"]}
     assert names == {"lab", *pairs.names}
 

@@ -60,6 +60,7 @@ def _ns_processes(namespace: str, name: str) -> list[int]:
     return found
 
 
+@pytest.mark.serial  # a CPU-sensitive measurement: alone (tests/README.md)
 @pytest.mark.parametrize("rate_mbit", [50, 200, 900])
 def test_iperf3_over_ssh_matches_the_shaped_rate(lab: Any, rate_mbit: int) -> None:
     lab.shape("--rate", f"{rate_mbit}mbit")
@@ -79,6 +80,7 @@ def test_iperf3_over_ssh_matches_the_shaped_rate(lab: Any, rate_mbit: int) -> No
     assert run.tool_version.startswith("iperf 3.")
 
 
+@pytest.mark.serial  # a CPU-sensitive measurement: alone (tests/README.md)
 def test_pair_check_reports_rtt_versions_and_missing_tools(lab: Any) -> None:
     lab.shape("--delay", "5ms")
     result = _cli(lab.library, "pairs", "check", "lab", "--json")
@@ -96,17 +98,20 @@ def test_cancel_ends_the_remote_processes_on_both_hosts(lab: Any) -> None:
         lab.library, "run", "--pair", "lab", "--tool", "iperf3", "--set", "duration=60"
     )
     assert len(wait_for_lines(proc, "bit/s", 2, timeout_s=60)) == 2
-    assert _ns_processes("pbl-client", "iperf3") and _ns_processes("pbl-server", "iperf3")
+    assert _ns_processes(lab.namespace("client"), "iperf3") and _ns_processes(
+        lab.namespace("server"), "iperf3"
+    )
     cancelled_at = time.monotonic()
     proc.send_signal(signal.SIGINT)
     out, err = proc.communicate(timeout=30)
     assert proc.returncode == 130, err
     while time.monotonic() - cancelled_at < 5 and (
-        _ns_processes("pbl-client", "iperf3") or _ns_processes("pbl-server", "iperf3")
+        _ns_processes(lab.namespace("client"), "iperf3")
+        or _ns_processes(lab.namespace("server"), "iperf3")
     ):
         time.sleep(0.1)
-    assert not _ns_processes("pbl-client", "iperf3")
-    assert not _ns_processes("pbl-server", "iperf3")
+    assert not _ns_processes(lab.namespace("client"), "iperf3")
+    assert not _ns_processes(lab.namespace("server"), "iperf3")
     run_id = int(out.split("run ")[1].split(":")[0])
     with Library.open(lab.library) as lib:
         assert get_run(lib, run_id).status.value == "cancelled"
@@ -118,7 +123,7 @@ def test_server_sshd_killed_mid_run_interrupts_and_keeps_samples(lab: Any) -> No
         lab.library, "run", "--pair", "lab", "--tool", "iperf3", "--set", "duration=60"
     )
     assert len(wait_for_lines(proc, "bit/s", 3, timeout_s=60)) == 3
-    for pid in _ns_processes("pbl-server", "sshd"):
+    for pid in _ns_processes(lab.namespace("server"), "sshd"):
         subprocess.run(["kill", "-9", str(pid)], check=False)
     out, err = proc.communicate(timeout=60)
     assert proc.returncode == 4, (out, err)
@@ -130,7 +135,9 @@ def test_server_sshd_killed_mid_run_interrupts_and_keeps_samples(lab: Any) -> No
         series = {(s.stream, s.metric): s for s in load_series(lib, run_id)}
     assert run.status.value == "interrupted"
     assert len(series[("sum", "throughput_bps")].t) >= 3
-    for pid in _ns_processes("pbl-client", "iperf3"):  # the orphaned client ends by itself
+    for pid in _ns_processes(
+        lab.namespace("client"), "iperf3"
+    ):  # the orphaned client ends by itself
         subprocess.run(["kill", "-9", str(pid)], check=False)
     lab.restart()  # `lab up` again: sshd back, and the next run reconnects
     status, final, err = _run_json(lab.library, "duration=2")
@@ -174,14 +181,14 @@ def test_wrong_key_is_refused(lab: Any, tmp_path: Path) -> None:
         _cli(lab.library, "hosts", "edit", "lab-client", "--key", original)
 
 
-def test_hostile_values_run_nowhere(lab: Any) -> None:
-    sentinel = Path("/tmp/pairbench-pwned")
-    sentinel.unlink(missing_ok=True)
+def test_hostile_values_run_nowhere(lab: Any, tmp_path: Path) -> None:
+    sentinel = tmp_path / "pwned"  # the lab hosts share this machine's file system
+    touch = f"touch {sentinel}"
     for value in (
-        "1M;touch /tmp/pairbench-pwned",
-        "$(touch /tmp/pairbench-pwned)",
-        "`touch /tmp/pairbench-pwned`",
-        "1M\ntouch /tmp/pairbench-pwned",
+        f"1M;{touch}",
+        f"$({touch})",
+        f"`{touch}`",
+        f"1M\n{touch}",
         "-b 1M",
         "'1M'",
     ):
@@ -195,11 +202,11 @@ def test_hostile_values_run_nowhere(lab: Any) -> None:
         transport = SSHTransport(host, HostKeyPolicy(pinned=pinned, known_hosts=()))
         try:
             hostile = [
-                "; touch /tmp/pairbench-pwned",
-                "$(touch /tmp/pairbench-pwned)",
-                "`touch /tmp/pairbench-pwned`",
-                "'\"; touch /tmp/pairbench-pwned",
-                "a\ntouch /tmp/pairbench-pwned",
+                f"; {touch}",
+                f"$({touch})",
+                f"`{touch}`",
+                f"'\"; {touch}",
+                f"a\n{touch}",
             ]
             result = await transport.run(["printf", "%s|", *hostile])
             process = await transport.start(
@@ -212,5 +219,5 @@ def test_hostile_values_run_nowhere(lab: Any) -> None:
             await transport.close()
 
     echoed = asyncio.run(echo_hostile())
-    assert "$(touch /tmp/pairbench-pwned)" in echoed and "`touch" in echoed
-    assert not sentinel.exists()  # the lab hosts share this machine's file system
+    assert f"$({touch})" in echoed and "`touch" in echoed
+    assert not sentinel.exists()

@@ -7,7 +7,6 @@ iperf3) at its end, so other lab tests see the lab they expect.
 
 from __future__ import annotations
 
-import glob
 import json
 import os
 import signal
@@ -21,12 +20,12 @@ from typing import Any
 
 import pytest
 
-from labkit import LabHandle
+from labkit import LabHandle, lab_pids
 from local_run_helpers import start_cli
 from pairbench.domain import Run
 from pairbench.lab import LabError, sshd, vendor
 from pairbench.lab.state import LabPaths
-from pairbench.lab.topology import CLIENT
+from pairbench.lab.topology import single
 from pairbench.library import Library
 from pairbench.library.runs import get_run
 from pairbench.library.series import load_raw_output, load_series
@@ -192,12 +191,12 @@ def _rtt_us(lab: LabHandle) -> float:
 
 
 def _uperf_left() -> dict[int, str]:
-    """uperf processes of a Pairbench run still alive on this machine (the lab's hosts share
-    its process table), pid → command line."""
+    """uperf processes of a Pairbench run still alive on the lab's hosts, pid → command
+    line."""
     found: dict[int, str] = {}
     needle = f"{TAG_VARIABLE}=".encode()
-    for environ in glob.glob("/proc/[0-9]*/environ"):
-        pid = int(environ.split("/")[2])
+    for pid in lab_pids():  # this lab's: other labs and local runs of other workers run uperf too
+        environ = f"/proc/{pid}/environ"
         try:
             tagged = any(e.startswith(needle) for e in Path(environ).read_bytes().split(b"\0"))
             comm = Path(f"/proc/{pid}/comm").read_text().strip()
@@ -403,7 +402,7 @@ def test_lab_hosts_path_puts_the_chosen_builds_first(tmp_path: Path) -> None:
     assert vendor.host_path("3.21", env) == f"{iperf3.parent}:{uperf.parent}:{vendor.SYSTEM_PATH}"
     (tmp_path / vendor.IPERF3.key / vendor.STAMP).unlink()  # an unfinished build is not used
     assert vendor.cached(vendor.IPERF3, env) is None
-    config = sshd.config_text(CLIENT, LabPaths(tmp_path), vendor.host_path("system", env))
+    config = sshd.config_text(single().client, LabPaths(tmp_path), vendor.host_path("system", env))
     assert f'SetEnv "SHLVL=1" "PATH={uperf.parent}:{vendor.SYSTEM_PATH}"' in config.splitlines()
 
 

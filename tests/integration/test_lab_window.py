@@ -129,16 +129,16 @@ def test_cancel_from_the_window_ends_the_lab_processes(
             lambda: (b := tab.plots.buffer("sum", "throughput_bps")) is not None and len(b) >= 2,
             timeout=30_000,
         )
-        assert _iperf3_in("pbl-client") and _iperf3_in("pbl-server")
+        assert _iperf3_in(lab.namespace("client")) and _iperf3_in(lab.namespace("server"))
         qtbot.mouseClick(tab.progress.cancel_button, Qt.MouseButton.LeftButton)
         qtbot.waitUntil(lambda: controller.phase is RunPhase.FINISHED, timeout=30_000)
         assert controller.run is not None and controller.run.status is RunStatus.CANCELLED
         deadline = time.monotonic() + 5
         while (
-            _iperf3_in("pbl-client") or _iperf3_in("pbl-server")
+            _iperf3_in(lab.namespace("client")) or _iperf3_in(lab.namespace("server"))
         ) and time.monotonic() < deadline:
             time.sleep(0.1)
-        assert not _iperf3_in("pbl-client") and not _iperf3_in("pbl-server")
+        assert not _iperf3_in(lab.namespace("client")) and not _iperf3_in(lab.namespace("server"))
 
 
 def test_burst_probe_from_the_window_detects_the_step_live(

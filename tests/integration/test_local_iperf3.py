@@ -155,7 +155,7 @@ def test_ctrl_c_cancels_and_ends_both_processes(library_path: Path) -> None:
     lines = wait_for_lines(proc, "bit/s", 2, timeout_s=30)
     assert len(lines) == 2
     iperfs = children_of(proc.pid)
-    assert len(iperfs) == 2  # server and client
+    assert len(iperfs) == 3  # the server's, the client's and the host sampler's watchdogs
     proc.send_signal(signal.SIGINT)
     out, err = proc.communicate(timeout=15)
     assert proc.returncode == 130, (out, err)

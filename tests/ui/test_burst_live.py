@@ -13,7 +13,7 @@ from pytestqt.qtbot import QtBot
 from run_kit import isolated_settings, open_window, save_png
 
 from pairbench.analysis.burst import BurstState, analyze_series
-from pairbench.domain import LOCAL_PAIR, Record, RunSpec
+from pairbench.domain import LOCAL_PAIR, Record, Run, RunSpec, RunStatus
 from pairbench.domain.units import format_bits
 from pairbench.library import Library
 from pairbench.library.analyses import store_analysis
@@ -154,6 +154,13 @@ def test_a_flat_stream_shows_no_step(qtbot: QtBot, run_tab: tuple[RunTab, RunSig
     overlay = monitor.overlay
     assert overlay is not None
     assert not overlay.step_line.isVisible() and not overlay.burst_level.isVisible()
+    # The run ends: the panel says what the whole run showed, no longer "so far... yet".
+    spec = tab.controller.spec
+    signals.finished.emit(Run(1, spec, RunStatus.COMPLETED, 0.0, 60.0))
+    rate = format_bits(monitor.estimate.burst_bps) if monitor.estimate else "?"
+    headline = monitor.panel.texts()["headline"]
+    assert headline.startswith(f"No step in 60 s: {rate} ± "), headline
+    assert "so far" not in headline and "yet" not in headline
 
 
 @pytest.mark.parametrize(

@@ -6,7 +6,6 @@ import os
 import signal
 import subprocess
 import sys
-import time
 from pathlib import Path
 
 from pytestqt.qtbot import QtBot
@@ -15,6 +14,8 @@ from run_kit import isolated_settings, open_window, save_png
 from pairbench.domain import RunSpec, RunStatus
 from pairbench.library import Library
 from pairbench.library.runs import create_run, finish_run
+from pairbench.ui.desktop import REPORT_ENV, REPORT_MARKER
+from testkit import read_until
 
 
 def _store_runs(lib: Library) -> None:
@@ -61,12 +62,14 @@ def test_app_process_starts_and_closes_cleanly_on_sigterm(library_path: Path) ->
         stdout=subprocess.PIPE,
         stderr=subprocess.PIPE,
         text=True,
-        env=env,
+        env={**env, REPORT_ENV: "1"},
     )
-    time.sleep(3)
-    assert proc.poll() is None, proc.communicate()
+    # Up and running: the window is shown (its startup line; SIGTERM is handled from then on).
+    said = read_until(proc, REPORT_MARKER, timeout_s=60)
+    assert proc.poll() is None, (said, proc.communicate())
     proc.send_signal(signal.SIGTERM)
     _out, err = proc.communicate(timeout=10)
+    err = said + err
     assert proc.returncode == 0, err
     assert "Traceback" not in err
     with Library.open(library_path) as lib:  # the window created a valid library

@@ -23,7 +23,7 @@ def test_a_notice_shows_on_the_progress_line_and_a_stall_marks_the_tab(qtbot: Qt
     controller = tab.controller
     signals.started.emit(7, spec, 10.0)
     signals.notice.emit(NOTICE)
-    qtbot.waitUntil(lambda: NOTICE in tab.progress.label.text(), timeout=5_000)
+    qtbot.waitUntil(lambda: NOTICE in tab.progress.label.full_text(), timeout=5_000)
     run = Run(
         id=7,
         spec=spec,

@@ -30,6 +30,14 @@ SHORTCUTS = {
     "search": "Ctrl+F",
     "export": "Ctrl+E",
     "guide": "F1",
+    "team": "Ctrl+Shift+T",
+    "queue": "Shift+F5",
+    "pin": "Ctrl+B",
+    "burst": "Ctrl+Shift+B",
+    "follow": "Ctrl+L",
+    "show_all": "Ctrl+0",
+    "run_panel": "Ctrl+Shift+R",
+    "about": "Ctrl+F1",
 }
 
 
@@ -47,9 +55,20 @@ def test_menus_have_names_mnemonics_and_the_shortcuts(
             assert actions[name].shortcut() == QKeySequence(keys), name
         titles = [a.text() for a in window.menuBar().actions()]
         assert titles == ["&File", "&Run", "&View", "&Help"]
-        # Accessibility: every action has a visible name with a mnemonic (a keyboard path).
+        # Accessibility: every action has a visible name with a mnemonic (a keyboard path),
+        # and every action of every menu a shortcut, none taken twice.
         for name, action in actions.items():
             assert action.text().strip() and "&" in action.text(), name
+        keys: list[str] = []
+        for menu_action in window.menuBar().actions():
+            menu = menu_action.menu()
+            assert menu is not None
+            for action in menu.actions():
+                if not action.isSeparator():
+                    assert not action.shortcut().isEmpty(), action.text()
+                    keys.append(action.shortcut().toString())
+        assert len(keys) == len(set(keys)), keys
+        assert actions["run_panel"].isEnabled()  # the dock can be hidden (and shown)
         # ...and so does every button of every tab: a text or an accessible name.
         for button in window.findChildren(QAbstractButton):
             if button.isVisibleTo(window) and button.parent() is not None:
@@ -115,6 +134,38 @@ def test_export_says_where_and_run_again_fills_the_panel(
         assert panel.form.values()["streams"] == "2" and panel.form.values()["duration"] == "3"
         assert panel.run_form.label_edit.text() == "P2"
         assert panel.current_pair() is not None and panel.current_pair().name == "local"
+
+
+def test_burst_credits_are_analysed_from_the_keyboard(
+    qtbot: QtBot, library_path: Path, settings: QSettings
+) -> None:
+    with Library.open(library_path) as lib:
+        run = import_output(lib, "iperf3", CAPTURE.read_text(), pair="local", label="P2")
+    keys = Qt.KeyboardModifier.ControlModifier | Qt.KeyboardModifier.ShiftModifier
+    with open_window(qtbot, library_path, settings) as window:
+        view = window.runs_view
+        qtbot.waitUntil(lambda: view.model.rowCount() == 1, timeout=10_000)
+        # From another tab with nothing selected: the Library comes up and says what to do.
+        window.tabs.setCurrentWidget(window.hosts_panel)
+        view.table.clearSelection()
+        qtbot.keyClick(window, Qt.Key.Key_B, keys)
+        assert window.tabs.currentWidget() is view
+        assert "select one stored throughput run" in window.statusBar().currentMessage()
+        # The selected run, by the key the list's context menu shows beside its entry (that
+        # entry does not take the key from the Run menu's).
+        assert view.select_run(run.id)
+        menu = view.pins.context_menu()
+        [entry] = [a for a in menu.actions() if a.text() == "Analyse burst credits"]
+        assert entry.shortcut() == window.menu_actions["burst"].shortcut()
+        with qtbot.waitSignal(view.detail.burstAnalysed, timeout=20_000) as analysed:
+            qtbot.keyClick(window, Qt.Key.Key_B, keys)
+        assert analysed.args[0] == run.id and view.stack.currentWidget() is view.detail
+        # The run shown in the detail: analysed again.
+        button = view.detail.burst_box.analyse_button
+        qtbot.waitUntil(lambda: button.isEnabled() and button.text() == "Analyse again")
+        with qtbot.waitSignal(view.detail.burstAnalysed, timeout=20_000) as again:
+            qtbot.keyClick(window, Qt.Key.Key_B, keys)
+        assert again.args[0] == run.id
 
 
 def test_the_layout_is_kept_from_one_launch_to_the_next(

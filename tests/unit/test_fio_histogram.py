@@ -151,9 +151,13 @@ def test_a_two_job_job_file_runs_on_local_and_keeps_file_and_histogram(
         assert sorted(p.name for p in Path(folder).iterdir()) == ["two.fio"]  # work dir gone
     assert run.status is RunStatus.COMPLETED, run.error
     assert run.spec.params == {
-        "jobfile": "two.fio", "jobfile_text": TWO_JOBS, "jobfile_env": "", "directory": folder,
+        "jobfile": "two.fio",
+        "jobfile_text": TWO_JOBS,
+        "jobfile_env": "",
+        "directory": folder,
         "confirm_destroy": "",
-    }  # fmt: skip
+        "status_interval": "1",  # the job file runs at Pairbench's status interval
+    }
     commands = get_analysis(library, run.id, "commands")
     assert commands is not None and commands["files"] == {"two.fio": TWO_JOBS}
     assert commands["main"]["argv"][-1].endswith("/two.fio")

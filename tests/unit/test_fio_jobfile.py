@@ -229,9 +229,13 @@ def test_expected_seconds_adds_stonewalled_groups_and_takes_each_groups_longest(
 def test_resolve_with_a_job_file_keeps_only_what_applies_and_is_idempotent() -> None:
     resolved = fio.resolve({"jobfile": "two.fio", "jobfile_text": TWO_JOBS})
     assert resolved == {
-        "jobfile": "two.fio", "jobfile_text": TWO_JOBS, "jobfile_env": "", "directory": "",
+        "jobfile": "two.fio",
+        "jobfile_text": TWO_JOBS,
+        "jobfile_env": "",
+        "directory": "",
         "confirm_destroy": "",
-    }  # fmt: skip
+        "status_interval": "1",
+    }
     assert fio.resolve(resolved) == resolved
     assert fio.resolve({"jobfile_text": TWO_JOBS})["jobfile"] == "job.fio"
     assert "jobfile" not in fio.resolve({})  # an ordinary run stores no job-file keys

@@ -55,6 +55,7 @@ def test_defaults() -> None:
         "norandommap": "false",
         "group_reporting": "true",
         "ramp": "0",
+        "status_interval": "1",
         "confirm_destroy": "",
     }
 

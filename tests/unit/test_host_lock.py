@@ -12,13 +12,19 @@ from pathlib import Path
 import pytest
 
 from pairbench.domain import LOCAL_HOST, AuthMethod, Host
-from pairbench.domain.failures import HostBusyError
-from pairbench.engine.host_lock import HostLocks, host_key
+from pairbench.domain.failures import HostBusyError, describe_holder
+from pairbench.engine.host_lock import HostLocks, holder_info, host_key, program_name
 from testkit import require
 
 CLIENT = Host(name="c", address="192.0.2.10", auth=AuthMethod.AGENT, user="bench")
 SERVER = Host(name="s", address="192.0.2.11", auth=AuthMethod.AGENT)
-HOLDER = {"pair": "p", "tool": "iperf3", "pid": 4242, "program": "`pairbench run`"}
+HOLDER = {
+    "pair": "p",
+    "tool": "iperf3",
+    "pid": 4242,
+    "program": "`pairbench run`",
+    "library": "/home/me/other.sqlite",
+}
 
 
 def test_host_keys_name_the_endpoint() -> None:
@@ -34,7 +40,9 @@ def test_second_run_on_a_host_is_refused_with_its_holder(tmp_path: Path) -> None
             HostLocks([SERVER], {"pair": "q"}, tmp_path).acquire()
         message = str(info.value)
         assert "host s is busy" in message
-        assert "iperf3 on pair p" in message and "run 17" in message and "pid 4242" in message
+        assert "iperf3 on pair p" in message and "pid 4242" in message
+        assert "`pairbench run`" in message and "library /home/me/other.sqlite" in message
+        assert "its run 17 there" in message  # a run number only with its library
         HostLocks(
             [Host(name="o", address="192.0.2.99", auth=AuthMethod.AGENT)], {}, tmp_path
         ).acquire()  # another host is free
@@ -93,3 +101,38 @@ def test_lock_folder_of_another_user_is_refused(tmp_path: Path) -> None:
     os.chown(folder, 65534, 65534)
     with pytest.raises(PermissionError, match="another user"):
         HostLocks([SERVER], {}, folder).acquire()
+
+
+def test_a_holder_without_its_library_names_no_run_number() -> None:
+    """An older holder (no library recorded): its run number would read as one of this
+    library's, so it is left out."""
+    text = describe_holder({"pair": "p", "tool": "ping", "pid": 7, "run_id": 6})
+    assert "run 6" not in text and "pid 7" in text
+
+
+@pytest.mark.parametrize(
+    ("argv", "named"),
+    [
+        ([], "the Pairbench window"),
+        (["--library", "/tmp/x.sqlite"], "the Pairbench window"),
+        (["--library=/tmp/x.sqlite"], "the Pairbench window"),
+        (["--library", "/tmp/x.sqlite", "run", "--pair", "local"], "`pairbench run`"),
+        (["run", "--pair", "local", "--tool", "ping"], "`pairbench run`"),
+        (["--library", "lib.sqlite", "campaign", "run", "plan.toml"], "`pairbench campaign run`"),
+        (["storage", "resume", "3"], "`pairbench storage resume`"),
+        (["probe", "--pair", "lab"], "`pairbench probe`"),
+        (["import", "iperf3", "out.txt"], "`pairbench import iperf3`"),
+    ],
+)
+def test_the_program_is_named_by_its_command_never_an_option_value(
+    argv: list[str], named: str
+) -> None:
+    assert program_name(argv) == named
+
+
+def test_the_holder_says_program_pid_library_and_start(tmp_path: Path) -> None:
+    library = tmp_path / "lib.sqlite"
+    info = holder_info("local", "ping", library)
+    assert info["library"] == str(library.resolve())
+    assert info["pid"] == os.getpid() and info["pair"] == "local" and info["tool"] == "ping"
+    assert abs(float(info["started_at"]) - time.time()) < 60  # type: ignore[arg-type]

@@ -6,12 +6,14 @@ address-space limit, as `ulimit -v`), empty, binary, with implausible or NaN sta
 
 from __future__ import annotations
 
+import gzip
 import json
 import os
 import random
 import re
 import shutil
 import zipfile
+import zlib
 from collections.abc import Callable
 from pathlib import Path
 from typing import Any
@@ -262,8 +264,73 @@ def test_a_hostile_bundle_is_refused_whole(name: str, template: Path, tmp_path: 
     assert "nothing imported" in outcome.err
 
 
+def _flent(change: Callable[[dict[str, Any]], None]) -> bytes:
+    """Flent's own tcp_2up_iperf data file (tests/data/flent), changed, gzipped again."""
+    with gzip.open(REPO / "tests" / "data" / "flent" / "tcp_2up_iperf-loopback.flent.gz") as f:
+        document = json.load(f)
+    change(document)
+    return gzip.compress(json.dumps(document).encode(), 1)
+
+
+def _gzip_bomb(mib: int) -> bytes:
+    """``mib`` MiB of zeros gzipped (about 1 kB per MiB), made a MiB at a time."""
+    packer = zlib.compressobj(9, zlib.DEFLATED, 31)
+    chunk = bytes(1 << 20)
+    return b"".join(packer.compress(chunk) for _ in range(mib)) + packer.flush()
+
+
+def _series(name: str, value: float) -> Callable[[dict[str, Any]], None]:
+    return lambda d: d["results"][name].__setitem__(3, value)
+
+
+def _nested(depth: int) -> bytes:
+    return gzip.compress(b'{"x_values": ' + b"[" * depth + b"]" * depth + b"}")
+
+
+FLENT: dict[str, tuple[Callable[[], bytes], str]] = {
+    "a gzip bomb past 512 MiB": (lambda: _gzip_bomb(520), "inflates to more than 512 MiB"),
+    "a NaN throughput": (lambda: _flent(_series("TCP upload::1", float("nan"))), "not a measured"),
+    "a negative ping": (lambda: _flent(_series("Ping (ms) ICMP", -1.0)), "never negative"),
+    "a start in 2150": (
+        lambda: _flent(lambda d: d["metadata"].__setitem__("T0", "2150-01-01T00:00:00.000000Z")),
+        "not a date between 1990 and 2100",
+    ),
+    "JSON nested 100,000 deep": (lambda: _nested(100_000), "not a Flent data file"),
+    "a format from the future": (lambda: _flent(lambda d: d.__setitem__("version", 99)), "newer"),
+    "results that are no list": (
+        lambda: _flent(lambda d: d["results"].__setitem__("TCP upload::1", {"a": 1})),
+        "not a list",
+    ),
+    "random bytes after gzip's magic": (
+        lambda: b"\x1f\x8b" + random.Random(7).randbytes(4096),
+        "damaged",
+    ),
+}
+
+
+@pytest.mark.timeout(60)
+@pytest.mark.parametrize("name", list(FLENT))
+def test_a_hostile_flent_file_is_refused(name: str, template: Path, tmp_path: Path) -> None:
+    make, word = FLENT[name]
+    path = tmp_path / "results.flent.gz"
+    path.write_bytes(make())
+    (outcome,) = refused_here(template, tmp_path, ("import", "flent", str(path)))
+    assert word in outcome.err
+
+
+@pytest.mark.timeout(60)
+def test_a_flent_fifo_does_not_block(template: Path, tmp_path: Path) -> None:
+    library = copy_library(template, tmp_path)
+    fifo = tmp_path / "results.flent.gz"
+    os.mkfifo(fifo)
+    before = snapshot(library)
+    outcome = run_here_unblocking(library, fifo, "import", "flent", str(fifo))
+    assert_refused(outcome, before, library, tmp_path)
+    assert "named pipe (FIFO)" in outcome.err
+
+
 def test_there_are_at_least_twenty_five_hostile_import_files() -> None:
-    assert len(CONTENT) + len(SPECIAL) + len(BUNDLES) + 1 >= 25  # + the FIFO
+    assert len(CONTENT) + len(SPECIAL) + len(BUNDLES) + len(FLENT) + 2 >= 33  # + the FIFOs
 
 
 @pytest.mark.timeout(60)

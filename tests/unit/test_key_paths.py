@@ -88,10 +88,14 @@ def stored(library_path: Path, keys: Path) -> Path:
     return good
 
 
+NAME_MAX = 255
+
+
 def _long_name(keys: Path) -> str:
-    """The issue's case: a 300-character path whose last name exceeds NAME_MAX (ENAMETOOLONG)."""
+    """The issue's case: a 300-character path whose last name exceeds NAME_MAX (ENAMETOOLONG;
+    longer than 300 when the temporary directory's own path is long)."""
     path = str(keys / "k")
-    return path + "x" * (300 - len(path))
+    return path + "x" * max(300 - len(path), NAME_MAX)
 
 
 def _long_path(keys: Path) -> str:

@@ -25,6 +25,11 @@ def _dead_pid() -> int:
     return proc.pid
 
 
+# The leftover scan of "This computer" sees every process of the machine (and kills those of a
+# dead Pairbench): alone, or another worker's run would clear this test's planted leftovers.
+pytestmark = pytest.mark.serial
+
+
 @pytest.fixture
 def spawned() -> Iterator[list[subprocess.Popen[bytes]]]:
     procs: list[subprocess.Popen[bytes]] = []
@@ -48,7 +53,8 @@ def test_a_dead_controllers_tool_and_work_directory_are_removed(
 ) -> None:
     tag = str(RunTag(this_machine(), _dead_pid(), "1", "abcdef"))
     tool = _tagged_sleep(spawned, tag)
-    workdir = Path(tempfile.mkdtemp(prefix=f"pairbench.{tag}.", dir="/tmp"))
+    # In $TMPDIR, where runs make theirs (the session's own: tests/sessionkit.py).
+    workdir = Path(tempfile.mkdtemp(prefix=f"pairbench.{tag}.", dir=tempfile.gettempdir()))
     (workdir / "fio.0.0").write_bytes(b"x")
     notes = asyncio.run(clear_leftovers(LocalTransport(), wait_s=5))
     assert tool.wait(5) != 0  # killed

@@ -475,6 +475,7 @@ def test_defaults_and_tcp_argv() -> None:
         "streams": "1",
         "window": "0",
         "reverse": "false",
+        "interval": "1",
     }
     cmds = nuttcp.commands(params, CAPS, CTX)
     assert cmds.server == ["nuttcp", "-S", "--nofork", "-P", "5000"]

@@ -25,6 +25,8 @@ from __future__ import annotations
 
 import shlex
 import shutil
+import tempfile
+from collections.abc import Iterator
 from dataclasses import dataclass, field
 from pathlib import Path
 
@@ -410,9 +412,17 @@ def check(case: Case) -> tuple[int, list[str]]:
 
 
 @pytest.fixture(scope="module")
-def resolved(tmp_path_factory: pytest.TempPathFactory) -> dict[str, Case]:
+def resolved() -> Iterator[dict[str, Case]]:
+    """The corpus resolved by both, in a home with a short path: ssh gives up on a
+    ``ControlPath`` (``~/.ssh/cm-%C``: 43 characters after the home) longer than a Unix
+    socket's 107 bytes before it loads any identity, which a deep ``tmp_path`` (a pytest-xdist
+    worker's ``popen-gwN``) reaches: that is about the path, not about the config."""
     require_sandbox()
-    return _resolve_all(tmp_path_factory.mktemp("ssh_config"))
+    root = Path(tempfile.mkdtemp(prefix="pbssh-", dir="/tmp"))
+    try:
+        yield _resolve_all(root)
+    finally:
+        shutil.rmtree(root, ignore_errors=True)
 
 
 @pytest.mark.parametrize("name", CASES)

@@ -111,3 +111,21 @@ def test_shows_data_judges_the_data_metrics_only() -> None:
     assert not shows_data([zero])
     assert shows_data([zero, some])
     assert shows_data([other])  # nothing to judge by
+
+
+def test_a_run_of_no_fixed_length_ends_after_a_long_stall() -> None:
+    """iperf3 by bytes: no expected end, so a stall that lasts ends it (once it reported)."""
+    watch = StallWatch(0.1, 0.0)
+    with pytest.raises(StalledOutError, match="no fixed length"):
+        _feed(watch, [0.1 * n for n in range(1, 21)], 2.0 + 3.0 + STALL_OVERRUN_S + 1.0)
+    quiet_start = StallWatch(1.0, 0.0)  # no report yet: fio may lay out files for long
+    assert _feed(quiet_start, [], STALL_OVERRUN_S + STARTUP_GRACE_S + 5.0)
+
+
+def test_a_tenth_of_a_second_interval_still_waits_three_seconds() -> None:
+    """Reports every 0.1 s; quiet from 5.0 to 8.6 s (a stall), then from 9.0 to 11.6 s (not)."""
+    watch = StallWatch(0.1, 20.0)
+    reports = [0.1 * n for n in range(1, 51)] + [8.6, 8.7, 8.8, 8.9, 9.0, 11.6, 11.7]
+    notices = _feed(watch, reports, 12.0, step=0.05)
+    assert len(notices) == 2 and "from 5.0 s" in notices[0], notices
+    assert watch.quiet_after_s == 3.0

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import math
 import re
+from pathlib import Path
 
 import numpy as np
 import pytest
@@ -24,6 +25,7 @@ from pairbench.domain.units import (
     metric_scale,
     range_scale,
     scale_for,
+    step_decimals,
 )
 from pairbench.export.charts import chart_spec
 from pairbench.export.tables import (
@@ -33,6 +35,7 @@ from pairbench.export.tables import (
     stats_table,
     to_text,
 )
+from pairbench.services.parsing import parse_output
 
 LADDER_UNITS = ("bit/s", "bit", "B/s", "B", SI_BYTES, "µs", "ms", "IO/s", "op/s", "count")
 _NUMBER = re.compile(r"^(-?\d+(?:\.\d+)?)(?: ± \S+)?( .+|k|M)?$")
@@ -270,3 +273,60 @@ def test_values_just_below_a_prefix_step_print_in_the_larger_unit_once_rounded(u
                 # Reading the printed number back gives the same scale (no "1000 Mbit/s").
                 assert scale_for(unit, shown / scale.factor) == scale, (unit, value)
                 assert shown / scale.factor == pytest.approx(value, rel=5e-3)
+
+
+# -- printed no finer than the tool measured -------------------------------------------------
+
+_CAPTURES = Path(__file__).resolve().parents[1] / "data" / "captures"
+_PING_RTT = re.compile(r"rtt min/avg/max/mdev = ([\d.]+)/([\d.]+)/([\d.]+)/([\d.]+) ms")
+_IPERF3_JITTER = re.compile(r"\s([\d.]+) ms\s+\d+/\d+ \(.*\)\s+receiver")
+
+
+def _ping_summaries() -> list[tuple[str, list[str]]]:
+    found = []
+    for path in sorted((_CAPTURES / "ping").glob("*.out")):
+        match = _PING_RTT.search(path.read_text(errors="replace"))
+        if match:
+            found.append((path.name, list(match.groups())))
+    return found
+
+
+@pytest.mark.parametrize(("capture", "printed"), _ping_summaries())
+def test_rtts_read_as_ping_printed_them(capture: str, printed: list[str]) -> None:
+    """ping prints its times to the µs ("0.050 ms"): below 1 ms, the summary shows ping's own
+    digits (not "0.0500 ms"); above, 3 significant digits of the same value."""
+    summary = parse_output("ping", (_CAPTURES / "ping" / capture).read_text()).summary.values
+    names = ("rtt_min_ms", "rtt_avg_ms", "rtt_max_ms", "rtt_mdev_ms")
+    for name, text in zip(names, printed, strict=True):
+        shown = format_value(name, summary[name])
+        if float(text) < 1:
+            assert shown == f"{text} ms", (name, shown, text)
+        else:
+            assert shown == format_quantity("ms", float(text)), (name, shown, text)
+
+
+def test_jitter_reads_as_iperf3_printed_it() -> None:
+    """iperf3's receiver jitter as it printed it below 1 ms ("0.018 ms", not "0.0180 ms"),
+    3 significant digits of it above."""
+    checked = 0
+    for path in sorted((_CAPTURES / "iperf3").glob("v3*_udp*.out")):
+        text = path.read_text(errors="replace")
+        match = _IPERF3_JITTER.search(text)
+        if not match or "json" in path.name:
+            continue
+        summary = parse_output("iperf3", text).summary.values
+        if "jitter_ms" in summary:
+            printed = match.group(1)
+            wanted = (
+                f"{printed} ms" if float(printed) < 1 else format_quantity("ms", float(printed))
+            )
+            assert format_value("jitter_ms", summary["jitter_ms"]) == wanted, path
+            checked += 1
+    assert checked >= 5
+
+
+@pytest.mark.parametrize(
+    ("step", "decimals"), [(0.001, 3), (0.01, 2), (0.5, 1), (1.0, 0), (10.0, 0), (1e-6, 6)]
+)
+def test_step_decimals(step: float, decimals: int) -> None:
+    assert step_decimals(step) == decimals

@@ -346,8 +346,8 @@ def test_resolve_fills_the_profile_defaults() -> None:
         {"bogus": "1"},
         {"wndsz": "3g"},
         {"interval": "0.05"},  # below 0.1 s uperf 1.0.8 can stall a timed transaction
-        {"interval": "11"},
-        {"interval": "1s"},
+        {"interval": "11"},  # uperf's own bound (params.report_interval's high=10)
+        {"interval": "1m"},  # minutes or uperf's milliseconds? neither: refused
     ],
 )
 def test_resolve_refuses(given: dict[str, str]) -> None:
@@ -393,6 +393,8 @@ def test_commands_latency() -> None:
         ("0.25", "250m"),
         ("1.5", "1500m"),
         ("10", "10s"),
+        ("1s", "1s"),
+        ("100ms", "100m"),
     ],
 )
 def test_the_interval_is_uperfs_i_in_seconds_or_milliseconds(interval: str, option: str) -> None:

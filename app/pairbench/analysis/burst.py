@@ -78,7 +78,8 @@ class BurstState(enum.StrEnum):
 
 @dataclass(frozen=True, slots=True)
 class BurstParams:
-    """The detection rule's knobs (the defaults suit 1 s intervals)."""
+    """The detection rule's knobs (the defaults suit 1 s intervals; ``for_interval`` scales
+    them to shorter ones)."""
 
     min_drop: float = 0.3  # (burst − baseline) / burst at least this
     min_contrast: float = 4.0  # burst − baseline at least this many noise sigmas
@@ -96,6 +97,30 @@ class BurstParams:
             raise ValueError("hold_fraction must be between 0.5 and 1")
         if self.max_samples < 4 * (self.min_burst_intervals + self.confirm_intervals + 2):
             raise ValueError("max_samples is too small for the detection rule")
+
+    def for_interval(self, interval_s: float) -> BurstParams:
+        """These knobs for a series reporting every ``interval_s`` seconds: below 1 s the
+        counts of intervals grow so that they keep their length in seconds (at 0.1 s: 20
+        intervals at the burst rate, 60 to confirm); 1 s and longer: unchanged."""
+        if not math.isfinite(interval_s) or interval_s >= 1.0 or interval_s <= 0.0:
+            return self
+        factor = 1.0 / max(interval_s, MIN_SCALED_INTERVAL_S)
+        return replace(
+            self,
+            min_burst_intervals=math.ceil(self.min_burst_intervals * factor - 1e-6),
+            confirm_intervals=math.ceil(self.confirm_intervals * factor - 1e-6),
+        )
+
+
+# The shortest interval ``BurstParams.for_interval`` scales to (shorter ones count as this).
+MIN_SCALED_INTERVAL_S = 0.05
+# How many first intervals tell a model its reporting interval (their median length).
+LEARN_INTERVALS = 8
+
+
+def learnt_interval(dt: FloatArray) -> float:
+    """A series' reporting interval: the median of its first ``LEARN_INTERVALS`` lengths."""
+    return float(np.median(dt[:LEARN_INTERVALS])) if dt.size else 1.0
 
 
 @dataclass(frozen=True, slots=True)
@@ -172,8 +197,15 @@ class _Level:
         return self.sigma / math.sqrt(max(self.n, 1))
 
 
-def _robust_level(x: FloatArray) -> _Level:
-    """The mean of what lies within 3 MAD-sigmas of the median, with its spread."""
+def _robust_level(x: FloatArray, per_block: int = 1) -> _Level:
+    """The mean of what lies within 3 MAD-sigmas of the median, with its spread; taken over
+    the means of ``per_block`` consecutive samples (about a second of them: a tool's counts in
+    0.1 s intervals alternate between two values, e.g. 160 and 245 Mbit/s for 200, whose
+    median and MAD would keep one of the two), each sample by itself at 1 s and longer."""
+    if per_block > 1 and x.size >= 2 * per_block:
+        whole = x.size // per_block * per_block
+        blocks = x[:whole].reshape(-1, per_block).mean(axis=1)
+        x = np.append(blocks, x[whole:].mean()) if whole < x.size else blocks
     med = float(np.median(x))
     floor = _RESOLUTION * abs(med)
     sigma = max(float(np.median(np.abs(x - med))) * _MAD_TO_SIGMA, floor)
@@ -182,6 +214,14 @@ def _robust_level(x: FloatArray) -> _Level:
         kept = x
     spread = float(kept.std(ddof=1)) if kept.size > 1 else sigma
     return _Level(float(kept.mean()), max(spread, floor), int(kept.size))
+
+
+def _per_second(dt: FloatArray) -> int:
+    """How many samples make about a second (1 at intervals of 1 s and longer)."""
+    interval = float(np.median(dt)) if dt.size else 1.0
+    if not math.isfinite(interval) or interval <= 0 or interval >= 1.0:
+        return 1
+    return max(1, round(1.0 / max(interval, MIN_SCALED_INTERVAL_S)))
 
 
 @dataclass
@@ -225,6 +265,9 @@ class BurstModel:
 
     def __init__(self, params: BurstParams | None = None, *, start_t: float = 0.0) -> None:
         self.params = params or BurstParams()
+        # Default knobs follow the series' interval (``BurstParams.for_interval``), learnt
+        # from its first intervals; given ones are kept as they are.
+        self._learning = params is None
         self.start_t = float(start_t)
         self._history = _History()
         self._confirmed_at: float | None = None
@@ -258,6 +301,8 @@ class BurstModel:
         if not (math.isfinite(t) and math.isfinite(throughput_bps)) or t <= last:
             return False
         h.append(t, t - last, throughput_bps)
+        if self._learning and h.n <= LEARN_INTERVALS:
+            self.params = BurstParams().for_interval(learnt_interval(h.dt[: h.n]))
         if h.n >= self.params.max_samples:
             h.halve()
         return True
@@ -313,7 +358,6 @@ def analyze_series(
     withdrawn and made again): the whole series is fitted once, and ``confirmed_at`` is found
     by replaying only the prefixes that end after the step.
     """
-    params = params or BurstParams()
     model = BurstModel(params, start_t=start_t)
     t_arr = np.asarray(t, dtype=np.float64)
     v_arr = np.asarray(v, dtype=np.float64)
@@ -327,12 +371,14 @@ def analyze_series(
     if not increasing.all():  # keep what ``update`` would keep: strictly after the previous
         keep = t_arr > np.maximum.accumulate(np.concatenate([[start_t], t_arr[:-1]]))
         t_arr, v_arr = t_arr[keep], v_arr[keep]
+    dt = np.diff(np.concatenate([[start_t], t_arr]))
+    if params is None:  # as the model learns it
+        params = BurstParams().for_interval(learnt_interval(dt))
     if t_arr.size >= params.max_samples:  # merging depends on arrival: replay it exactly
         estimate = model.estimate
         for ti, vi in zip(t_arr.tolist(), v_arr.tolist(), strict=True):
             estimate = model.update(ti, vi)
         return estimate
-    dt = np.diff(np.concatenate([[start_t], t_arr]))
     final = _fit(t_arr, dt, v_arr, params, start_t, keep=True)
     if final.state is not BurstState.CONFIRMED or final.step_t is None:
         return final
@@ -377,7 +423,7 @@ def _fit(
     if n == 0 or scale <= 0:
         return BurstEstimate(BurstState.NO_STEP, now, n, start_t=start_t)
     x = v / scale  # work near 1: the sums of squares stay exact enough
-    overall = _robust_level(x)
+    overall = _robust_level(x, _per_second(dt))
     no_step = BurstEstimate(
         BurstState.NO_STEP,
         now,
@@ -431,7 +477,8 @@ def _describe_step(
     right_core = x[k + 1 :] if first_right_is_transition else x[k:]
     if left_core.size < params.min_burst_intervals or right_core.size < 1:
         return None
-    burst, base = _robust_level(left_core), _robust_level(right_core)
+    per_block = _per_second(dt)
+    burst, base = _robust_level(left_core, per_block), _robust_level(right_core, per_block)
     span = burst.mean - base.mean
     noise = max(burst.sigma, base.sigma)
     if burst.mean <= 0 or span / burst.mean < params.min_drop or span < params.min_contrast * noise:

@@ -23,7 +23,7 @@ from __future__ import annotations
 import enum
 import math
 from collections.abc import Iterable, Mapping, Sequence
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from typing import Protocol
 
 import numpy as np
@@ -41,7 +41,9 @@ from pairbench.analysis.stats import (
     describe,
     welch,
 )
+from pairbench.analysis.verdicts import limited_by
 from pairbench.domain import METRICS, HostPair, Metric, Run, RunStatus, metric_unit
+from pairbench.domain.diagnosis import Diagnosis
 
 # The metrics a comparison table shows when the runs have them, in the field reports' order.
 TABLE_METRICS = (
@@ -106,6 +108,7 @@ class RunInput:
     pair: HostPair | None = None
     series: Sequence[SeriesLike] = ()
     ran_by: str = ""
+    diagnosis: Diagnosis | None = None  # what limited the run, when it has a stored verdict
     # The run's tool's parameter defaults (name → text), when the caller knows them: a
     # parameter not recorded then reads as its default in the metadata diff.
     param_defaults: Mapping[str, str] = field(default_factory=dict)
@@ -315,6 +318,7 @@ class TableRow:
     n: int
     cells: tuple[TableCell, ...]
     is_baseline: bool = False
+    limited_by: str = ""  # the kept runs' verdicts: "cpu (client)", "network ×2, rate ×1"
 
 
 @dataclass(frozen=True, slots=True)
@@ -581,6 +585,7 @@ def comparison_table(
                 len(kept),
                 tuple(cells),
                 is_baseline=result.name == baseline,
+                limited_by=limited_by(m.diagnosis for m in kept),
             )
         )
     return ComparisonTable(columns, tuple(rows), baseline, confidence)
@@ -633,18 +638,32 @@ def median_curve(
     """The pointwise median of several curves on a common time grid.
 
     E.g. a group's typical run, to draw under a live one. The grid spans the time all curves
-    cover, in ``step`` seconds (default: the median sampling interval); curves are linearly
-    interpolated onto it.
+    cover, in ``step`` seconds (default: the coarsest curve's median interval, so a run at
+    0.1 s and one at 1 s meet at 1 s); each curve gives the mean of its values over each
+    grid cell (a value covers its interval, which ends at its ``t``), so a finer curve is
+    averaged, never sampled, onto a coarser grid.
     """
-    usable = [c for c in curves if c.t.size >= 2]
+    finite = [(c, np.isfinite(c.v) & np.isfinite(c.t)) for c in curves]
+    usable = [replace(c, t=c.t[ok], v=c.v[ok]) for c, ok in finite if np.count_nonzero(ok) >= 2]
     if not usable:
         raise CompareError("no curve has two points or more")
-    end = min(float(c.t[-1]) for c in usable)
-    start = max(float(c.t[0]) for c in usable)
     if step is None:
-        step = float(np.median(np.concatenate([np.diff(c.t) for c in usable])))
+        step = max(float(np.median(np.diff(c.t))) for c in usable)
+    covered = [_coverage(c) for c in usable]
+    start = max(max(float(c.t[0]) for c in usable), max(float(e[0]) for e, _ in covered) + step)
+    end = min(float(c.t[-1]) for c in usable)
     if not step > 0 or end < start:
         raise CompareError("the curves do not overlap in time")
     grid = np.arange(start, end + step / 2, step)
-    stacked = np.vstack([np.interp(grid, c.t, c.v) for c in usable])
+    stacked = np.vstack(
+        [(np.interp(grid, e, f) - np.interp(grid - step, e, f)) / step for e, f in covered]
+    )
     return grid, np.median(stacked, axis=0)
+
+
+def _coverage(curve: Curve) -> tuple[FloatArray, FloatArray]:
+    """A curve's interval edges and the integral of its values up to each edge (the first
+    interval taken as long as the second)."""
+    t = curve.t.astype(float)
+    edges = np.concatenate([[t[0] - (t[1] - t[0])], t])
+    return edges, np.concatenate([[0.0], np.cumsum(curve.v * np.diff(edges))])

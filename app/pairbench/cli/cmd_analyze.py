@@ -14,7 +14,12 @@ from pairbench.cli.exit_status import ExitStatus
 from pairbench.domain.units import SI_BYTES, format_bits, format_quantity
 from pairbench.export.escaping import terminal_text
 from pairbench.export.tables import TextTable, markdown_table, text_table
-from pairbench.services.burst import AnalysisError, analyze_stored_burst, burst_groups
+from pairbench.services.burst import (
+    AnalysisError,
+    analyze_stored_burst,
+    burst_groups,
+    stored_burst,
+)
 from pairbench.services.fio_histogram import HISTOGRAM_KIND, describe_histogram
 from pairbench.services.fio_logs import LOGS_KIND, describe_logs
 from pairbench.services.runs import get_run
@@ -144,14 +149,25 @@ def handle_burst(args: argparse.Namespace, env: Environment) -> ExitStatus:
         except AnalysisError as exc:
             env.err(terminal_text(f"pairbench: {exc}"))
             return ExitStatus.ERROR
+        stored = stored_burst(lib, run.id) if estimate.detected else None
     if args.json:
         env.out(json.dumps({"run_id": run.id, **estimate.to_json()}))
         return ExitStatus.OK
     verdict = "burst step confirmed" if estimate.detected else "no burst step"
     env.out(terminal_text(f"run {run.id}: {run.spec.tool} on {run.spec.pair} — {verdict}"))
-    for line in describe_estimate(estimate):
+    for line in describe_estimate(estimate) + allowance_lines(stored or {}):
         env.out(f"  {line}")
     return ExitStatus.OK
+
+
+def allowance_lines(payload: dict[str, Any]) -> list[str]:
+    """What the NIC's allowance counters said of a stored burst analysis's step."""
+    allowance = payload.get("allowance")
+    if not isinstance(allowance, dict):
+        return []
+    if allowance.get("confirmed"):
+        return [f"allowance     {allowance.get('sentence', '')}"]
+    return ["allowance     no bandwidth allowance counter rose near the step"]
 
 
 def handle_table(args: argparse.Namespace, env: Environment) -> ExitStatus:
@@ -232,7 +248,7 @@ def describe_analysis(kind: str, payload: dict[str, Any]) -> list[str]:
     prints them, anything else as ``key value`` lines."""
     if kind == "burst":
         try:
-            return describe_estimate(BurstEstimate.from_json(payload))
+            return describe_estimate(BurstEstimate.from_json(payload)) + allowance_lines(payload)
         except (KeyError, TypeError, ValueError):
             pass  # written by another version: show it raw
     if kind == "burst_refill" and payload.get("refill_bps") is not None:

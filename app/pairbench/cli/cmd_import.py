@@ -1,4 +1,5 @@
-"""``pairbench import TOOL FILE``: store a saved tool output as a run in the library."""
+"""``pairbench import TOOL FILE``: store a saved tool output (or a Flent data file, TOOL
+``flent``) as a run in the library."""
 
 from __future__ import annotations
 
@@ -11,6 +12,7 @@ from pairbench.cli.exit_status import ExitStatus
 from pairbench.domain.units import format_value
 from pairbench.domain.validation import parse_tag
 from pairbench.export.escaping import terminal_text
+from pairbench.services.flent_import import FLENT, import_flent, read_flent_file
 from pairbench.services.import_guess import read_output_file
 from pairbench.services.importing import InputRefusedError, import_output
 from pairbench.services.library import LibraryError
@@ -20,7 +22,9 @@ from pairbench.services.parsing import ParseError
 def add_parser(sub: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
     """Register ``import``."""
     p = sub.add_parser("import", help="store a saved tool output as a run")
-    p.add_argument("tool")
+    p.add_argument(
+        "tool", help="the tool that wrote the file, or flent for a Flent data file (.flent.gz)"
+    )
     p.add_argument("file", type=Path)
     p.add_argument(
         "--pair",
@@ -44,8 +48,12 @@ def add_parser(sub: argparse._SubParsersAction[argparse.ArgumentParser]) -> None
 def handle(args: argparse.Namespace, env: Environment) -> ExitStatus:
     """Parse the file and store it; nothing is stored when it cannot be parsed."""
     path: Path = args.file
+    flent = args.tool == FLENT
     try:
-        text = read_output_file(path)
+        source = read_flent_file(path) if flent else read_output_file(path)
+    except ParseError as exc:
+        env.err(terminal_text(f"pairbench: {path} is not a Flent data file: {exc}"))
+        return ExitStatus.ERROR
     except ValueError as exc:
         env.err(terminal_text(f"pairbench: {exc}"))
         return ExitStatus.ERROR
@@ -56,15 +64,20 @@ def handle(args: argparse.Namespace, env: Environment) -> ExitStatus:
         return ExitStatus.USAGE
     with env.open_library() as lib:
         try:
-            run = import_output(
-                lib,
-                args.tool,
-                text,
-                pair=args.pair,
-                label=args.label,
-                source_name=path.name,
-                tags=tags,
-            )
+            if isinstance(source, str):
+                run = import_output(
+                    lib,
+                    args.tool,
+                    source,
+                    pair=args.pair,
+                    label=args.label,
+                    source_name=path.name,
+                    tags=tags,
+                )
+            else:
+                run = import_flent(
+                    lib, source, pair=args.pair, label=args.label, source_name=path.name, tags=tags
+                )
         except ParseError as exc:
             env.err(terminal_text(f"pairbench: {path} is not {args.tool} output: {exc}"))
             return ExitStatus.ERROR

@@ -17,7 +17,7 @@ from pairbench.cli.cmd_lab_pairs import (
 from pairbench.cli.environment import Environment
 from pairbench.cli.exit_status import ExitStatus
 from pairbench.domain.host_text import key_fingerprint
-from pairbench.lab import LabError, Shaping, manager, pairs, vendor
+from pairbench.lab import LabError, Shaping, instance, manager, pairs, vendor
 from pairbench.lab.info import LabInfo, LabStatus
 from pairbench.lab.pair_shaping import parse_pair_shapings
 from pairbench.lab.topology import MAX_PAIRS
@@ -293,6 +293,7 @@ def handle_down(args: argparse.Namespace, env: Environment) -> ExitStatus:
     """Remove the lab and the multi-pair lab (``--pairs``: only the latter); their hosts and
     pairs stay in the library, with the runs that used them."""
     try:
+        lab = instance.current()
         if args.pairs:
             pairs.down()
         else:
@@ -301,10 +302,9 @@ def handle_down(args: argparse.Namespace, env: Environment) -> ExitStatus:
         env.err(f"pairbench: {exc}")
         return ExitStatus.ERROR
     if args.pairs:
-        env.out("lab pairs down: lab1 … labN and /run/pairbench-lab-pairs removed (lab stays)")
+        env.out(f"lab pairs down: lab1 … labN and {lab.multi_root} removed (lab stays)")
     else:
         env.out(
-            "lab down: namespaces, links, processes, /run/pairbench-lab and "
-            "/run/pairbench-lab-pairs removed"
+            f"lab down: namespaces, links, processes, {lab.state_root} and {lab.multi_root} removed"
         )
     return ExitStatus.OK

@@ -88,7 +88,8 @@ class _LiveObserver:
     def on_started(self, run_id: int, spec: RunSpec, expected_s: float) -> None:
         self._expected = expected_s
         self._started = time.monotonic()
-        self._write(terminal_text(f"run {run_id}: {spec.tool} on {spec.pair}, ~{expected_s:.0f} s"))
+        length = f"~{expected_s:.0f} s" if expected_s > 0 else "no fixed length"
+        self._write(terminal_text(f"run {run_id}: {spec.tool} on {spec.pair}, {length}"))
 
     def on_line(self, line: Line) -> None:
         return None

@@ -33,6 +33,7 @@ from pairbench.services.runs import (
 
 if TYPE_CHECKING:
     from pairbench.domain import Series
+    from pairbench.domain.diagnosis import Diagnosis
 
 HELP = "list, show or delete stored runs"  # also in cli.main.COMMANDS (checked by a test)
 _KEY_METRICS = ("throughput_bps", "rtt_avg_ms", "latency_avg_us", "read_iops", "write_iops")
@@ -292,17 +293,22 @@ def handle_show(args: argparse.Namespace, env: Environment) -> ExitStatus:
         from pairbench.services.run_again import run_again_line
 
         payload = {**run_payload(run, series), "analyses": analyses}
+        payload["diagnosis"] = shown.diagnosis.payload() if shown.diagnosis else None
         payload["run_again"] = run_again_line(run)
         env.out(json.dumps(payload))
         return ExitStatus.OK
     from pairbench.export.escaping import terminal_text
 
-    for line in _show_lines(run, series, analyses):
+    for line in _show_lines(run, series, analyses, shown.diagnosis):
         env.out(terminal_text(line))  # every line whole, one line each, controls as escapes
     return ExitStatus.OK
 
 
-def _show_lines(run: Run, series: list[Series], analyses: dict[str, Any]) -> list[str]:
+def _show_lines(
+    run: Run, series: list[Series], analyses: dict[str, Any], verdict: Diagnosis | None
+) -> list[str]:
+    from pairbench.domain.diagnosis import DIAGNOSIS_KIND
+    from pairbench.domain.telemetry import TELEMETRY_KIND, split_stream
     from pairbench.domain.units import format_value
     from pairbench.services.run_again import COMMANDS_KIND, command_lines, run_again_line
 
@@ -321,9 +327,20 @@ def _show_lines(run: Run, series: list[Series], analyses: dict[str, Any]) -> lis
     lines.append("  summary" + ("" if run.summary_complete else " (incomplete)"))
     for name, value in run.summary.items():
         lines.append(f"    {name:<24} {format_value(name, value)}")
+    if verdict is not None:
+        lines.append(f"  limited   {verdict.label()}")
+        lines += [f"            {sentence}" for sentence in verdict.evidence]
     lines.append("  series")
+    hosts: dict[str, list[str]] = {}
     for s in series:
-        lines.append(f"    {s.stream:<12} {s.metric:<20} {len(s.t)} samples")
+        split = split_stream(s.stream)
+        if split is None:
+            lines.append(f"    {s.stream:<12} {s.metric:<20} {len(s.t)} samples")
+        elif split[1] not in hosts.setdefault(split[0], []):
+            hosts[split[0]].append(split[1])
+    for role, parts in hosts.items():
+        count = sum(1 for s in series if s.stream.startswith(f"{role}:"))
+        lines.append(f"    {role + ':*':<12} {count} series of host telemetry: {', '.join(parts)}")
     if run.notes:
         # Notes may hold several lines: each on its own, indented under the first.
         first, *more = _NOTE_LINES_RE.split(run.notes)
@@ -336,7 +353,8 @@ def _show_lines(run: Run, series: list[Series], analyses: dict[str, Any]) -> lis
             lines.append(f"  {role:<9} {host}: {line}")
         for name, content in dict(record.get("files") or {}).items():
             lines.append(f"  file      {name} ({len(content)} characters, uploaded)")
-    analyses = {k: v for k, v in analyses.items() if k != COMMANDS_KIND}
+    shown_apart = (COMMANDS_KIND, DIAGNOSIS_KIND, TELEMETRY_KIND)
+    analyses = {k: v for k, v in analyses.items() if k not in shown_apart}
     if analyses:
         # Imported only for a run with analyses: it loads the burst model (numpy).
         from pairbench.cli.cmd_analyze import describe_analysis

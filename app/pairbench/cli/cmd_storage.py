@@ -30,16 +30,18 @@ from pairbench.domain.storage import (
 )
 from pairbench.domain.units import format_value
 from pairbench.export.escaping import terminal_text
-from pairbench.services.library import LibraryError
+from pairbench.services.library import Library, LibraryError
 from pairbench.services.storage import (
     SuiteOutcome,
     SuiteRequest,
+    SuiteShown,
     resume_suite,
     show_suite,
     start_suite,
     storage_suites,
 )
 from pairbench.services.storage_json import suite_json, suite_row
+from pairbench.services.verdicts import run_verdicts
 
 HELP = "the SNIA PTS storage suite with fio: run, resume, list, show"
 
@@ -218,11 +220,18 @@ def _stage_line(stage: dict[str, Any]) -> str:
     return f"{stage['stage']}: steady state {stage['state']}{at} ({stage['rule']} rule)"
 
 
+def _shown_json(lib: Library, suite_id: int) -> tuple[SuiteShown, dict[str, Any]]:
+    """A suite and its ``storage show --json`` object, with what limited each job's run."""
+    shown = show_suite(lib, suite_id)
+    verdicts = run_verdicts(lib, (j.run_id for j in shown.jobs if j.run_id is not None))
+    return shown, suite_json(shown, verdicts)
+
+
 def _report(env: Environment, outcome: SuiteOutcome, as_json: bool) -> None:
     """The suite as ``storage show`` gives it (``--json``: the same object), and how to go
     on with a stopped one."""
     with env.open_library() as lib:
-        data = suite_json(show_suite(lib, outcome.suite_id))
+        _shown, data = _shown_json(lib, outcome.suite_id)
     if as_json:
         env.out(json.dumps(data))
         return
@@ -360,11 +369,10 @@ def handle_show(args: argparse.Namespace, env: Environment) -> ExitStatus:
     """One suite: its verdicts and tables (``--json``: with every job)."""
     try:
         with env.open_library() as lib:
-            shown = show_suite(lib, args.id)
+            shown, data = _shown_json(lib, args.id)
     except LibraryError as exc:
         env.err(terminal_text(f"pairbench: {exc}"))
         return ExitStatus.ERROR
-    data = suite_json(shown)
     if args.json:
         env.out(json.dumps(data))
         return ExitStatus.OK
@@ -374,6 +382,8 @@ def handle_show(args: argparse.Namespace, env: Environment) -> ExitStatus:
         env.out(terminal_text(f"  {data['error']}"))
     for stage in data["stages"]:
         env.out(terminal_text(f"  {_stage_line(stage)}; tracking {stage['tracking']}"))
+        if stage["limited_by"]:
+            env.out(terminal_text(f"    limited by {stage['limited_by']}"))
     for table in shown.tables:
         env.out(f"  {table.name} ({table.unit}):")
         for cell in table.cells:

@@ -113,20 +113,28 @@ class HostBusyError(Exception):
 
 
 def describe_holder(holder: Mapping[str, object]) -> str:
-    """ "in use by a Pairbench run (iperf3 on pair lab, pid 4242, started 14:02:11)"."""
+    """ "in use by another Pairbench run (iperf3 on pair lab; `pairbench run`, pid 4242,
+    library /home/me/lab.sqlite, started 14:02:11; its run 6 there)": the program, its
+    library file, pid and start time; a run number only with the library it belongs to
+    (never to be read as a run of this library)."""
     parts = []
     if holder.get("tool") and holder.get("pair"):
         parts.append(f"{holder['tool']} on pair {holder['pair']}")
-    if holder.get("run_id"):
-        parts.append(f"run {holder['run_id']}")
+    where = []
     if holder.get("program"):
-        parts.append(str(holder["program"]))
+        where.append(str(holder["program"]))
     if holder.get("pid"):
-        parts.append(f"pid {holder['pid']}")
+        where.append(f"pid {holder['pid']}")
+    if holder.get("library"):
+        where.append(f"library {holder['library']}")
     started = holder.get("started_at")
     if isinstance(started, int | float):
-        parts.append(f"started {time_text(started, '%H:%M:%S')}")
-    detail = f" ({', '.join(parts)})" if parts else ""
+        where.append(f"started {time_text(started, '%H:%M:%S')}")
+    if where:
+        parts.append(", ".join(where))
+    if holder.get("run_id") and holder.get("library"):
+        parts.append(f"its run {holder['run_id']} there")
+    detail = f" ({'; '.join(parts)})" if parts else ""
     return (
         f"in use by another Pairbench run{detail}; wait for it to end or cancel it where it "
         "was started"
@@ -148,6 +156,19 @@ class RunError(Exception):
     def cause(self) -> BaseException | None:
         """The failure this refusal was raised from, if any."""
         return self.__cause__
+
+
+class PortInUseError(TransportError):
+    """The server port the user chose is in use on ``host`` (``detail``: the tool's words or
+    what listens there)."""
+
+    def __init__(self, host: str, port: int, detail: str = "") -> None:
+        super().__init__(
+            f"host {host}: port {port} is in use{f' ({detail})' if detail else ''}; choose "
+            "another port, or leave port unset (0) and Pairbench picks a free one",
+            host=host,
+        )
+        self.port = port
 
 
 class ToolNotInstalledError(RunError):

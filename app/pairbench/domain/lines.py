@@ -13,6 +13,10 @@ class LineSource(enum.StrEnum):
     CLIENT_ERR = "client.stderr"
     SERVER_OUT = "server.stdout"
     SERVER_ERR = "server.stderr"
+    # The host sampler's pipes (``tools/host_sampler.py``): parsed into telemetry, never
+    # stored as raw output.
+    SAMPLER_OUT = "sampler.stdout"
+    SAMPLER_ERR = "sampler.stderr"
 
 
 class Line(NamedTuple):

@@ -13,6 +13,78 @@ class Metric:
     name: str
     unit: str
     label: str
+    # The finest step the tools print it in (base unit), where that is coarser than 3
+    # significant digits: iperf3's jitter and ping's times are printed to the µs
+    # ("0.003 ms"), so "0.00300 ms" would claim digits no tool measured.
+    resolution: float | None = None
+
+
+# Host telemetry (``tools/host_sampler.py``; streams named ``ROLE:PART``, see
+# ``domain/telemetry.py``): per interval, as percentages, rates or levels. ethtool's counters
+# are named at run time (``ethtool_<counter>_pps``, unit from the suffix).
+TELEMETRY_METRICS: tuple[Metric, ...] = (
+    Metric("cpu_busy_percent", "%", "CPU busy"),
+    Metric("cpu_user_percent", "%", "CPU user"),
+    Metric("cpu_system_percent", "%", "CPU system"),
+    Metric("cpu_softirq_percent", "%", "CPU softirq"),
+    Metric("cpu_irq_percent", "%", "CPU irq"),
+    Metric("cpu_steal_percent", "%", "CPU steal"),
+    Metric("cpu_iowait_percent", "%", "CPU I/O wait"),
+    Metric("cpu_idle_percent", "%", "CPU idle"),
+    Metric("nic_rx_bps", "bit/s", "NIC received"),
+    Metric("nic_tx_bps", "bit/s", "NIC sent"),
+    Metric("nic_rx_pps", "pkt/s", "NIC packets received"),
+    Metric("nic_tx_pps", "pkt/s", "NIC packets sent"),
+    Metric("nic_rx_drop_pps", "pkt/s", "NIC receive drops"),
+    Metric("nic_tx_drop_pps", "pkt/s", "NIC send drops"),
+    Metric("nic_rx_error_pps", "pkt/s", "NIC receive errors"),
+    Metric("nic_tx_error_pps", "pkt/s", "NIC send errors"),
+    Metric("tcp_out_pps", "pkt/s", "TCP segments sent"),
+    Metric("tcp_retrans_pps", "pkt/s", "TCP retransmitted segments"),
+    Metric("tcp_in_error_pps", "pkt/s", "TCP receive errors"),
+    Metric("tcp_timeouts_per_s", "op/s", "TCP timeouts"),
+    Metric("tcp_rcvq_drop_pps", "pkt/s", "TCP receive-queue drops"),
+    Metric("tcp_backlog_drop_pps", "pkt/s", "TCP backlog drops"),
+    Metric("tcp_ofo_drop_pps", "pkt/s", "TCP out-of-order drops"),
+    Metric("tcp_zero_window_drop_pps", "pkt/s", "TCP zero-window drops"),
+    Metric("udp_in_pps", "pkt/s", "UDP datagrams received"),
+    Metric("udp_out_pps", "pkt/s", "UDP datagrams sent"),
+    Metric("udp_rcvbuf_error_pps", "pkt/s", "UDP receive-buffer errors"),
+    Metric("udp_sndbuf_error_pps", "pkt/s", "UDP send-buffer errors"),
+    Metric("udp_in_error_pps", "pkt/s", "UDP receive errors"),
+    Metric("udp_no_port_pps", "pkt/s", "UDP datagrams to no port"),
+    Metric("conn_count", "count", "Connections moving data"),
+    Metric("conn_cwnd_bytes", "B", "Congestion window (ss)"),
+    Metric("conn_rtt_ms", "ms", "Connection RTT (ss)"),
+    Metric("conn_delivery_bps", "bit/s", "Delivery rate (ss)"),
+    Metric("conn_rwnd_limited_percent", "%", "Receive-window limited"),
+    Metric("conn_sndbuf_limited_percent", "%", "Send-buffer limited"),
+    Metric("conn_snd_wnd_bytes", "B", "Peer's receive window"),
+    Metric("conn_sndbuf_bytes", "B", "Send buffer"),
+    Metric("conn_rcvbuf_bytes", "B", "Receive buffer"),
+    Metric("sock_rcvbuf_bytes", "B", "Socket receive buffer"),
+    Metric("sock_rx_queue_bytes", "B", "Socket receive queue"),
+    Metric("sock_drop_pps", "pkt/s", "Socket drops"),
+    Metric("proc_cpu_percent", "%", "Tool CPU (of one core)"),
+    Metric("proc_thread_max_percent", "%", "Tool's busiest thread"),
+    Metric("proc_thread_wait_percent", "%", "Busiest thread waiting for a CPU"),
+    Metric("disk_util_percent", "%", "Disk utilisation"),
+    Metric("disk_queue_depth", "count", "Disk queue (mean in flight)"),
+    Metric("disk_read_iops", "IO/s", "Disk reads"),
+    Metric("disk_write_iops", "IO/s", "Disk writes"),
+    Metric("disk_read_bytes_per_s", "B/s", "Disk read bandwidth"),
+    Metric("disk_write_bytes_per_s", "B/s", "Disk write bandwidth"),
+    Metric("disk_read_merge_per_s", "op/s", "Disk read merges"),
+    Metric("disk_write_merge_per_s", "op/s", "Disk write merges"),
+    Metric("ethtool_conntrack_allowance_available", "count", "Conntrack allowance available"),
+)
+
+TELEMETRY_METRIC_NAMES = frozenset(m.name for m in TELEMETRY_METRICS)
+
+
+def is_telemetry_metric(name: str) -> bool:
+    """True for a host telemetry metric (never a value of a run's summary)."""
+    return name in TELEMETRY_METRIC_NAMES or name.startswith("ethtool_")
 
 
 METRICS: dict[str, Metric] = {
@@ -22,17 +94,19 @@ METRICS: dict[str, Metric] = {
         Metric("throughput_reverse_bps", "bit/s", "Reverse throughput"),
         Metric("retransmits", "count", "Retransmits"),
         Metric("cwnd_bytes", "B", "Congestion window"),
-        Metric("jitter_ms", "ms", "Jitter"),
+        Metric("jitter_ms", "ms", "Jitter", 0.001),
+        Metric("one_way_delay_ms", "ms", "One-way delay"),
+        Metric("induced_delay_ms", "ms", "Induced delay"),
         Metric("lost_packets", "count", "Lost datagrams"),
         Metric("packets", "count", "Datagrams"),
         Metric("lost_percent", "%", "Loss"),
         Metric("ops_per_s", "op/s", "Operations"),
         Metric("latency_avg_us", "µs", "Mean latency"),
-        Metric("rtt_ms", "ms", "Round-trip time"),
-        Metric("rtt_min_ms", "ms", "Minimum RTT"),
-        Metric("rtt_avg_ms", "ms", "Mean RTT"),
-        Metric("rtt_max_ms", "ms", "Maximum RTT"),
-        Metric("rtt_mdev_ms", "ms", "RTT deviation"),
+        Metric("rtt_ms", "ms", "Round-trip time", 0.001),
+        Metric("rtt_min_ms", "ms", "Minimum RTT", 0.001),
+        Metric("rtt_avg_ms", "ms", "Mean RTT", 0.001),
+        Metric("rtt_max_ms", "ms", "Maximum RTT", 0.001),
+        Metric("rtt_mdev_ms", "ms", "RTT deviation", 0.001),
         Metric("duplicate_packets", "count", "Duplicate replies"),
         Metric("corrupted_packets", "count", "Corrupted replies"),
         Metric("icmp_errors", "count", "ICMP errors"),
@@ -56,6 +130,7 @@ METRICS: dict[str, Metric] = {
         Metric("write_lat_p9999_us", "µs", "Write p99.99 latency"),
         Metric("tx_cpu_percent", "%", "Sender CPU"),
         Metric("rx_cpu_percent", "%", "Receiver CPU"),
+        *TELEMETRY_METRICS,
     )
 }
 
@@ -89,6 +164,7 @@ _SUFFIX_UNITS: tuple[tuple[str, str], ...] = (
     ("_time_s", "s"),
     ("_count", "count"),
     ("_bytes_per_s", "B/s"),
+    ("_pps", "pkt/s"),
     ("_per_s", "op/s"),
     ("_bps", "bit/s"),
     ("_bytes", "B"),
@@ -107,6 +183,13 @@ _COLUMN_UNITS: tuple[tuple[str, str], ...] = (
     ("latency_", "µs"),
     ("throughput_", "B/s"),
 )
+
+
+def metric_resolution(name: str) -> float | None:
+    """The finest step the tools print ``name`` in (its base unit), or None (3 significant
+    digits say it all)."""
+    metric = METRICS.get(name)
+    return metric.resolution if metric is not None else None
 
 
 def metric_unit(name: str) -> str:

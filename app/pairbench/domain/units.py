@@ -9,11 +9,13 @@ everywhere and a chart's title, axis and readout name the unit of the numbers dr
   do; ``SI_BYTES`` sizes in powers of 1000 (kB, MB, GB), as cloud providers quote buckets.
 - Times: µs become ms from 1000 µs and s from 10⁶ µs; ms become s from 1000 ms. A value never
   scales below the unit its metric is stored in (a 0.048 ms RTT stays in ms, as ping prints it).
-- Counts (retransmits, datagrams) and count rates (IO/s, op/s) take k from 10,000 and M from
+- Counts (retransmits, datagrams) and count rates (IO/s, op/s, pkt/s) take k from 10,000 and M from
   1,000,000 ("9870 IO/s", "64.8 kIO/s", "64.8k"). Percentages never scale.
-- A value prints with 3 significant digits, trailing zeros kept ("1.00 Gbit/s", "0.500 %");
-  a whole count prints as an integer ("6315"). The scale is chosen *after* rounding, so
-  999.6e6 bit/s prints "1.00 Gbit/s", never "1000 Mbit/s". Negative values scale by their
+- A value prints with 3 significant digits, trailing zeros kept ("1.00 Gbit/s", "0.500 %"),
+  but never finer than the tool prints it (a metric's ``resolution``: jitter and ping times
+  to the µs, "0.003 ms", not "0.00300 ms"); a whole count prints as an integer ("6315").
+  The scale is chosen *after* rounding, so 999.6e6 bit/s prints "1.00 Gbit/s", never
+  "1000 Mbit/s". Negative values scale by their
   magnitude. No value (None, NaN, ±inf) prints as "—".
 """
 
@@ -23,7 +25,7 @@ import math
 from collections.abc import Iterable, Sequence
 from dataclasses import dataclass
 
-from pairbench.domain.metrics import metric_unit
+from pairbench.domain.metrics import metric_resolution, metric_unit
 
 NO_VALUE = "—"
 SIGNIFICANT = 3
@@ -45,9 +47,15 @@ class Scale:
     whole: bool = False
 
     def format(
-        self, value: float | None, half_width: float | None = None, *, unit: bool = True
+        self,
+        value: float | None,
+        half_width: float | None = None,
+        *,
+        unit: bool = True,
+        finest: float | None = None,
     ) -> str:
-        """``value`` (in the base unit) in this scale, with ``± half_width`` if given."""
+        """``value`` (in the base unit) in this scale, with ``± half_width`` if given; never
+        more decimals than a step of ``finest`` (base unit) needs."""
         if value is None or not math.isfinite(value):
             return NO_VALUE
         scaled = value * self.factor
@@ -55,6 +63,8 @@ class Scale:
             text = str(int(scaled))
         else:
             decimals = rounded_decimals(scaled)
+            if finest is not None and finest > 0:
+                decimals = min(decimals, step_decimals(finest * self.factor))
             text = number(scaled, decimals)
             if half_width is not None and math.isfinite(half_width):
                 half = half_width * self.factor
@@ -108,6 +118,7 @@ _LADDERS: dict[str, tuple[_Rung, ...]] = {
     "ms": _ladder(1000.0, ("ms", "s")),
     "IO/s": _count_ladder("IO/s"),
     "op/s": _count_ladder("op/s"),
+    "pkt/s": _count_ladder("pkt/s"),
     "count": _count_ladder(""),
     "": _count_ladder(""),
 }
@@ -160,12 +171,13 @@ def format_quantity(
     *,
     scale: Scale | None = None,
     with_unit: bool = True,
+    finest: float | None = None,
 ) -> str:
     """A value of ``unit`` for people, in ``scale`` or the scale of its own size."""
     if value is None or not math.isfinite(value):
         return NO_VALUE
     chosen = scale or scale_for(unit, value)
-    return chosen.format(value, half_width, unit=with_unit)
+    return chosen.format(value, half_width, unit=with_unit, finest=finest)
 
 
 def format_value(
@@ -176,8 +188,15 @@ def format_value(
     scale: Scale | None = None,
     unit: bool = True,
 ) -> str:
-    """A metric's value: ``9.79 Gbit/s``, ``9.79 ± 0.02 Gbit/s``, ``0.0480 ms``, ``6315``."""
-    return format_quantity(metric_unit(metric), value, half_width, scale=scale, with_unit=unit)
+    """A metric's value: ``9.79 Gbit/s``, ``9.79 ± 0.02 Gbit/s``, ``0.048 ms``, ``6315``."""
+    return format_quantity(
+        metric_unit(metric),
+        value,
+        half_width,
+        scale=scale,
+        with_unit=unit,
+        finest=metric_resolution(metric),
+    )
 
 
 def format_bits(value: float | None) -> str:
@@ -203,6 +222,13 @@ def decimals_for(scaled: float, significant: int = SIGNIFICANT) -> int:
         return 0
     magnitude = math.floor(math.log10(abs(scaled)))
     return max(0, min(6, significant - 1 - magnitude))
+
+
+def step_decimals(step: float) -> int:
+    """Decimal places a step of ``step`` needs (0.001 → 3, 0.5 → 1, 10 → 0)."""
+    if step <= 0 or not math.isfinite(step):
+        return 6
+    return max(0, min(6, math.ceil(-math.log10(step) - 1e-9)))
 
 
 def number(value: float, decimals: int) -> str:

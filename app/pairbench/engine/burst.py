@@ -20,7 +20,7 @@ import contextlib
 import dataclasses
 import math
 import time
-from collections.abc import Callable
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 from typing import Any
 
@@ -31,7 +31,9 @@ from pairbench.analysis.burst import (
     BurstModel,
     BurstParams,
     analyze_series,
+    learnt_interval,
 )
+from pairbench.analysis.burst_allowance import confirming, onsets_of
 from pairbench.domain import HostPair, Record, Run, RunSpec, RunStatus
 from pairbench.domain.failures import AnalysisError
 from pairbench.engine.execute import Prepared, execute_run
@@ -304,12 +306,14 @@ def analyze_stored_burst(
     ``AnalysisError`` when the run has no aggregate ``throughput_bps`` series (unless
     ``missing_ok``: then an empty estimate, not stored).
     """
-    series = _throughput(lib, run_id)
+    every = load_series(lib, run_id)
+    series = next((s for s in every if (s.stream, s.metric) == (STREAM, METRIC)), None)
     if series is None or series.t.size == 0:
         if missing_ok:
             return BurstModel(params).estimate
         raise AnalysisError(f"run {run_id} has no aggregate throughput series to analyse")
-    params = params or BurstParams()
+    if params is None:  # the default knobs, for the series' own interval (0.1 s, 1 s, ...)
+        params = BurstParams().for_interval(learnt_interval(np.diff(series.t, prepend=0.0)))
     estimate = analyze_series(series.t, series.v, params=params)
     if store:
         payload = {
@@ -317,6 +321,28 @@ def analyze_stored_burst(
             "stream": STREAM,
             "metric": METRIC,
             "params": dataclasses.asdict(params),
+            "allowance": allowance_payload(estimate, every),
         }
         store_analysis(lib, run_id, ANALYSIS_KIND, payload)
     return estimate
+
+
+def allowance_payload(
+    estimate: BurstEstimate, series: Sequence[SeriesArrays]
+) -> dict[str, Any] | None:
+    """What the NIC's bandwidth allowance counters say of the step: the onset that confirms
+    it (``confirmed``, ``role``, ``counter``, ``onset_t``, ``sentence``), or that none rose near
+    it; None when no host's NIC has them."""
+    has = [s for s in series if s.stream.endswith(":nic") and "allowance_exceeded" in s.metric]
+    if not has:
+        return None
+    found = confirming(estimate.step_t if estimate.detected else None, onsets_of(has))
+    if found is None or estimate.step_t is None:
+        return {"confirmed": False}
+    return {
+        "confirmed": True,
+        "role": found.role,
+        "counter": found.counter,
+        "onset_t": found.t,
+        "sentence": found.sentence(estimate.step_t),
+    }

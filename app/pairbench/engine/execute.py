@@ -4,10 +4,10 @@ from __future__ import annotations
 
 import asyncio
 import os
-import sys
 import time
 from collections.abc import Awaitable
 from dataclasses import dataclass, replace
+from pathlib import Path
 from typing import TypeVar
 
 from pairbench.domain import HostPair, Run, RunSpec, RunStatus
@@ -17,6 +17,7 @@ from pairbench.domain.failures import (
     HostInUseError,
     LibraryFullError,
     PairBusyError,
+    PortInUseError,
     RunError,
     StalledOutError,
     ToolMissingError,
@@ -24,10 +25,12 @@ from pairbench.domain.failures import (
     TransportError,
 )
 from pairbench.domain.processes import RunTag
-from pairbench.engine.host_lock import HostLocks
+from pairbench.engine.diagnose import finish_verdict
+from pairbench.engine.host_lock import HostLocks, holder_info
 from pairbench.engine.install_hint import INSTALLABLE, install_words
 from pairbench.engine.leftovers import ACTIVE_TAGS, clear_leftovers
 from pairbench.engine.observer import NullObserver, RunObserver
+from pairbench.engine.readiness import port_listening
 from pairbench.engine.session import RunSession
 from pairbench.engine.stop import StopCondition
 from pairbench.engine.transports import Connector
@@ -41,12 +44,6 @@ from pairbench.tools.registry import get_tool
 
 FLUSH_PERIOD_S = 0.1
 T = TypeVar("T")
-
-
-def _program() -> str:
-    """How the user would recognise this process in a refusal: a command, or the window."""
-    args = [a for a in sys.argv[1:] if not a.startswith("-")][:2]
-    return f"`pairbench {' '.join(args)}`" if args else "the Pairbench window"
 
 
 async def _clear_leftovers(prepared: Prepared) -> list[str]:
@@ -116,6 +113,7 @@ async def prepare(pair: HostPair, spec: RunSpec, connector: Connector) -> Prepar
     check = tool.host_check(params) if tool.host_check else None
     if check is not None:
         await _host_check(check, server if tool.server_only else client)
+    await _refuse_busy_port(tool.chosen_port(params), server)
     return Prepared(replace(spec, params=params), tool, pair, client, server, caps, server_caps)
 
 
@@ -132,6 +130,14 @@ async def _host_check(check: HostCheck, transport: Transport) -> None:
         raise RunError(f"{transport.host_name}: {exc}") from exc
     except (TransportError, TimeoutError, OSError) as exc:
         raise RunError(f"{transport.host_name}: cannot check the run: {exc}") from exc
+
+
+async def _refuse_busy_port(port: int, server: Transport) -> None:
+    """A server port the user chose (``port`` > 0) that something already listens on is
+    refused before the run: nothing stored."""
+    if port and await port_listening(server, port):
+        busy = PortInUseError(server.host_name, port, "something listens on it")
+        raise RunError(str(busy)) from busy
 
 
 async def _probe(tool: Tool, transport: Transport) -> Capabilities:
@@ -155,6 +161,7 @@ async def execute_run(
     cancel: asyncio.Event | None = None,
     stop: StopCondition | None = None,
     held: HostLocks | None = None,
+    telemetry: bool = True,
 ) -> Run:
     """Run a prepared spec and store it; return the stored run with its final status.
 
@@ -164,31 +171,26 @@ async def execute_run(
     the reason as its note (the tool's own summary is then usually incomplete: iperf3 prints
     no receiver figures when interrupted, so its summary comes from the intervals).
     ``held``: the hosts' locks, taken by the caller (``hold_pair``) and kept after the run.
+    ``telemetry``: sample both hosts beside the tool and store the run's verdict (off only
+    to measure what sampling costs).
     """
     observer = observer or NullObserver()
     cancel = cancel or asyncio.Event()
+    work = (observer, cancel, stop, telemetry)
     if held is not None:  # the caller holds the hosts (a storage suite, for all its jobs)
-        return await _execute_locked(lib, prepared, held, observer, cancel, stop)
-    locks = hold_pair(prepared.pair, prepared.tool.name)
+        return await _execute_locked(lib, prepared, held, *work)
+    locks = hold_pair(prepared.pair, prepared.tool.name, lib.path)
     try:
-        return await _execute_locked(lib, prepared, locks, observer, cancel, stop)
+        return await _execute_locked(lib, prepared, locks, *work)
     finally:
         locks.release()
 
 
-def hold_pair(pair: HostPair, tool: str) -> HostLocks:
-    """The pair's hosts locked for a run of ``tool`` (release them when done); a host in use
-    by another Pairbench run is ``PairBusyError`` (nothing started, nothing stored)."""
-    locks = HostLocks(
-        [pair.client, pair.server],
-        {
-            "pair": pair.name,
-            "tool": tool,
-            "pid": os.getpid(),
-            "program": _program(),
-            "started_at": time.time(),
-        },
-    )
+def hold_pair(pair: HostPair, tool: str, library: Path | str | None = None) -> HostLocks:
+    """The pair's hosts locked for a run of ``tool`` stored in ``library`` (release them
+    when done); a host in use by another Pairbench run is ``PairBusyError`` naming it
+    (nothing started, nothing stored)."""
+    locks = HostLocks([pair.client, pair.server], holder_info(pair.name, tool, library))
     try:
         locks.acquire()
     except HostBusyError as exc:
@@ -205,6 +207,7 @@ async def _execute_locked(
     observer: RunObserver,
     cancel: asyncio.Event,
     stop: StopCondition | None,
+    telemetry: bool = True,
 ) -> Run:
     spec = prepared.spec
     cleared = await _clear_leftovers(prepared)
@@ -218,7 +221,8 @@ async def _execute_locked(
     tag = str(RunTag.new())
     ACTIVE_TAGS.add(tag)
     try:
-        return await _execute_session(lib, run_id, prepared, observer, cancel, stop, tag, cleared)
+        work = (observer, cancel, stop, tag, cleared, telemetry)
+        return await _execute_session(lib, run_id, prepared, *work)
     finally:
         ACTIVE_TAGS.discard(tag)
 
@@ -232,12 +236,14 @@ async def _execute_session(
     stop: StopCondition | None,
     tag: str,
     cleared: list[str],
+    telemetry: bool = True,
 ) -> Run:
     spec, tool = prepared.spec, prepared.tool
     recorder = Recorder(lib, run_id)
     parser = tool.parser(spec.params, prepared.caps)
     session = RunSession(prepared, recorder, parser, observer, stop, tag=tag)
     session.preflight_notes = cleared
+    session.telemetry_on = telemetry and telemetry_wanted()
     observer.on_started(run_id, spec, tool.expected_seconds(spec.params))
     status, error, by_stop = RunStatus.FAILED, None, False
     full: LibraryFullError | None = None
@@ -350,14 +356,26 @@ def _kept(recorder: Recorder) -> str:
 
 def _store_run_analyses(lib: Library, run_id: int, session: RunSession) -> None:
     """Store what the tool derives from the run's whole output (fio: the json+ latency
-    histogram); a failure there is a bug that must not lose the run: noted, not raised."""
+    histogram), the hosts' telemetry and the run's verdict; a failure there is a bug that
+    must not lose the run: noted, not raised."""
+    note = None
     try:
         for kind, payload in session.prepared.tool.analyses_of(session.parser).items():
             store_analysis(lib, run_id, kind, payload)
     except Exception as exc:
-        run = get_run(lib, run_id)
         note = f"run analyses failed: {type(exc).__name__}: {exc}"
+    if session.telemetry_on:
+        meta = session.telemetry.meta() if session.telemetry is not None else None
+        note = finish_verdict(lib, run_id, meta, session.observer) or note
+    if note:
+        run = get_run(lib, run_id)
         update_run_notes(lib, run_id, notes="\n".join(n for n in (run.notes, note) if n))
+
+
+def telemetry_wanted() -> bool:
+    """False when ``PAIRBENCH_TELEMETRY=off``: no sampler beside the tool, no verdict stored
+    (to measure what sampling costs, or for a host that must run the tool alone)."""
+    return os.environ.get("PAIRBENCH_TELEMETRY", "on").strip().lower() != "off"
 
 
 async def _storing(lib: Library, work: Awaitable[T]) -> T:

@@ -13,6 +13,9 @@ import fcntl
 import hashlib
 import json
 import os
+import re
+import sys
+import time
 from collections.abc import Mapping, Sequence
 from pathlib import Path
 from types import TracebackType
@@ -21,6 +24,47 @@ from pairbench.domain import AuthMethod, Host
 from pairbench.domain.failures import HostBusyError
 
 LOCK_DIR_ENV = "PAIRBENCH_LOCK_DIR"
+# Options of ``pairbench`` itself that take a value (before the command): skipped when the
+# command is named.
+_GLOBAL_VALUE_OPTIONS = frozenset({"--library"})
+_WORD = re.compile(r"[a-z][a-z0-9-]*")  # a subcommand or a tool, not a file or a number
+
+
+def program_name(argv: Sequence[str] | None = None) -> str:
+    """How a user recognises this process in a refusal: "`pairbench run`", "`pairbench
+    campaign run`" (the command and its subcommand, never an option's value such as the
+    ``--library`` file), or "the Pairbench window" when no command was given."""
+    args = list(sys.argv[1:] if argv is None else argv)
+    words: list[str] = []
+    skip = False
+    for arg in args:
+        if skip:
+            skip = False
+            continue
+        if arg.startswith("-"):
+            if words:
+                break  # the command's own options: its name is complete
+            skip = arg in _GLOBAL_VALUE_OPTIONS
+            continue
+        words.append(arg)
+        if len(words) == 2:
+            break
+    if len(words) == 2 and not _WORD.fullmatch(words[1]):
+        words = words[:1]  # a file or a number, not a subcommand
+    return f"`pairbench {' '.join(words)}`" if words else "the Pairbench window"
+
+
+def holder_info(pair: str, tool: str, library: Path | str | None) -> dict[str, object]:
+    """What a lock file says about the run holding it: enough for another Pairbench (of
+    another library, perhaps) to name it: pair, tool, program, pid, library, start time."""
+    return {
+        "pair": pair,
+        "tool": tool,
+        "program": program_name(),
+        "pid": os.getpid(),
+        "library": str(Path(library).resolve()) if library is not None else "",
+        "started_at": time.time(),
+    }
 
 
 def host_key(host: Host) -> str:

@@ -2,7 +2,8 @@
 
 from __future__ import annotations
 
-from typing import Protocol
+from collections.abc import Mapping
+from typing import Any, Protocol, runtime_checkable
 
 from pairbench.domain import Line, Record, Run, RunSpec
 
@@ -42,3 +43,18 @@ class NullObserver:
 
     def on_notice(self, text: str) -> None:
         return None
+
+
+@runtime_checkable
+class TelemetryObserver(Protocol):
+    """An observer that also wants the hosts' telemetry and the run's verdict (the window's
+    Hosts panel and summary); the engine checks for these methods, so other observers need
+    not have them."""
+
+    def on_telemetry(self, records: list[Record]) -> None:
+        """Records of host telemetry (streams ``client:cpu``, ...), as the samplers give them."""
+        ...
+
+    def on_diagnosis(self, payload: Mapping[str, Any]) -> None:
+        """The run's verdict (``Diagnosis.payload()``), once stored, before ``on_finished``."""
+        ...

@@ -43,3 +43,20 @@ def local_free_port(preferred: int) -> int:
                 continue
             return int(sock.getsockname()[1])
     return preferred
+
+
+# How many blocks of ports ``local_free_ports`` tries before it settles for one free port.
+FREE_BLOCK_TRIES = 20
+
+
+def local_free_ports(preferred: int, count: int) -> int:
+    """The first of ``count`` consecutive ports that nothing listens on on this computer:
+    ``preferred`` if its block is free, else a block from a port the OS picks."""
+    start = preferred
+    for _attempt in range(FREE_BLOCK_TRIES):
+        start = local_free_port(start)
+        block = range(start + 1, start + count)
+        if start + count <= 65536 and all(local_free_port(q) == q for q in block):
+            return start
+        start = local_free_port(0)
+    return local_free_port(preferred)

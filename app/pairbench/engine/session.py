@@ -8,14 +8,15 @@ import time
 from typing import TYPE_CHECKING
 
 from pairbench.domain import Line, LineSource, Record, RunStatus, Summary
-from pairbench.domain.failures import ConnectionLostError, TransportError
+from pairbench.domain.failures import ConnectionLostError, PortInUseError, TransportError
 from pairbench.engine.command_record import COMMANDS_KIND, command_record
 from pairbench.engine.facts import gather_facts
 from pairbench.engine.leftovers import end_tagged
 from pairbench.engine.observer import RunObserver
-from pairbench.engine.readiness import local_free_port, wait_port_listening
+from pairbench.engine.readiness import local_free_ports, wait_port_listening
 from pairbench.engine.stall import StallWatch, shows_data
 from pairbench.engine.stop import StopCondition
+from pairbench.engine.telemetry import RunTelemetry, run_interval, session_samplers
 from pairbench.engine.workdir_files import prepare_workdir, store_collected
 from pairbench.library import Library, Recorder
 from pairbench.library.analyses import store_analysis
@@ -35,13 +36,10 @@ MAIN_STOP_TIMEOUT_S = 10.0
 
 
 def _stall_watch(prepared: Prepared) -> StallWatch:
-    """The stall watch for a run: its reporting interval (ping's ``interval``, else 1 s) and
-    expected length (0 when the parameters do not tell)."""
+    """The stall watch for a run: its reporting interval (the tool's interval parameter, else
+    1 s) and expected length (0 when the parameters do not tell: a run by bytes)."""
     params = prepared.spec.params
-    try:
-        interval = float(params.get("interval", "") or 1.0)
-    except ValueError:
-        interval = 1.0
+    interval = prepared.tool.interval_seconds(params)
     try:
         expected = prepared.tool.expected_seconds(params)
     except (KeyError, ValueError):
@@ -82,6 +80,11 @@ class RunSession:
         self._summary: Summary | None = None
         self._workdir: tuple[Transport, str] | None = None
         self.stall = _stall_watch(prepared)
+        self.port = prepared.tool.default_port
+        # The hosts' samplers (None: no telemetry, or not started yet).
+        self.telemetry: RunTelemetry | None = None
+        self.telemetry_on = True
+        self._telemetry_start: asyncio.Future[None] | None = None
 
     async def run(self, lib: Library, run_id: int) -> tuple[RunStatus, str | None]:
         """Run to the end of the main command; return its status and error, if any."""
@@ -113,7 +116,8 @@ class RunSession:
             cleanup=self._cleanup_on(main_host),
         )
         client_pump = self._pump(client)
-        self.stall.start(time.monotonic())
+        self.stall.start(started := time.monotonic())
+        self._start_telemetry(commands, workdir, client, started)
         await self._consume_until(client_pump)
         exit_status = await client.wait()
         self._raise_if_lost()
@@ -164,9 +168,13 @@ class RunSession:
         p = self.prepared
         local = p.server.host_name == "localhost"
         span = p.tool.ports(p.spec.params)
-        port = _local_free_ports(p.tool.default_port, span) if local else p.tool.default_port
-        for _attempt in range(PORT_ATTEMPTS):
+        chosen = p.tool.chosen_port(p.spec.params)
+        port = local_free_ports(p.tool.default_port, span) if local else p.tool.default_port
+        if chosen:
+            port = chosen
+        for _attempt in range(1 if chosen else PORT_ATTEMPTS):
             commands = self._commands(port, workdir)
+            self.port = port
             if commands.server is None:
                 return commands
             server = await p.server.start(
@@ -181,12 +189,14 @@ class RunSession:
             if ready:
                 return commands
             await server.stop()
+            if chosen and "in use" in text.lower():
+                raise PortInUseError(p.server.host_name, chosen, text.strip()[-200:])
             if "in use" not in text.lower():
                 raise TransportError(
                     f"host {p.server.host_name}: {p.tool.name} server did not start: "
                     f"{text.strip()[-300:] or 'no output'}"
                 )
-            port = _local_free_ports(port + 1, span) if local else port + 1
+            port = local_free_ports(port + 1, span) if local else port + 1
         raise TransportError(
             f"host {p.server.host_name}: no free port for the {p.tool.name} server "
             f"after {PORT_ATTEMPTS} attempts"
@@ -333,8 +343,29 @@ class RunSession:
                 await asyncio.wait_for(self.processes[-1].stop(), MAIN_STOP_TIMEOUT_S)
         await self.stop_all()
 
+    def _start_telemetry(
+        self, commands: Commands, workdir: str, main: RemoteProcess, started: float
+    ) -> None:
+        """Start the hosts' samplers beside the tool, in the background (lines are read
+        meanwhile); their records share the tool's time axis (``started``)."""
+        if not self.telemetry_on:
+            return
+        server = self.processes[0] if commands.server is not None else None
+        hosts = session_samplers(
+            self.prepared, commands, port=self.port, workdir=workdir, server=server, main=main
+        )
+        interval = run_interval(self.prepared.spec.params)
+        self.telemetry = RunTelemetry(
+            self.recorder, self.observer, tag=self.tag, start=started, interval_s=interval
+        )
+        self._telemetry_start = asyncio.ensure_future(self.telemetry.start(hosts))
+
     async def stop_all(self) -> None:
         """End every process of the run and remove its work directory."""
+        if self._telemetry_start is not None and self.telemetry is not None:
+            with contextlib.suppress(Exception):  # telemetry never fails a run
+                await asyncio.wait_for(asyncio.shield(self._telemetry_start), 15.0)
+            await self.telemetry.stop()
         await asyncio.gather(*(p.stop() for p in self.processes), return_exceptions=True)
         for pump in self.pumps:
             with contextlib.suppress(TimeoutError, asyncio.CancelledError):
@@ -367,16 +398,3 @@ class RunSession:
             except Exception as exc:  # ParseError or a parser bug: the run is kept either way
                 self._summary = Summary(values={}, complete=False, error=str(exc))
         return self._summary
-
-
-def _local_free_ports(preferred: int, count: int) -> int:
-    """The first of ``count`` consecutive ports that nothing listens on on this computer:
-    ``preferred`` if its block is free, else a block from a port the OS picks."""
-    start = preferred
-    for _attempt in range(PORT_ATTEMPTS * 4):
-        start = local_free_port(start)
-        block = range(start + 1, start + count)
-        if start + count <= 65536 and all(local_free_port(q) == q for q in block):
-            return start
-        start = local_free_port(0)
-    return local_free_port(preferred)

@@ -11,7 +11,8 @@ from pairbench.domain.failures import StalledOutError
 STALL_INTERVALS = 3
 STALL_MIN_S = 3.0
 STARTUP_GRACE_S = 10.0
-# A stall still going this long after the run should have ended ends the run.
+# A stall still going this long after the run should have ended ends the run (a run of no
+# known length: a stall this long past its start, once the tool has reported).
 STALL_OVERRUN_S = 30.0
 # Quiet that begins this close to the expected end (plus one interval) is the tool finishing.
 END_SLACK_S = 1.0
@@ -83,6 +84,17 @@ class StallWatch:
         if quiet and self.expected_s > 0 and now - self.started > self.expected_s + STALL_OVERRUN_S:
             raise StalledOutError(
                 f"no report for {now - quiet_since:.0f} s, past the run's expected end"
+            )
+        if (
+            quiet
+            and self.expected_s <= 0
+            and self.last_report is not None
+            and now - quiet_since > allowance + STALL_OVERRUN_S
+        ):
+            # A run of no known length (iperf3 by bytes or blocks) has no expected end to
+            # wait for: a stall that lasts this long ends it.
+            raise StalledOutError(
+                f"no report for {now - quiet_since:.0f} s in a run of no fixed length"
             )
         if self.stall_since is not None or not quiet:
             return None

@@ -22,6 +22,7 @@ from pairbench.analysis.campaign_groups import (
 )
 from pairbench.analysis.compare import lower_is_better
 from pairbench.analysis.stats import GroupStats
+from pairbench.analysis.verdicts import count_labels
 from pairbench.domain.campaign import Cell
 from pairbench.domain.units import NO_VALUE
 
@@ -44,6 +45,7 @@ class RunValue:
     at: float
     discard: str = ""
     suite_id: int | None = None  # a storage cell's suite (run_id is None)
+    limited_by: str = ""  # the run's verdict ("cpu (client)"; "" when it has none)
 
     @property
     def source(self) -> str:
@@ -112,6 +114,11 @@ class GroupCell:
     skipped: tuple[str, ...]
     pending: int
     rank: int | None = None
+
+    @property
+    def limited_by(self) -> str:
+        """What limited the kept runs ("network", "cpu (server) ×2, network ×1", "")."""
+        return count_labels(r.limited_by for r in self.kept)
 
     @property
     def status(self) -> str:

@@ -67,9 +67,14 @@ def grid_table(model: ReportModel) -> TextTable:
         headers.append("Pairs")
         align.append("l")
     scales = [column_scale(model, c) for c in model.columns]
+    # Which cells measured the hosts and which the network, when some run has a verdict.
+    verdicts = any(r.limited_by for c in model.data.cells for r in c.runs)
     for column, scale in zip(model.columns, scales, strict=True):
         headers += [axis_label(column.name, scale), "Rank"]
         align += ["r", "r"]
+        if verdicts:
+            headers.append("Limited by")
+            align.append("l")
     rows = []
     for group in model.groups:
         row = [group]
@@ -79,6 +84,8 @@ def grid_table(model: ReportModel) -> TextTable:
         for column, scale in zip(model.columns, scales, strict=True):
             gc = model.cell(group, column)
             row += [cell_text(gc, scale), NO_VALUE if gc.rank is None else str(gc.rank)]
+            if verdicts:
+                row.append(gc.limited_by or NO_VALUE)
         rows.append(tuple(row))
     return TextTable(tuple(headers), tuple(rows), tuple(align))
 
@@ -228,7 +235,7 @@ def _num(value: float | None) -> float | None:
 CSV_HEADER = (
     "group", "pairs", "test", "metric", "status", "n", "kept", "discarded", "mean",
     "ci_low", "ci_high", "ci_half_width", "cv", "rank", "baseline", "ratio_to_baseline",
-    "vs_baseline_percent", "welch_p",
+    "vs_baseline_percent", "welch_p", "limited_by",
 )  # fmt: skip
 
 
@@ -266,6 +273,7 @@ def campaign_csv(model: ReportModel) -> str:
                         None if vs is None else _num(vs.ratio),
                         _num(pct),
                         None if test is None else _num(test.p_value),
+                        gc.limited_by,
                     ]
                 )
             )

@@ -85,6 +85,7 @@ def comparison_payload(cmp: Comparison) -> dict[str, Any]:
                     "description": row.description,
                     "n": row.n,
                     "baseline": row.is_baseline,
+                    "limited_by": row.limited_by or None,
                     "cells": {
                         column.metric: {
                             "n": cell.n,

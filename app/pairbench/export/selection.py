@@ -11,7 +11,9 @@ from collections.abc import Iterable, Sequence
 
 from pairbench.analysis.compare import RunInput
 from pairbench.domain import HostPair, Run, RunStatus
+from pairbench.domain.diagnosis import DIAGNOSIS_KIND, from_payload
 from pairbench.library import Library, LibraryError
+from pairbench.library.analyses import get_analysis
 from pairbench.library.hosts import get_pair
 from pairbench.library.runs import RunFilter, get_run, list_runs
 from pairbench.library.series import load_series
@@ -101,5 +103,6 @@ def load_inputs(lib: Library, run_ids: Sequence[int], *, series: bool = True) ->
             except LibraryError:
                 pairs[name] = None
         loaded = load_series(lib, run_id) if series else []
-        inputs.append(RunInput(run, pairs[name], loaded))
+        verdict = from_payload(get_analysis(lib, run_id, DIAGNOSIS_KIND))
+        inputs.append(RunInput(run, pairs[name], loaded, diagnosis=verdict))
     return inputs

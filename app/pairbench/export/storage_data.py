@@ -5,7 +5,7 @@ from __future__ import annotations
 
 import math
 from collections.abc import Mapping, Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from typing import Any
 
 from pairbench.analysis.storage_suite import Done, SuiteProgress, convergence_lines
@@ -39,6 +39,7 @@ class SuiteData:
     tables: tuple[SuiteTable, ...]
     done: Done
     facts: Mapping[str, Any]
+    limited_by: Mapping[str, str] = field(default_factory=dict)  # stage → its runs' verdicts
 
     @property
     def name(self) -> str:

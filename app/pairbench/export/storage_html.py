@@ -87,7 +87,11 @@ def _verdicts(suites: Sequence[SuiteData]) -> list[str]:
     for data in suites:
         body = []
         status = f"status {data.status}"
-        lines = [verdict_line(stage) for stage in data.progress.stages]
+        lines = [
+            verdict_line(stage)
+            + (f"; limited by {limit}" if (limit := data.limited_by.get(stage.stage.name)) else "")
+            for stage in data.progress.stages
+        ]
         body.append("<ul>" + "".join(f"<li>{html_text(x)}</li>" for x in lines) + "</ul>")
         body.append(f'<p class="note">{html_text(status)}</p>')
         for stage in data.progress.stages:

@@ -77,6 +77,11 @@ def headline_table(cmp: Comparison) -> TextTable:
     for column in table.columns:
         headers += [column.label, "vs baseline"]
         align += ["r", "r"]
+    # Which cells measured the hosts and which the network: when some run has a verdict.
+    verdicts = any(row.limited_by for row in table.rows)
+    if verdicts:
+        headers.append("Limited by")
+        align.append("l")
     rows: list[tuple[str, ...]] = []
     for row in table.rows:
         cells = [row.group, row.description, str(row.n)]
@@ -86,6 +91,8 @@ def headline_table(cmp: Comparison) -> TextTable:
                 cells.append("baseline")
             else:
                 cells.append(format_percent_change(cell.vs_baseline))
+        if verdicts:
+            cells.append(row.limited_by or "—")
         rows.append(tuple(cells))
     return TextTable(tuple(headers), tuple(rows), tuple(align))
 
@@ -437,15 +444,19 @@ def comparison_csv(cmp: Comparison) -> str:
 
     Columns: ``environment, test, n, baseline``, then for each metric ``M_mean``,
     ``M_ci_half_width`` (of the mean, at the comparison's confidence), ``M_n`` and
-    ``M_vs_baseline_percent``. Numbers are written with full precision (``repr``); a missing
-    value is an empty field. Text fields go through ``escaping.csv_cell``: one that a
-    spreadsheet would run as a formula (``=…``, ``+…``, ``-…``, ``@…``) starts with ``'``.
+    ``M_vs_baseline_percent``, and ``limited_by`` last when some run has a verdict. Numbers
+    are written with full precision (``repr``); a missing value is an empty field. Text fields
+    go through ``escaping.csv_cell``: one that a spreadsheet would run as a formula (``=…``,
+    ``+…``, ``-…``, ``@…``) starts with ``'``.
     """
     out = io.StringIO()
     header = ["environment", "test", "n", "baseline"]
     for column in cmp.table.columns:
         m = column.metric
         header += [f"{m}_mean", f"{m}_ci_half_width", f"{m}_n", f"{m}_vs_baseline_percent"]
+    verdicts = any(row.limited_by for row in cmp.table.rows)
+    if verdicts:
+        header.append("limited_by")
     out.write(csv_line(header))
     for row in cmp.table.rows:
         fields: list[str | float | None] = [
@@ -457,6 +468,8 @@ def comparison_csv(cmp: Comparison) -> str:
         for cell in row.cells:
             pct = None if cell.vs_baseline is None else cell.vs_baseline * 100.0
             fields += [_num(cell.mean), _num(cell.half_width), cell.n, _num(pct)]
+        if verdicts:
+            fields.append(row.limited_by)
         out.write(csv_line(fields))
     return out.getvalue()
 

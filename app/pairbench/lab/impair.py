@@ -18,7 +18,7 @@ from pairbench.lab.shaping import (
     tc_delete_root,
 )
 from pairbench.lab.state import LabPaths, read_pid
-from pairbench.lab.topology import DATA_DEV, SINGLE, WAN_PORTS, Node, PairTopology, WanPort
+from pairbench.lab.topology import DATA_DEV, DIRECTIONS, Node, PairTopology, WanPort
 
 NETEM = "netem"
 DELAYLINE = "delayline"
@@ -39,7 +39,7 @@ def netem_available(namespace: str) -> bool:
     return True
 
 
-def apply(shaping: Shaping, backend: str, paths: LabPaths, topo: PairTopology = SINGLE) -> None:
+def apply(shaping: Shaping, backend: str, paths: LabPaths, topo: PairTopology) -> None:
     """Replace the shaping of both directions of a pair's data path."""
     stop_delay_lines(paths)
     use_netem = backend == NETEM
@@ -62,18 +62,14 @@ def _impairment(shaping: Shaping, port: WanPort) -> Impairment | None:
     return reverse_impairment(shaping)
 
 
-def expected_delay_lines(
-    shaping: Shaping, backend: str, topo: PairTopology = SINGLE
-) -> list[WanPort]:
+def expected_delay_lines(shaping: Shaping, backend: str, topo: PairTopology) -> list[WanPort]:
     """The wan ports whose arriving packets a delay line must impair (none with netem)."""
     if backend == NETEM:
         return []
     return [port for port in topo.ports if _impairment(shaping, port) is not None]
 
 
-def start_delay_line(
-    port: WanPort, impairment: Impairment, paths: LabPaths, namespace: str = SINGLE.wan_namespace
-) -> int:
+def start_delay_line(port: WanPort, impairment: Impairment, paths: LabPaths, namespace: str) -> int:
     """Start the delay line for packets arriving on a wan port; its pid once it is ready."""
     pidfile = paths.delayline_pid(port.direction)
     log = paths.delayline_log(port.direction)
@@ -97,17 +93,21 @@ def start_delay_line(
 
 def delay_line_pid(port: WanPort, paths: LabPaths) -> int | None:
     """The pid of the delay line serving a wan port, or None when it does not run."""
-    pid = read_pid(paths.delayline_pid(port.direction))
+    return _delay_line_pid(port.direction, paths)
+
+
+def _delay_line_pid(direction: str, paths: LabPaths) -> int | None:
+    pid = read_pid(paths.delayline_pid(direction))
     return pid if alive_with(pid, DELAYLINE_MODULE) else None
 
 
 def stop_delay_lines(paths: LabPaths) -> None:
     """Stop both delay lines (their queue rules go with them)."""
-    for port in WAN_PORTS:
-        pid = delay_line_pid(port, paths)
+    for direction in DIRECTIONS:
+        pid = _delay_line_pid(direction, paths)
         if pid is not None:
             kill_pids([pid])
-        paths.delayline_pid(port.direction).unlink(missing_ok=True)
+        paths.delayline_pid(direction).unlink(missing_ok=True)
 
 
 def qdisc_summary(node: Node) -> list[str]:

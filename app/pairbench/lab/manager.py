@@ -15,7 +15,7 @@ from pairbench.lab.processes import alive_with, kill_pids, pids_mentioning
 from pairbench.lab.runner import run
 from pairbench.lab.shaping import Shaping
 from pairbench.lab.state import LabPaths, exclusive, load_state, read_pid, save_state
-from pairbench.lab.topology import SINGLE, SSH_PORT, SSH_USER, Node, PairTopology
+from pairbench.lab.topology import SSH_PORT, SSH_USER, Node, PairTopology, single
 
 NOT_UP = "the lab is not up: run `pairbench lab up` first"
 
@@ -52,7 +52,7 @@ def up(
     require_root()
     require_tools()
     with exclusive():
-        return up_pair(SINGLE, shaping, paths, tools, session_paths(tools))
+        return up_pair(single(), shaping, paths, tools, session_paths(tools))
 
 
 def session_paths(tools: vendor.LabTools) -> dict[str, str]:
@@ -106,7 +106,7 @@ def shape(shaping: Shaping, paths: LabPaths | None = None) -> LabInfo:
     paths = paths or LabPaths()
     require_root()
     with exclusive():
-        return shape_pair(SINGLE, shaping, paths)
+        return shape_pair(single(), shaping, paths)
 
 
 def shape_pair(topo: PairTopology, shaping: Shaping, paths: LabPaths) -> LabInfo:
@@ -131,7 +131,7 @@ def status(paths: LabPaths | None = None) -> LabStatus:
     """How the (single) lab stands; never raises for a broken lab (that is what it reports)."""
     paths = paths or LabPaths()
     require_root()
-    return status_pair(SINGLE, paths)
+    return status_pair(single(), paths)
 
 
 def status_pair(topo: PairTopology, paths: LabPaths) -> LabStatus:
@@ -168,7 +168,7 @@ def down(paths: LabPaths | None = None) -> None:
     paths = paths or LabPaths()
     require_root()
     with exclusive():
-        teardown_pair(SINGLE, paths, keep_keys=False)
+        teardown_pair(single(), paths, keep_keys=False)
 
 
 def _make_keys(topo: PairTopology, paths: LabPaths) -> frozenset[str]:

@@ -6,8 +6,9 @@ import ipaddress
 from collections.abc import Sequence
 
 from pairbench.lab.errors import LabError
+from pairbench.lab.instance import current
 from pairbench.lab.runner import run
-from pairbench.lab.topology import DATA_DEV, MGMT_DEV, PREFIX, SINGLE, Node, PairTopology
+from pairbench.lab.topology import DATA_DEV, MGMT_DEV, Node, PairTopology
 
 _ROUTE_TYPES = frozenset(
     ("local", "broadcast", "unicast", "anycast", "multicast", "blackhole", "unreachable",
@@ -35,8 +36,9 @@ def list_namespaces() -> list[str]:
 
 
 def lab_namespaces() -> list[str]:
-    """The namespaces that carry the lab's prefix."""
-    return [name for name in list_namespaces() if name.startswith(PREFIX)]
+    """The namespaces that carry the (current instance's) lab prefix."""
+    prefix = current().prefix
+    return [name for name in list_namespaces() if name.startswith(prefix)]
 
 
 def list_links(namespace: str | None = None) -> list[str]:
@@ -55,8 +57,9 @@ def list_links(namespace: str | None = None) -> list[str]:
 
 
 def lab_root_links() -> list[str]:
-    """The lab's veth ends in the root namespace."""
-    return [name for name in list_links() if name.startswith(PREFIX)]
+    """The (current instance's) lab's veth ends in the root namespace."""
+    prefix = current().prefix
+    return [name for name in list_links() if name.startswith(prefix)]
 
 
 def link_is_up(name: str, namespace: str | None = None) -> bool:
@@ -70,7 +73,7 @@ def link_is_up(name: str, namespace: str | None = None) -> bool:
     return "UP" in flags
 
 
-def check_address_space(topo: PairTopology = SINGLE) -> None:
+def check_address_space(topo: PairTopology) -> None:
     """Refuse when the lab's network (10.213.0.0/16, or 10.214.0.0/16 for the multi-pair lab) is
     routed or assigned in the root namespace by someone else than that lab."""
     for line in run(["ip", "-o", "-4", "route", "show", "table", "all"]).splitlines():
@@ -94,7 +97,7 @@ def check_address_space(topo: PairTopology = SINGLE) -> None:
             )
 
 
-def create_topology(topo: PairTopology = SINGLE) -> None:
+def create_topology(topo: PairTopology) -> None:
     """The namespaces, the management links to the root namespace, and the data path."""
     for namespace in topo.namespaces:
         run(["ip", "netns", "add", namespace])
@@ -158,7 +161,7 @@ def _pin_neighbours(topo: PairTopology) -> None:
              host_mac, "dev", port.name, "nud", "permanent"])  # fmt: skip
 
 
-def topology_problems(topo: PairTopology = SINGLE) -> list[str]:
+def topology_problems(topo: PairTopology) -> list[str]:
     """What is missing from a running lab pair's network (empty when all is in place)."""
     problems = []
     namespaces = set(list_namespaces())

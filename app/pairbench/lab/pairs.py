@@ -1,6 +1,7 @@
 """The multi-pair lab (``lab up --pairs N``): pairs ``lab1`` … ``labN``, each built, shaped,
 checked and removed exactly like the single lab (``manager``), with its own names, addresses
-(``topology.pair_topology``) and state directory (``/run/pairbench-lab-pairs/labK``).
+(``topology.pair_topology``) and state directory (``/run/pairbench-lab-pairs/labK``; another
+lab instance's: ``instance.LabInstance.multi_root``). ``root`` defaults to the current one's.
 
 It lives beside the single lab: ``lab up`` and ``lab up --pairs 3`` can both be up; ``lab
 down`` (``down_all``) removes both and anything else carrying the lab's name prefix.
@@ -8,6 +9,7 @@ down`` (``down_all``) removes both and anything else carrying the lab's name pre
 
 from __future__ import annotations
 
+import contextlib
 import os
 import shutil
 from collections.abc import Sequence
@@ -16,23 +18,35 @@ from pathlib import Path
 from pairbench.lab import manager, vendor
 from pairbench.lab.errors import LabError
 from pairbench.lab.info import LabInfo, LabStatus, LabUp
+from pairbench.lab.instance import current
 from pairbench.lab.netns import lab_namespaces, lab_root_links
 from pairbench.lab.pair_shaping import check_pair_count
 from pairbench.lab.shaping import Shaping
 from pairbench.lab.state import LabPaths, exclusive, load_state
-from pairbench.lab.topology import MAX_PAIRS, SINGLE, multi_index, pair_name, pair_topology
+from pairbench.lab.topology import (
+    MAX_PAIRS,
+    PAIR_NAME,
+    multi_index,
+    pair_name,
+    pair_topology,
+    single,
+)
 
-MULTI_ROOT = Path("/run/pairbench-lab-pairs")
 NOT_UP = "the multi-pair lab is not up: run `pairbench lab up --pairs N` first"
 
 
-def pair_paths(index: int, root: Path = MULTI_ROOT) -> LabPaths:
+def multi_root() -> Path:
+    """The current lab instance's multi-pair state directory (``/run/pairbench-lab-pairs``)."""
+    return current().multi_root
+
+
+def pair_paths(index: int, root: Path | None = None) -> LabPaths:
     """The state directory of pair ``index``."""
-    return LabPaths(root / pair_name(index))
+    return LabPaths((root or multi_root()) / pair_name(index))
 
 
 def up(
-    shapings: Sequence[Shaping], tools: vendor.LabTools | None = None, root: Path = MULTI_ROOT
+    shapings: Sequence[Shaping], tools: vendor.LabTools | None = None, root: Path | None = None
 ) -> tuple[LabUp, ...]:
     """Bring pairs 1 … len(shapings) up, pair K shaped by ``shapings[K-1]``; pairs above are
     removed. Healthy pairs only get the new shaping (``manager.up_pair``); a failure removes
@@ -43,6 +57,7 @@ def up(
     manager.require_root()
     manager.require_tools()
     session = manager.session_paths(tools)
+    root = root or multi_root()
     with exclusive():
         for index in present(root):
             if index > count:
@@ -61,9 +76,10 @@ def up(
         return tuple(results)
 
 
-def shape(shapings: Sequence[Shaping], root: Path = MULTI_ROOT) -> tuple[LabInfo, ...]:
+def shape(shapings: Sequence[Shaping], root: Path | None = None) -> tuple[LabInfo, ...]:
     """Reshape every pair (one shaping per pair, as many as the pairs up)."""
     manager.require_root()
+    root = root or multi_root()
     with exclusive():
         running = pairs_up(root)
         if not running:
@@ -79,12 +95,13 @@ def shape(shapings: Sequence[Shaping], root: Path = MULTI_ROOT) -> tuple[LabInfo
         )
 
 
-def shape_one(pair: str, shaping: Shaping, root: Path = MULTI_ROOT) -> LabInfo:
+def shape_one(pair: str, shaping: Shaping, root: Path | None = None) -> LabInfo:
     """Reshape one pair by name: ``labK`` of the multi-pair lab, or ``lab`` (the single lab)."""
     manager.require_root()
+    root = root or multi_root()
     with exclusive():
-        if pair == SINGLE.pair:
-            return manager.shape_pair(SINGLE, shaping, LabPaths())
+        if pair == PAIR_NAME:
+            return manager.shape_pair(single(), shaping, LabPaths())
         index = index_of(pair)
         if index not in pairs_up(root):
             raise LabError(f"--pair: lab pair {pair} is not up ({_up_text(root)})")
@@ -93,18 +110,18 @@ def shape_one(pair: str, shaping: Shaping, root: Path = MULTI_ROOT) -> LabInfo:
 
 def index_of(pair: str) -> int:
     """The index of a multi-pair lab pair name (``lab3`` → 3); ``LabError`` for other names."""
-    suffix = pair.removeprefix(SINGLE.pair)
+    suffix = pair.removeprefix(PAIR_NAME)
     if suffix == pair or not suffix.isdigit() or not 1 <= int(suffix) <= MAX_PAIRS:
         raise LabError(f"--pair: {pair!r} is not a lab pair (lab, or lab1 … lab{MAX_PAIRS})")
     return int(suffix)
 
 
-def _up_text(root: Path) -> str:
+def _up_text(root: Path | None) -> str:
     running = pairs_up(root)
     return f"pairs up: {', '.join(map(pair_name, running))}" if running else NOT_UP
 
 
-def status(root: Path = MULTI_ROOT) -> tuple[LabStatus, ...]:
+def status(root: Path | None = None) -> tuple[LabStatus, ...]:
     """How each pair of the multi-pair lab stands (a pair known only by leftover names too)."""
     manager.require_root()
     return tuple(
@@ -113,12 +130,12 @@ def status(root: Path = MULTI_ROOT) -> tuple[LabStatus, ...]:
     )
 
 
-def pairs_up(root: Path = MULTI_ROOT) -> list[int]:
+def pairs_up(root: Path | None = None) -> list[int]:
     """The indices of the pairs with a saved state, in order."""
     return [index for index in range(1, MAX_PAIRS + 1) if load_state(pair_paths(index, root))]
 
 
-def present(root: Path = MULTI_ROOT) -> list[int]:
+def present(root: Path | None = None) -> list[int]:
     """The indices of the pairs with a state directory or a namespace or link left, in order."""
     found = {index for index in range(1, MAX_PAIRS + 1) if pair_paths(index, root).root.exists()}
     for name in lab_namespaces() + lab_root_links():
@@ -128,20 +145,24 @@ def present(root: Path = MULTI_ROOT) -> list[int]:
     return sorted(found)
 
 
-def down(root: Path = MULTI_ROOT) -> None:
+def down(root: Path | None = None) -> None:
     """Remove the multi-pair lab entirely (the single lab stays)."""
     manager.require_root()
     with exclusive():
-        _down(root)
+        _down(root or multi_root())
 
 
-def down_all(root: Path = MULTI_ROOT, single: LabPaths | None = None) -> None:
+def down_all(root: Path | None = None, single_paths: LabPaths | None = None) -> None:
     """Remove both labs and whatever else carries the lab's name prefix (``lab down``)."""
     manager.require_root()
     with exclusive():
-        _down(root)
-        manager.teardown_pair(SINGLE, single or LabPaths(), keep_keys=False)
+        _down(root or multi_root())
+        manager.teardown_pair(single(), single_paths or LabPaths(), keep_keys=False)
         manager.sweep()
+        run_dir = current().run_dir
+        if run_dir is not None and root is None and single_paths is None:
+            with contextlib.suppress(OSError):  # only when empty
+                run_dir.rmdir()
 
 
 def _down(root: Path) -> None:

@@ -1,4 +1,5 @@
-"""The lab's state directory (/run/pairbench-lab): paths of its files and the JSON state file."""
+"""The lab's state directory (/run/pairbench-lab): paths of its files, the JSON state file, and
+the lock its commands hold (both per lab instance: ``instance.py``)."""
 
 from __future__ import annotations
 
@@ -10,23 +11,23 @@ import shutil
 import socket
 import time
 from collections.abc import Iterator
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
 from pairbench.lab.errors import LabError
+from pairbench.lab.instance import current
 
-STATE_DIR = Path("/run/pairbench-lab")
 STATE_VERSION = 1
-LOCK_NAME = "pairbench-lab"
 LOCK_TIMEOUT_S = 60.0
 
 
 @dataclass(frozen=True, slots=True)
 class LabPaths:
-    """Where each file of the lab lives; everything is under ``root``."""
+    """Where each file of the lab lives; everything is under ``root`` (default: the single
+    lab's directory of the current instance, ``/run/pairbench-lab``)."""
 
-    root: Path = STATE_DIR
+    root: Path = field(default_factory=lambda: current().state_root)
 
     @property
     def state_file(self) -> Path:
@@ -117,11 +118,13 @@ def save_state(paths: LabPaths, data: dict[str, Any]) -> None:
 
 
 @contextlib.contextmanager
-def exclusive(name: str = LOCK_NAME, timeout_s: float = LOCK_TIMEOUT_S) -> Iterator[None]:
-    """Hold the lab's lock: an abstract unix socket name (no file; freed when the holder exits).
+def exclusive(name: str | None = None, timeout_s: float = LOCK_TIMEOUT_S) -> Iterator[None]:
+    """Hold a lock (default: the current lab instance's): an abstract unix socket name (no
+    file; freed when the holder exits).
 
     ``LabError`` when another process holds it for longer than ``timeout_s``.
     """
+    name = name or current().lock_name
     sock = socket.socket(socket.AF_UNIX, socket.SOCK_STREAM)
     deadline = time.monotonic() + timeout_s
     try:

@@ -13,7 +13,10 @@ Two labs can be up at once and never share a name or an address:
   ``pbl-Kc``/``pbl-Ks``/``pbl-Kw``, root links ``pbl-Kc0``/``pbl-Ks0``, addresses in
   10.214.K.0/24 (data 10.214.K.1 → 10.214.K.2 on a /25, management /30s above .128).
 
-The single lab is pair index 0 of the same ``PairTopology`` type; its names are fixed.
+The single lab is pair index 0 of the same ``PairTopology`` type. Those are the default lab's
+names; a separate lab instance (``instance.py``, ``PAIRBENCH_LAB_INSTANCE``) has its own prefix
+and address spaces, laid out the same way. Each function takes the instance (default: the
+current one).
 """
 
 from __future__ import annotations
@@ -22,9 +25,8 @@ import ipaddress
 import re
 from dataclasses import dataclass
 
-PREFIX = "pbl-"
-LAB_NETWORK = ipaddress.ip_network("10.213.0.0/16")
-MULTI_NETWORK = ipaddress.ip_network("10.214.0.0/16")
+from pairbench.lab.instance import DEFAULT_PREFIX, LabInstance, current
+
 MAX_PAIRS = 8
 IFNAMSIZ = 15  # the longest interface name Linux accepts (16 bytes with the NUL)
 DATA_DEV = "data"
@@ -32,8 +34,7 @@ MGMT_DEV = "mgmt"
 SSH_PORT = 22
 SSH_USER = "root"
 PAIR_NAME = "lab"
-# Every name of a multi-pair lab's pair: namespaces pbl-3c, pbl-3s, pbl-3w, root links pbl-3c0...
-_MULTI_NAME = re.compile(r"pbl-([1-9][0-9]*)[csw]0?")
+DIRECTIONS = ("forward", "reverse")  # of the wan ports: client → server, server → client
 
 
 @dataclass(frozen=True, slots=True)
@@ -87,6 +88,7 @@ class PairTopology:
     wan_address: str
     network: ipaddress.IPv4Network | ipaddress.IPv6Network  # its lab's address space
     index: int = 0
+    prefix: str = DEFAULT_PREFIX  # its lab instance's name prefix
 
     @property
     def nodes(self) -> tuple[Node, Node]:
@@ -107,8 +109,8 @@ class PairTopology:
     def ports(self) -> tuple[WanPort, WanPort]:
         """The wan ports; packets arriving on a port travel in its direction (client: forward)."""
         return (
-            WanPort("client", self.client.data_address, "forward", 0),
-            WanPort("server", self.server.data_address, "reverse", 1),
+            WanPort("client", self.client.data_address, DIRECTIONS[0], 0),
+            WanPort("server", self.server.data_address, DIRECTIONS[1], 1),
         )
 
     @property
@@ -119,13 +121,18 @@ class PairTopology:
     def family_owns(self, name: str) -> bool:
         """True when a namespace or root link of this name belongs to this topology's lab."""
         if self.index == 0:
-            return name in SINGLE_NAMES
-        return multi_index(name) is not None
+            return name in (*self.namespaces, *self.root_devs)
+        return _multi_index(name, self.prefix) is not None
 
 
-def multi_index(name: str) -> int | None:
+def multi_index(name: str, instance: LabInstance | None = None) -> int | None:
     """The pair index in a multi-pair lab's namespace or link name (``pbl-3c0`` → 3), else None."""
-    match = _MULTI_NAME.fullmatch(name)
+    return _multi_index(name, (instance or current()).prefix)
+
+
+def _multi_index(name: str, prefix: str) -> int | None:
+    # Every name of a multi-pair lab's pair: namespaces pbl-3c, pbl-3s, pbl-3w, root links pbl-3c0
+    match = re.fullmatch(re.escape(prefix) + r"([1-9][0-9]*)[csw]0?", name)
     return int(match.group(1)) if match else None
 
 
@@ -139,15 +146,20 @@ def _node(
     )
 
 
-WAN_NAMESPACE = "pbl-wan"
-WAN_ADDRESS = "10.213.0.254"
-CLIENT = _node("client", "lab-client", "pbl-client", "pbl-c0", "10.213.1.0", "10.213.0.1", 24)
-SERVER = _node("server", "lab-server", "pbl-server", "pbl-s0", "10.213.2.0", "10.213.0.2", 24)
-NODES = (CLIENT, SERVER)
-SINGLE = PairTopology(PAIR_NAME, CLIENT, SERVER, WAN_NAMESPACE, WAN_ADDRESS, LAB_NETWORK)
-SINGLE_NAMES = frozenset((*SINGLE.namespaces, *SINGLE.root_devs))
-WAN_CLIENT_PORT, WAN_SERVER_PORT = SINGLE.ports
-WAN_PORTS = SINGLE.ports
+def single(instance: LabInstance | None = None) -> PairTopology:
+    """The single lab (``lab up``) of ``instance`` (default: the current one): pair ``lab``,
+    namespaces ``PREFIXclient``/``PREFIXserver``/``PREFIXwan``, root links ``PREFIXc0``/
+    ``PREFIXs0``; data link .0.1 → .0.2/24, management /30s at .1.0 and .2.0, wan at .0.254."""
+    inst = instance or current()
+    pre, net = inst.prefix, inst.lab_network.network_address
+    client = _node(
+        "client", "lab-client", f"{pre}client", f"{pre}c0", str(net + 256), str(net + 1), 24
+    )
+    server = _node(
+        "server", "lab-server", f"{pre}server", f"{pre}s0", str(net + 512), str(net + 2), 24
+    )
+    wan = str(net + 254)
+    return PairTopology(PAIR_NAME, client, server, f"{pre}wan", wan, inst.lab_network, 0, pre)
 
 
 def pair_name(index: int) -> str:
@@ -155,16 +167,32 @@ def pair_name(index: int) -> str:
     return f"{PAIR_NAME}{index}"
 
 
-def pair_topology(index: int) -> PairTopology:
-    """Pair ``index`` (1 … ``MAX_PAIRS``) of the multi-pair lab."""
+def pair_topology(index: int, instance: LabInstance | None = None) -> PairTopology:
+    """Pair ``index`` (1 … ``MAX_PAIRS``) of the multi-pair lab of ``instance`` (default: the
+    current one)."""
     if not 1 <= index <= MAX_PAIRS:
         raise ValueError(f"a lab pair index is 1 to {MAX_PAIRS}, got {index}")
-    net = f"10.214.{index}"
+    inst = instance or current()
+    pre, network = inst.prefix, inst.multi_network
+    base = network.network_address + 256 * index
+    net = str(base).rsplit(".", 1)[0]
     pair = pair_name(index)
     client = _node(
-        "client", f"{pair}-client", f"pbl-{index}c", f"pbl-{index}c0", f"{net}.128", f"{net}.1", 25
+        "client",
+        f"{pair}-client",
+        f"{pre}{index}c",
+        f"{pre}{index}c0",
+        f"{net}.128",
+        f"{net}.1",
+        25,
     )
     server = _node(
-        "server", f"{pair}-server", f"pbl-{index}s", f"pbl-{index}s0", f"{net}.132", f"{net}.2", 25
+        "server",
+        f"{pair}-server",
+        f"{pre}{index}s",
+        f"{pre}{index}s0",
+        f"{net}.132",
+        f"{net}.2",
+        25,
     )
-    return PairTopology(pair, client, server, f"pbl-{index}w", f"{net}.126", MULTI_NETWORK, index)
+    return PairTopology(pair, client, server, f"{pre}{index}w", f"{net}.126", network, index, pre)

@@ -39,8 +39,10 @@ class RemoteProcess(Protocol):
         """Wait for the process to exit; return its exit status."""
         ...
 
-    async def stop(self, grace_s: float = 2.0) -> None:
-        """End the process: interrupt, then kill after ``grace_s``; idempotent."""
+    async def stop(self, grace_s: float = 2.0, *, interrupt: bool = True) -> None:
+        """End the process: interrupt (SIGINT; skipped with ``interrupt=False``, for a program
+        that ends on SIGTERM, as a bash script started in the background must), terminate,
+        then kill after ``grace_s``; idempotent."""
         ...
 
 

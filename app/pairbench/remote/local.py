@@ -116,17 +116,18 @@ class LocalProcess:
         self._heartbeat.cancel()
         return status
 
-    async def stop(self, grace_s: float = 2.0) -> None:
-        """SIGINT (a tool prints what it measured), then SIGTERM (a server that ignores
-        SIGINT, such as nuttcp -S), each with half of ``grace_s``, then SIGKILL; then the
-        process's pipes are released (``_release_pipes``), so nothing of it outlives the stop.
+    async def stop(self, grace_s: float = 2.0, *, interrupt: bool = True) -> None:
+        """SIGINT (a tool prints what it measured; not with ``interrupt=False``), then
+        SIGTERM (a server that ignores SIGINT, such as nuttcp -S), each with half of
+        ``grace_s``, then SIGKILL; then the process's pipes are released (``_release_pipes``),
+        so nothing of it outlives the stop.
 
         Each wait is for the watchdog's exit, not for ``Process.wait``, which also waits for
         its pipes to close: what the tool left running (fio's job processes lead sessions of
         their own, out of reach of its group's signals) may hold them open until the engine
         ends it by its run tag."""
         if self._proc.returncode is None:
-            for signum in (signal.SIGINT, signal.SIGTERM):
+            for signum in (signal.SIGINT, signal.SIGTERM)[0 if interrupt else 1 :]:
                 self._signal(signum)
                 if await self._exited(grace_s / 2):
                     break

@@ -138,9 +138,9 @@ class SSHProcess:
             return -1 if completed.exit_signal is None else 128
         return int(completed.exit_status)
 
-    async def stop(self, grace_s: float = 2.0) -> None:
-        """Interrupt the process group by pid over a second channel, then terminate it, then
-        kill it."""
+    async def stop(self, grace_s: float = 2.0, *, interrupt: bool = True) -> None:
+        """Interrupt the process group by pid over a second channel (not with
+        ``interrupt=False``), then terminate it, then kill it."""
         if self._stopped or self._process.exit_status is not None:
             self._stop_heartbeat()
             return
@@ -150,7 +150,7 @@ class SSHProcess:
             return
         # SIGINT lets a tool print what it measured; a server that ignores it (nuttcp -S)
         # ends on SIGTERM; SIGKILL after ``grace_s`` in all.
-        for signal_name in ("INT", "TERM"):
+        for signal_name in ("INT", "TERM")[0 if interrupt else 1 :]:
             await self._kill(signal_name)
             try:
                 await asyncio.wait_for(self._process.wait(check=False), grace_s / 2)

@@ -3,6 +3,8 @@ and the per-instance-type table). Running the probe is ``services.running``'s.""
 
 from __future__ import annotations
 
+from typing import Any
+
 from pairbench.analysis.burst import BurstEstimate, BurstGroup, BurstParams, group_estimates
 from pairbench.domain import HostPair, RunSpec
 from pairbench.domain.failures import AnalysisError as AnalysisError
@@ -15,7 +17,7 @@ from pairbench.engine.burst import METRIC as METRIC
 from pairbench.engine.burst import STREAM as STREAM
 from pairbench.engine.burst import BurstProbeOutcome as BurstProbeOutcome
 from pairbench.library import Library, LibraryError
-from pairbench.library.analyses import analyses_of_runs, list_analyses
+from pairbench.library.analyses import analyses_of_runs, get_analysis, list_analyses
 from pairbench.library.hosts import get_pair
 from pairbench.library.runs import get_run
 
@@ -47,6 +49,11 @@ def analyze_stored_burst(
     return probe.analyze_stored_burst(
         lib, run_id, params=params, store=store, missing_ok=missing_ok
     )
+
+
+def stored_burst(lib: Library, run_id: int) -> dict[str, Any] | None:
+    """The run's stored burst analysis (with what the NIC's allowance counters said)."""
+    return get_analysis(lib, run_id, ANALYSIS_KIND)
 
 
 def stored_steps(lib: Library, run_ids: list[int]) -> dict[int, BurstEstimate]:

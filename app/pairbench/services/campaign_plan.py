@@ -28,7 +28,7 @@ from pairbench.domain.campaign import (
     TestPlan,
 )
 from pairbench.domain.failures import UserFileError
-from pairbench.domain.metrics import METRICS
+from pairbench.domain.metrics import METRICS, is_telemetry_metric
 from pairbench.domain.user_files import read_text
 from pairbench.services.campaign_plan_bounds import (
     DURATION_MAX_S,
@@ -204,13 +204,15 @@ def _metric(value: object, probe: str, where: str) -> str:
     checked with the suite), else ``PlanError`` with the nearest names."""
     if not isinstance(value, str):
         raise PlanError(f"{where}: 'metric' must be text, got {value!r}")
-    if not value or probe == STORAGE or value in METRICS:
+    # Host telemetry is a series of the run, never a value of its summary.
+    known = sorted(name for name in METRICS if not is_telemetry_metric(name))
+    if not value or probe == STORAGE or value in known:
         return value
-    close = difflib.get_close_matches(value, sorted(METRICS), n=3, cutoff=0.5)
+    close = difflib.get_close_matches(value, known, n=3, cutoff=0.5)
     hint = (
         f"did you mean {' or '.join(repr(c) for c in close)}?"
         if close
-        else f"metrics: {', '.join(sorted(METRICS))}"
+        else f"metrics: {', '.join(known)}"
     )
     raise PlanError(
         f"{where}: unknown metric {value!r}: no run's summary holds it, so no run would count; "

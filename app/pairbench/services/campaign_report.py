@@ -26,6 +26,7 @@ from pairbench.export.report_dir import INDEX, check_format, prepare_out_dir, wr
 from pairbench.library import Library
 from pairbench.services.campaigns import CampaignShown, CellRow, show_campaign
 from pairbench.services.hosts import list_pairs
+from pairbench.services.verdicts import run_verdicts
 
 CSV = "campaign.csv"
 MARKDOWN = "campaign.md"
@@ -47,9 +48,9 @@ def pair_groups(lib: Library, pairs: list[str], group_by: str) -> dict[str, str]
     return out
 
 
-def _cell_data(shown: CampaignShown, row: CellRow) -> CellData:
+def _cell_data(shown: CampaignShown, row: CellRow, verdicts: Mapping[int, str]) -> CellData:
     """The cell's completed runs in the order its verdict judged them, each marked with its
-    discard reason."""
+    discard reason and what limited it."""
     reasons = {d.index: d.reason for d in row.verdict.discarded}
     runs = tuple(
         RunValue(
@@ -60,6 +61,7 @@ def _cell_data(shown: CampaignShown, row: CellRow) -> CellData:
             a.at,
             reasons.get(i, ""),
             a.suite_id,
+            verdicts.get(a.run_id, "") if a.run_id is not None else "",
         )
         for i, a in enumerate(row.judged)
         if a.value is not None
@@ -68,9 +70,13 @@ def _cell_data(shown: CampaignShown, row: CellRow) -> CellData:
 
 
 def shown_data(
-    shown: CampaignShown, groups: Mapping[str, str], group_by: str = PAIR
+    shown: CampaignShown,
+    groups: Mapping[str, str],
+    group_by: str = PAIR,
+    verdicts: Mapping[int, str] | None = None,
 ) -> CampaignData:
-    """A shown campaign as its report reads it, its pairs grouped by ``groups``."""
+    """A shown campaign as its report reads it, its pairs grouped by ``groups``; ``verdicts``:
+    each run's stored verdict label (run id → "cpu (client)")."""
     c = shown.campaign
     return CampaignData(
         id=c.id,
@@ -82,7 +88,7 @@ def shown_data(
         schedule=shown.plan.schedule.describe(),
         repeats=shown.plan.repeats.describe(),
         outliers=shown.plan.outliers,
-        cells=tuple(_cell_data(shown, row) for row in shown.rows),
+        cells=tuple(_cell_data(shown, row, verdicts or {}) for row in shown.rows),
         groups=dict(groups),
         group_by=group_by,
     )
@@ -92,7 +98,8 @@ def campaign_data(lib: Library, campaign_id: int, group_by: str = PAIR) -> Campa
     """A stored campaign as its report reads it; ``LibraryError`` if there is none."""
     shown = show_campaign(lib, campaign_id)
     pairs = list(dict.fromkeys(row.cell.pair for row in shown.rows))
-    return shown_data(shown, pair_groups(lib, pairs, group_by), group_by)
+    runs = [a.run_id for row in shown.rows for a in row.judged if a.run_id is not None]
+    return shown_data(shown, pair_groups(lib, pairs, group_by), group_by, run_verdicts(lib, runs))
 
 
 def report_model(

@@ -44,6 +44,13 @@ def check_has_result(records: Sequence[Record], summary: Summary, tool: str) -> 
         )
 
 
+def check_has_series(records: Sequence[Record], what: str, kinds: str) -> None:
+    """``InputRefusedError`` for a data file (Flent's) that holds no series with values:
+    ``what`` names the file, ``kinds`` the series read."""
+    if not records:
+        raise InputRefusedError(f"{what} holds no data Pairbench reads (no {kinds} with values)")
+
+
 def check_figures(records: Sequence[Record], summary: Summary) -> None:
     """``InputRefusedError`` naming the first figure that no tool measures: not a finite
     number, or below zero (``MAY_BE_NEGATIVE`` aside), in an interval or in the summary."""

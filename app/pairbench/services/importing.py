@@ -4,8 +4,9 @@ from __future__ import annotations
 
 import time
 from collections.abc import Mapping
+from typing import Any
 
-from pairbench.domain import Line, LineSource, Run, RunSpec, RunStatus
+from pairbench.domain import Line, LineSource, Record, Run, RunSpec, RunStatus, Summary
 from pairbench.domain.failures import InputRefusedError, LibraryFullError
 from pairbench.library import Library, Recorder
 from pairbench.library.analyses import store_analysis
@@ -70,22 +71,54 @@ def import_output(
     check_times(source.started_at, records)
     params, param_notes = checked_params(tool, source.params)
     chosen = pair if pair is not None else (pair_for_addresses(lib, source) or "local")
-    get_pair(lib, chosen)  # the pair must exist
-    all_tags = {IMPORT_TAG: source_name or "file", **(tags or {})}
-    spec = RunSpec(chosen, tool.name, params, label, all_tags)
+    notes = [f"output form: {summary.form}"] if summary.form else []
+    return store_imported(
+        lib,
+        RunSpec(
+            chosen, tool.name, params, label, {IMPORT_TAG: source_name or "file", **(tags or {})}
+        ),
+        source.started_at,
+        text,
+        records,
+        summary,
+        tool_version=source.version or _version_hint(text, tool.name),
+        host_facts=_host_facts(source),
+        notes=notes + param_notes,
+        analyses=tool.analyses_of(parser),  # fio json+: latency histogram
+    )
+
+
+def store_imported(
+    lib: Library,
+    spec: RunSpec,
+    started_at: float | None,
+    text: str,
+    records: list[Record],
+    summary: Summary,
+    *,
+    tool_version: str,
+    host_facts: Mapping[str, Mapping[str, str]],
+    notes: list[str],
+    analyses: Mapping[str, Mapping[str, Any]] | None = None,
+) -> Run:
+    """Store a read output as a finished run: its start (else now), the output's lines as
+    raw output, its records, a status from its summary, ``notes`` and the summary's reason,
+    and ``analyses`` (kind → payload).
+
+    ``completed`` when the summary was found, ``failed`` when the tool reported an error
+    before measuring anything (its own words are kept), ``interrupted`` when the output stops
+    early or the tool stopped mid-run with a message. A full disk (``LibraryFullError``)
+    stores nothing, or deletes the run it had begun (``_forget`` says what was kept).
+    """
+    get_pair(lib, spec.pair)  # the pair must exist
     now = time.time()
-    started = source.started_at if source.started_at is not None else now
-    ended = started + max((r.t for r in records), default=0.0) if source.started_at else now
+    started = started_at if started_at is not None else now
+    ended = started + max((r.t for r in records), default=0.0) if started_at else now
     with lib.disk_errors("nothing was imported"):
         run_id = create_run(lib, spec, started_at=started)
     try:
         with lib.disk_errors():
-            set_run_facts(
-                lib,
-                run_id,
-                tool_version=source.version or _version_hint(text, tool.name),
-                host_facts=_host_facts(source),
-            )
+            set_run_facts(lib, run_id, tool_version=tool_version, host_facts=dict(host_facts))
             recorder = Recorder(lib, run_id)
             for line in text.split("\n"):
                 recorder.add_line(Line(LineSource.CLIENT_OUT, line, 0.0))
@@ -108,13 +141,11 @@ def import_output(
                 error=error,
                 ended_at=ended,
             )
-            notes = [f"output form: {summary.form}"] if summary.form else []
-            notes += param_notes
             if summary.reason:  # ended normally, but the output's form cannot carry every metric
-                notes.append(f"summary incomplete: {summary.reason}")
+                notes = [*notes, f"summary incomplete: {summary.reason}"]
             if notes:
                 update_run_notes(lib, run_id, notes="\n".join(notes))
-            for kind, payload in tool.analyses_of(parser).items():  # fio json+: latency histogram
+            for kind, payload in (analyses or {}).items():
                 store_analysis(lib, run_id, kind, payload)
             compact_series(lib.conn, run_id)
     except LibraryFullError as exc:

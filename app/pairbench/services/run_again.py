@@ -9,6 +9,8 @@ from typing import Any
 
 from pairbench.domain import Run, RunSpec
 from pairbench.engine.command_record import COMMANDS_KIND as COMMANDS_KIND
+from pairbench.library import Library
+from pairbench.library.analyses import get_analysis
 from pairbench.tools.registry import TOOLS
 
 # Tags a run gets from where it ran, not from what it asked for: not carried to a repeat.
@@ -59,6 +61,21 @@ def command_lines(record: Mapping[str, Any]) -> list[tuple[str, str, str]]:
             line = f"{env} {one['line']}".strip()
             out.append(("server" if role == "server" else "client", str(one["host"]), line))
     return out
+
+
+def recorded_command_lines(lib: Library, run_id: int) -> list[tuple[str, str, str]]:
+    """(role, host, shell line) of what run ``run_id`` ran, the server first; [] before the
+    run stored them (they are stored as its client starts) or for an imported run."""
+    record = get_analysis(lib, run_id, COMMANDS_KIND)
+    return command_lines(record) if record is not None else []
+
+
+def asked_text(spec: RunSpec) -> str:
+    """A run's tool and the parameters it was asked for beyond the defaults, in the tool's
+    order ("iperf3 streams=4 duration=20"; "iperf3 (defaults)")."""
+    changed = changed_params(spec.tool, spec.params)
+    words = " ".join(f"{k}={shlex.quote(v)}" for k, v in changed.items()) or "(defaults)"
+    return f"{spec.tool} {words}"
 
 
 def commands_text(run: Run, record: dict[str, Any] | None) -> str:

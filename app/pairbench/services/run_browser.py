@@ -10,6 +10,7 @@ from typing import TYPE_CHECKING, Any
 
 from pairbench.analysis.burst import BurstEstimate
 from pairbench.domain import Run, RunStatus
+from pairbench.domain.diagnosis import Diagnosis
 from pairbench.library import Library
 from pairbench.library.analyses import get_analyses
 from pairbench.library.hosts import list_pairs
@@ -188,6 +189,12 @@ class RunDetail:
     raw_text: str = ""
     raw_truncated: bool = False
     analyses: dict[str, dict[str, Any]] = field(default_factory=dict)  # kind → its JSON
+
+    def verdict(self) -> Diagnosis:
+        """What limited the run: stored with it, else what its series and telemetry give."""
+        from pairbench.engine.diagnose import verdict_of
+
+        return verdict_of(self.run, self.series, self.analyses)
 
 
 def load_run_detail(lib: Library, run_id: int, max_raw_chars: int = MAX_RAW_CHARS) -> RunDetail:

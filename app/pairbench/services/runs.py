@@ -19,6 +19,7 @@ from pairbench.services.runs_json import runs_json_parts
 
 if TYPE_CHECKING:
     from pairbench.domain import Series
+    from pairbench.domain.diagnosis import Diagnosis
 
 __all__ = [
     "SORT_KEYS",
@@ -84,17 +85,22 @@ class RunShown:
     run: Run
     series: list[Series] = field(default_factory=list)
     analyses: dict[str, dict[str, Any]] = field(default_factory=dict)
+    # What limited the run (stored with it, or computed now for a run without one).
+    diagnosis: Diagnosis | None = None
 
 
 def show_run(lib: Library, run_id: int) -> RunShown:
-    """One run with its series and analyses; ``LibraryError`` if there is none."""
+    """One run with its series, analyses and verdict; ``LibraryError`` if there is none."""
     # Imported here: series need numpy, which listing runs does not load (CLI start time).
+    from pairbench.engine.diagnose import verdict_of
     from pairbench.library.analyses import get_analyses
     from pairbench.library.series import load_series
 
     run = stored.get_run(lib, run_id)
-    series = [s.to_series() for s in load_series(lib, run_id)]
-    return RunShown(run, series, get_analyses(lib, run_id))
+    arrays = load_series(lib, run_id)
+    analyses = get_analyses(lib, run_id)
+    verdict = verdict_of(run, arrays, analyses)
+    return RunShown(run, [s.to_series() for s in arrays], analyses, verdict)
 
 
 def delete_run(lib: Library, run_id: int) -> None:

@@ -130,7 +130,7 @@ async def start_suite(
     check_request(req)
     watch = _Watch(observer, run_observer, cancel)
     pair = suite_pair(lib, req.host)
-    locks = hold_pair(pair, "fio")
+    locks = hold_pair(pair, "fio", lib.path)
     connector = Connector(lib, secrets=secrets, accept_new_host_key=accept_new_host_key)
     try:
         transport = await connector.transport(pair.server)
@@ -263,7 +263,7 @@ async def resume_suite(
     params = SuiteParams.from_json(suite.params)
     watch = _Watch(observer, run_observer, cancel)
     pair = suite_pair(lib, suite.host)
-    locks = hold_pair(pair, "fio")
+    locks = hold_pair(pair, "fio", lib.path)
     connector = Connector(lib, secrets=secrets, accept_new_host_key=accept_new_host_key)
     try:
         transport = await connector.transport(pair.server)

@@ -5,9 +5,11 @@ suite ends (one shape for both)."""
 from __future__ import annotations
 
 import math
+from collections.abc import Mapping
 from typing import Any
 
 from pairbench.analysis.storage_suite import SuiteProgress, verdict_json
+from pairbench.analysis.verdicts import count_labels
 from pairbench.domain.storage import JobKey, stages_of
 from pairbench.library.suites import StoredJob, StoredSuite
 from pairbench.services.storage import SuiteShown
@@ -50,7 +52,7 @@ def _run_order(job: StoredJob) -> tuple[int, int, int, int]:
     return (job.stage, 1, job.round, job.job)
 
 
-def _job_json(shown: SuiteShown, job: StoredJob) -> dict[str, Any]:
+def _job_json(shown: SuiteShown, job: StoredJob, verdicts: Mapping[int, str]) -> dict[str, Any]:
     key = JobKey(job.stage, job.round, job.job)
     stages = stages_of(shown.params.test)
     if key.precondition:
@@ -69,14 +71,18 @@ def _job_json(shown: SuiteShown, job: StoredJob) -> dict[str, Any]:
         "run_id": job.run_id,
         "status": job.status,
         "figures": job.figures,
+        "limited_by": verdicts.get(job.run_id) if job.run_id is not None else None,
     }
 
 
-def suite_json(shown: SuiteShown) -> dict[str, Any]:
+def suite_json(shown: SuiteShown, verdicts: Mapping[int, str] | None = None) -> dict[str, Any]:
     """``storage show --json`` (and ``storage run|resume --json`` at the end): the suite,
-    its steady state (``rounds``, ``steady_state``, each stage's verdict), its jobs in the
-    order they ran (round, mix, block size, figures), its tables and columns."""
+    its steady state (``rounds``, ``steady_state``, each stage's verdict and what limited its
+    runs), its jobs in the order they ran (round, mix, block size, figures, what limited each:
+    ``verdicts``, run id → "device (server)"), its tables and columns."""
     suite, params, progress = shown.suite, shown.params, shown.progress
+    verdicts = verdicts or {}
+    limits = stage_verdicts(shown, verdicts)
     return {
         "id": suite.id,
         "kind": suite.kind,
@@ -91,8 +97,10 @@ def suite_json(shown: SuiteShown) -> dict[str, Any]:
         "facts": suite.facts,
         "rounds": sum(len(s.values) for s in progress.stages),
         "steady_state": steady_json(progress),
-        "stages": [verdict_json(s) for s in progress.stages],
-        "jobs": [_job_json(shown, job) for job in sorted(shown.jobs, key=_run_order)],
+        "stages": [
+            {**verdict_json(s), "limited_by": limits.get(s.stage.name, "")} for s in progress.stages
+        ],
+        "jobs": [_job_json(shown, job, verdicts) for job in sorted(shown.jobs, key=_run_order)],
         "tables": {
             t.name: [
                 {"block_size": c.bs, "read_pct": c.read_pct, "value": c.value, "unit": t.unit}
@@ -103,3 +111,15 @@ def suite_json(shown: SuiteShown) -> dict[str, Any]:
         },
         "columns": shown.columns,
     }
+
+
+def stage_verdicts(shown: SuiteShown, verdicts: Mapping[int, str]) -> dict[str, str]:
+    """Per stage (by name), what limited its jobs' runs ("device (server) ×12, cpu ×1")."""
+    stages = stages_of(shown.params.test)
+    labels: dict[str, list[str]] = {}
+    for job in shown.jobs:
+        key = JobKey(job.stage, job.round, job.job)
+        if key.precondition or job.run_id is None or job.stage >= len(stages):
+            continue
+        labels.setdefault(stages[job.stage].name, []).append(verdicts.get(job.run_id, ""))
+    return {name: count_labels(found) for name, found in labels.items()}

@@ -15,7 +15,9 @@ from pairbench.export.storage_html import GENERATOR, report_html, storage_csv
 from pairbench.export.storage_table_charts import report_charts
 from pairbench.export.storage_tables import ratio_json
 from pairbench.library import Library
-from pairbench.services.storage import show_suite
+from pairbench.services.storage import SuiteShown, show_suite
+from pairbench.services.storage_json import stage_verdicts
+from pairbench.services.verdicts import run_verdicts
 
 CSV = "storage.csv"
 MAX_COMPARED = 8
@@ -36,7 +38,12 @@ def suite_data(lib: Library, suite_id: int) -> SuiteData:
         tables=tuple(shown.tables),
         done=shown.done,
         facts=dict(suite.facts),
+        limited_by=stage_verdicts(shown, run_verdicts(lib, _run_ids(shown))),
     )
+
+
+def _run_ids(shown: SuiteShown) -> list[int]:
+    return [job.run_id for job in shown.jobs if job.run_id is not None]
 
 
 def _check_out_dir(out_dir: Path) -> None:

@@ -188,6 +188,27 @@ class Tool:
         Callable[[Mapping[str, str], Mapping[str, CollectedFile]], Mapping[str, Mapping[str, Any]]]
         | None
     ) = None
+    # The server port the user chose (iperf3's ``port``), 0 when Pairbench picks a free one;
+    # None: the tool has no such parameter.
+    fixed_port: Callable[[Mapping[str, str]], int] | None = None
+    # The parameter that holds the reporting interval in seconds (its canonical value a
+    # decimal number: ``params.SecondsParam``); the stall watch and the parsers read it.
+    interval_param: str = "interval"
+    # A parameter that changes the kind of run → the parameters whose meaning it changes
+    # (iperf3's udp: a bitrate or length set for UDP datagrams means something else over
+    # TCP). The run form clears those when it changes, and a preset sets it.
+    tied: Mapping[str, tuple[str, ...]] = field(default_factory=dict)
+
+    def chosen_port(self, params: Mapping[str, str]) -> int:
+        """The server port the user chose for a run with ``params``; 0: none."""
+        return self.fixed_port(params) if self.fixed_port is not None else 0
+
+    def interval_seconds(self, params: Mapping[str, str]) -> float:
+        """The run's reporting interval in seconds (1 when the tool has no such parameter)."""
+        try:
+            return float(params.get(self.interval_param, "") or 1.0)
+        except ValueError:
+            return 1.0
 
     def ports(self, params: Mapping[str, str]) -> int:
         """How many consecutive ports from the server port a run with ``params`` uses."""

@@ -2,10 +2,9 @@
 
 from __future__ import annotations
 
-import posixpath
 import re
 from collections.abc import Mapping
-from dataclasses import dataclass
+from decimal import Decimal
 from typing import Final
 
 from pairbench.domain import LineSource
@@ -34,8 +33,10 @@ from pairbench.tools.fio_jobfile import JobNameParam, JobTextParam, run_paths, r
 from pairbench.tools.fio_jobhost import job_file_check
 from pairbench.tools.fio_jobtext import parse_job_file
 from pairbench.tools.fio_logs import log_analyses, log_prefixes
+from pairbench.tools.fio_param_kinds import ChoiceParam, ConfirmParam, OptionalIntParam
+from pairbench.tools.fio_param_kinds import PathParam as PathParam
 from pairbench.tools.fio_paths import directory_check, file_check
-from pairbench.tools.params import Param, is_true, resolve_params
+from pairbench.tools.params import Param, is_true, report_interval, resolve_params
 
 NAME = "fio"
 DEBIAN_PACKAGE = "fio"
@@ -53,80 +54,10 @@ WORKLOADS: Final = ("read", "write", "randread", "randwrite", "randrw", "rw")
 IOENGINES: Final = ("libaio", "io_uring", "sync", "psync", "posixaio")
 DEFAULT_RWMIXREAD = "70"
 
-_PATH_RE: Final = re.compile(r"/[A-Za-z0-9._+@%=,:/-]*")
-_MAX_PATH: Final = 1024
 _SIZE_RE: Final = re.compile(r"(\d{1,15})([kKmMgG]?)")
 _SIZE_UNITS: Final = {"": 1, "k": 2**10, "m": 2**20, "g": 2**30}
 # Character devices that are memory or consoles, never storage.
 _NOT_STORAGE: Final = frozenset({"/dev/mem", "/dev/kmem", "/dev/port", "/dev/kmsg"})
-
-
-@dataclass(frozen=True, slots=True)
-class ChoiceParam(Param):
-    """A parameter whose value is one of a fixed list of words."""
-
-    choices: tuple[str, ...] = ()
-
-    def check(self, raw: str) -> str:
-        value = raw.strip()
-        if value not in self.choices:
-            raise ParamError(f"{self.name} must be one of {', '.join(self.choices)}, got {raw!r}")
-        return value
-
-
-@dataclass(frozen=True, slots=True)
-class PathParam(Param):
-    """An absolute path (empty = not given); ``under`` restricts it to a directory tree."""
-
-    under: str = ""
-
-    def check(self, raw: str) -> str:
-        value = raw.strip()
-        if not value:
-            return ""
-        if len(value) > _MAX_PATH or not _PATH_RE.fullmatch(value):
-            raise ParamError(
-                f"{self.name} must be an absolute path of letters, digits and ._+@%=,:/- "
-                f"(no spaces or shell characters), got {raw[:80]!r}"
-            )
-        if posixpath.normpath(value) != value:
-            raise ParamError(
-                f"{self.name} must be a normalised path (no '..', '.', '//' or "
-                f"trailing '/'), got {value!r}"
-            )
-        if self.under and (not value.startswith(self.under) or value == self.under):
-            raise ParamError(f"{self.name} must be a path under {self.under}, got {value!r}")
-        return value
-
-
-@dataclass(frozen=True, slots=True)
-class ConfirmParam(Param):
-    """A confirmation typed by the user: any printable text up to 256 characters (it is only
-    compared, never passed to a command)."""
-
-    def check(self, raw: str) -> str:
-        value = raw.strip()
-        if len(value) > 256 or not value.isprintable():
-            raise ParamError(f"{self.name} must be printable text, got {raw[:80]!r}")
-        return value
-
-
-@dataclass(frozen=True, slots=True)
-class OptionalIntParam(Param):
-    """A whole number within bounds, or empty (not given: the tool's rule picks a value)."""
-
-    def check(self, raw: str) -> str:
-        value = raw.strip()
-        if not value:
-            return ""
-        if not value.isascii() or not value.isdigit() or len(value) > 9:
-            raise ParamError(f"{self.name} must be a whole number, got {raw[:80]!r}")
-        number = int(value)
-        if self.minimum is not None and number < self.minimum:
-            raise ParamError(f"{self.name} must be at least {self.minimum}, got {number}")
-        if self.maximum is not None and number > self.maximum:
-            raise ParamError(f"{self.name} must be at most {self.maximum}, got {number}")
-        return str(number)
 
 
 PARAMS: dict[str, Param] = {
@@ -185,6 +116,7 @@ PARAMS: dict[str, Param] = {
         ),
         Param("group_reporting", "bool", "true", "report the jobs as one (--group_reporting)"),
         Param("ramp", "int", "0", "seconds before measuring", minimum=0, maximum=3600),
+        report_interval("status_interval", "--status-interval"),
         ConfirmParam(
             "confirm_destroy",
             "text",
@@ -304,13 +236,15 @@ def commands(params: Mapping[str, str], caps: Capabilities, ctx: CommandContext)
     """
     if params.get("jobfile_text"):
         directory = ctx.workdir or params["directory"] or DEFAULT_DIRECTORY
-        return fio_jobfile.job_file_commands(params, ctx, _fio_path(directory))
+        return fio_jobfile.job_file_commands(
+            params, ctx, _fio_path(directory), status_interval_option(params)
+        )
     rw = params["rw"]
     argv = [
         "fio",
         "--name=pairbench",
         "--output-format=json+",
-        "--status-interval=1",
+        status_interval_option(params),
         "--eta=never",
         f"--rw={rw}",
         f"--bs={params['bs']}",
@@ -355,10 +289,18 @@ def commands(params: Mapping[str, str], caps: Capabilities, ctx: CommandContext)
     )
 
 
+def status_interval_option(params: Mapping[str, str]) -> str:
+    """``--status-interval``: whole seconds as a number, else in ms (fio reads "100ms")."""
+    seconds = Decimal(params.get("status_interval") or "1")
+    if seconds == seconds.to_integral_value():
+        return f"--status-interval={int(seconds)}"
+    return f"--status-interval={int(seconds * 1000)}ms"
+
+
 def parser(params: Mapping[str, str], caps: Capabilities) -> Parser:
     """A parser for the run's output: json+ documents on stdout, errors on stderr, as the
     run asks for; any other form fio may print is read too (``FioAutoParser``)."""
-    return FioAutoParser()
+    return FioAutoParser(float(params.get("status_interval") or 1))
 
 
 # ---------------------------------------------------------------------- saved outputs
@@ -422,4 +364,6 @@ TOOL = Tool(
     workdir_parent=lambda params: params.get("directory", ""),
     run_analyses=fio_run_analyses,
     collected_analyses=lambda params, files: job_file_logs(params, files),
+    interval_param="status_interval",
+    tied={"rw": ("rwmixread",)},
 )

@@ -47,8 +47,8 @@ class FioAutoParser:
 
     __slots__ = ("_json", "_terse", "_text")
 
-    def __init__(self) -> None:
-        self._json = FioJsonParser()
+    def __init__(self, interval_s: float | None = None) -> None:
+        self._json = FioJsonParser(interval_s=interval_s)
         self._text = FioTextParser(intervals=True)
         self._terse = FioTerseParser()
 

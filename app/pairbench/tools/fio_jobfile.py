@@ -33,8 +33,8 @@ MAX_NUMJOBS: Final = 256
 DEFAULT_NAME: Final = "job.fio"
 
 _OUTPUT = (
-    "Pairbench sets fio's output itself (--output-format=json+ --status-interval=1): its live "
-    "plots and the summary read it"
+    "Pairbench sets fio's output itself (--output-format=json+, --status-interval from its "
+    "status_interval parameter): its live plots and the summary read it"
 )
 _COMMAND = "it runs a program on the host, which a job file run by Pairbench may not do"
 _HOST_FILE = (
@@ -161,7 +161,14 @@ class JobTextParam(Param):
 
 
 # Parameters that still apply with a job file (the file says everything else).
-WITH_JOBFILE: Final = ("jobfile", "jobfile_text", "jobfile_env", "directory", "confirm_destroy")
+WITH_JOBFILE: Final = (
+    "jobfile",
+    "jobfile_text",
+    "jobfile_env",
+    "directory",
+    "confirm_destroy",
+    "status_interval",
+)
 
 
 def run_text(params: Mapping[str, str]) -> str:
@@ -228,19 +235,22 @@ def expected_seconds(text: str) -> float:
     return total + group
 
 
-def job_file_commands(params: Mapping[str, str], ctx: CommandContext, directory: str) -> Commands:
+def job_file_commands(
+    params: Mapping[str, str], ctx: CommandContext, directory: str, status_option: str
+) -> Commands:
     """``fio`` on the job file (its variables filled) uploaded into the work directory, with
-    Pairbench's output options, run from the work directory (``env -C``): the jobs' relative
-    files (and their relative ``directory=`` folders, made there first) and fio's logs go
-    there, and ``--aux-path`` the files fio writes of itself (a ``verify`` job cut short saves
-    ``*-verify.state``); absolute paths are the job file's own, checked on the host before
-    (``fio_jobhost``). The logs are brought back after the run (``Commands.collect``).
-    Without a work directory, ``--directory`` puts the relative files in ``directory``."""
+    Pairbench's output options (``status_option``: the status interval), run from the work
+    directory (``env -C``): the jobs' relative files (and their relative ``directory=``
+    folders, made there first) and fio's logs go there, and ``--aux-path`` the files fio
+    writes of itself (a ``verify`` job cut short saves ``*-verify.state``); absolute paths
+    are the job file's own, checked on the host before (``fio_jobhost``). The logs are
+    brought back after the run (``Commands.collect``). Without a work directory,
+    ``--directory`` puts the relative files in ``directory``."""
     name = params["jobfile"]
     text = run_text(params)
     jobs = parse_job_file(text)
     workdir = ctx.workdir.rstrip("/")
-    output = ["--output-format=json+", "--status-interval=1", "--eta=never"]
+    output = ["--output-format=json+", status_option, "--eta=never"]
     if workdir:
         argv = ["env", "-C", workdir, "fio", *output, f"--aux-path={workdir}", f"{workdir}/{name}"]
     else:

@@ -18,6 +18,7 @@ from pairbench.tools.fio_json_math import (
     Interval,
     make_record,
     merge_bins,
+    min_interval_ms,
     next_interval,
     percentile,
     summarise,
@@ -101,8 +102,9 @@ class FioJsonParser:
     ``{dir}_lat_p99_us`` from the difference of the two documents' ``clat_ns.bins`` (json+
     only), with fio's own percentile rule. ``total_ios`` counts I/Os issued, so an interval
     that only drains the I/Os in flight has none: intervals shorter than
-    ``MIN_INTERVAL_MS`` (the final document often comes a few ms after the last periodic
-    one) are merged into the next, or left to the summary. During ``ramp_time`` (documents
+    ``MIN_INTERVAL_MS``, or half the status interval when that is shorter
+    (``fio_json_math.min_interval_ms``; the final document often comes a few ms after the last
+    periodic one), are merged into the next, or left to the summary. During ``ramp_time`` (documents
     with I/O but no latency samples, of a job with that option) there are no records; the
     reset of fio's counters that ends it is detected, and the next interval starts from zero.
 
@@ -145,10 +147,22 @@ class FioJsonParser:
         "_last",
         "_last_t",
         "_max_chars",
+        "_min_ms",
+        "_prev_ts",
+        "_step_ms",
     )
 
-    def __init__(self, *, max_document_chars: int = MAX_DOCUMENT_CHARS) -> None:
+    def __init__(
+        self, *, max_document_chars: int = MAX_DOCUMENT_CHARS, interval_s: float | None = None
+    ) -> None:
         self._max_chars = max_document_chars
+        # Intervals shorter than this are merged into the next: ``MIN_INTERVAL_MS``, or half
+        # the status interval when that is shorter (``interval_s`` for a live run; for a saved
+        # output, half the longest step between its documents so far, the first one
+        # measured from the start of I/O).
+        self._min_ms = min_interval_ms(interval_s * 1000.0) if interval_s else None
+        self._step_ms = 0.0
+        self._prev_ts: float | None = None
         self._doc_lines: list[str] | None = None  # None: outside a document
         self._doc_chars = 0
         self._documents = 0
@@ -260,6 +274,7 @@ class FioJsonParser:
         """Records of the intervals since the previous document; baselines move on."""
         per_job: list[tuple[Job, list[Interval | None]]] = []
         bases = self._bases
+        min_ms = self._shortest_kept(doc)
         max_runtime = 0.0
         advanced = False
         for job in doc.jobs:
@@ -271,7 +286,7 @@ class FioJsonParser:
                 max_runtime = max(max_runtime, cur.runtime_ms)
                 key = (job.key, index)
                 base = bases.get(key, ZERO)
-                interval, bases[key] = next_interval(cur, base)
+                interval, bases[key] = next_interval(cur, base, min_ms)
                 if job.in_ramp and cur.lat_n <= 0.0:
                     interval = None  # ramp_time: fio measures nothing yet, nor do we
                 if interval is not None:
@@ -289,6 +304,20 @@ class FioJsonParser:
             ((job.group, job.stream, intervals) for job, intervals in per_job),
             lambda stream, by_dir: make_record(stream, t, by_dir),
         )
+
+    def _shortest_kept(self, doc: Doc) -> float:
+        """The shortest interval kept (ms): known, or half the longest step so far."""
+        if self._min_ms is not None:
+            return self._min_ms
+        ts = doc.timestamp_ms
+        if ts is not None and self._prev_ts is not None:
+            self._step_ms = max(self._step_ms, ts - self._prev_ts)
+        elif self._step_ms <= 0.0:  # the first document with I/O: its own runtime
+            runtimes = (d.runtime_ms for job in doc.jobs for d in job.dirs if d is not None)
+            self._step_ms = max(runtimes, default=0.0)
+        if self._step_ms > 0.0 and ts is not None:
+            self._prev_ts = ts
+        return min_interval_ms(self._step_ms) if self._step_ms > 0.0 else MIN_INTERVAL_MS
 
     def _time(self, doc: Doc, max_runtime_ms: float) -> float | None:
         """The document's ``t`` (see the class docstring); None before any I/O."""

@@ -19,6 +19,7 @@ __all__ = [
     "Interval",
     "make_record",
     "merge_bins",
+    "min_interval_ms",
     "next_interval",
     "percentile",
     "summarise",
@@ -67,14 +68,23 @@ def _metrics_tuple(names: list[str]) -> tuple[str, ...]:
     return _METRICS_TUPLES.setdefault(key, key)
 
 
-def next_interval(cur: Dir, base: Base) -> tuple[Interval | None, Base]:
+def min_interval_ms(status_interval_ms: float) -> float:
+    """The shortest interval kept at a status interval: ``MIN_INTERVAL_MS``, or half the
+    status interval when that is less (at ``--status-interval=100ms`` an interval is 99 to
+    101 ms of runtime; the final document's few ms are still merged)."""
+    return min(MIN_INTERVAL_MS, status_interval_ms / 2.0)
+
+
+def next_interval(
+    cur: Dir, base: Base, min_ms: float = MIN_INTERVAL_MS
+) -> tuple[Interval | None, Base]:
     """The interval from ``base`` to ``cur`` (None if there is none yet) and the next base.
 
     fio resets its statistics when ``ramp_time`` ends; the interval then starts from zero. A
     reset shows as a counter that went down, or as the first latency samples after documents
     with I/O but none (fio records no latency during ``ramp_time``; the counters after the
-    reset may well exceed those before it). An interval shorter than ``MIN_INTERVAL_MS`` keeps
-    the old base: its I/O goes into the next interval.
+    reset may well exceed those before it). An interval shorter than ``min_ms``
+    (``min_interval_ms``) keeps the old base: its I/O goes into the next interval.
     """
     if (
         cur.runtime_ms < base.runtime_ms
@@ -90,7 +100,7 @@ def next_interval(cur: Dir, base: Base) -> tuple[Interval | None, Base]:
     dt_ms = cur.runtime_ms - base.runtime_ms
     if dt_ms <= 0.0 or (cur.ios <= 0.0 and cur.io_bytes <= 0.0):
         return None, nxt
-    if dt_ms < MIN_INTERVAL_MS:
+    if dt_ms < min_ms:
         return None, base
     bins: dict[int, float] | None = None
     if cur.bins is not None:

@@ -17,7 +17,13 @@ from pairbench.tools.base import (
 from pairbench.tools.iperf3_auto import Iperf3AutoParser
 from pairbench.tools.iperf3_json import Iperf3JsonParser
 from pairbench.tools.iperf3_text import Iperf3TextParser
-from pairbench.tools.params import Param, is_true, resolve_params
+from pairbench.tools.params import (
+    Param,
+    count_value,
+    is_true,
+    report_interval,
+    resolve_params,
+)
 
 NAME = "iperf3"
 DEBIAN_PACKAGE = "iperf3"
@@ -35,7 +41,13 @@ PARAMS: dict[str, Param] = {
         Param("reverse", "bool", "false", "server sends, client receives (-R)"),
         Param("bidir", "bool", "false", "both directions at once (--bidir)"),
         Param("udp", "bool", "false", "UDP instead of TCP (-u)"),
-        Param("bitrate", "rate", "0", "target bitrate, 0 = unlimited TCP / 1M UDP (-b)"),
+        Param(
+            "bitrate",
+            "optrate",
+            "",
+            "target bitrate per stream (-b), 0 = unlimited; empty = iperf3's default "
+            "(unlimited TCP, 1M UDP)",
+        ),
         Param("length", "size", "0", "buffer / datagram length, 0 = iperf3 default (-l)"),
         Param("window", "size", "0", "socket buffer size, 0 = system default (-w)"),
         Param("omit", "int", "0", "seconds to omit at the start (-O)", minimum=0, maximum=600),
@@ -49,14 +61,58 @@ PARAMS: dict[str, Param] = {
         Param("tos", "int", "0", "IP type of service, 0-255 (-S)", minimum=0, maximum=255),
         Param("dscp", "dscp", "", "IP DSCP, 0-63 or EF, AF11, CS1... (--dscp)"),
         Param("cport", "int", "0", "the client's first port, 0 = any (--cport)", 0, 65535),
+        report_interval(),
+        Param(
+            "bytes",
+            "count",
+            "",
+            "bytes to send instead of a duration (-n), e.g. 1G; K, M, G are 1024-based",
+        ),
+        Param(
+            "blockcount",
+            "count",
+            "",
+            "blocks (buffers of length) to send instead of a duration (-k), e.g. 10K",
+        ),
+        Param(
+            "port",
+            "int",
+            "0",
+            "the server's port (-p), 0 = a free one Pairbench picks; refused if in use",
+            0,
+            65535,
+        ),
+        Param("version4", "bool", "false", "IPv4 only (-4)"),
+        Param("version6", "bool", "false", "IPv6 only (-6)"),
     )
 }
+# iperf3's options for the form of its output: Pairbench chooses the form itself (--json-stream
+# on 3.17 and later, else text with --forceflush; -f never: figures are read in bits and bytes).
+OUTPUT_FORMS = {
+    "json": "-J",
+    "json_stream": "--json-stream",
+    "format": "-f",
+    "timestamps": "--timestamps",
+    "logfile": "--logfile",
+    "forceflush": "--forceflush",
+    "verbose": "-V",
+}
+ENDS = ("duration", "bytes", "blockcount")
 MIN_MSS = 88  # iperf3 refuses less
 
 
 def resolve(params: Mapping[str, str]) -> dict[str, str]:
     """Checked parameters with defaults filled in."""
+    for name in params:
+        if name in OUTPUT_FORMS:
+            raise ParamError(
+                f"{name} ({OUTPUT_FORMS[name]}): Pairbench chooses iperf3's output form itself "
+                "(live JSON events or text, read as they come); it is not a parameter"
+            )
     resolved = resolve_params(PARAMS, params)
+    _resolve_end(params, resolved)
+    if is_true(resolved["version4"]) and is_true(resolved["version6"]):
+        raise ParamError("version4 and version6 cannot be combined")
     if is_true(resolved["reverse"]) and is_true(resolved["bidir"]):
         raise ParamError("reverse and bidir cannot be combined")
     if resolved["tos"] != "0" and resolved["dscp"]:
@@ -70,14 +126,43 @@ def resolve(params: Mapping[str, str]) -> dict[str, str]:
     return resolved
 
 
+def _resolve_end(given: Mapping[str, str], resolved: dict[str, str]) -> None:
+    """One end of the run: ``duration`` (the default), ``bytes`` or ``blockcount``, as iperf3
+    takes one of -t, -n, -k. A run by bytes or blocks has no ``duration``."""
+    chosen = [name for name in ENDS if given.get(name, "").strip() not in ("", "0")]
+    if len(chosen) > 1:
+        raise ParamError(
+            f"{' and '.join(chosen)} cannot be combined: a run ends after a duration, a number "
+            "of bytes or a number of blocks (iperf3's -t, -n, -k)"
+        )
+    for name in ENDS[1:]:
+        if resolved[name] and count_value(resolved[name]) == 0:
+            raise ParamError(f"{name} must be more than 0 (or empty: not given)")
+    if resolved["bytes"] or resolved["blockcount"]:
+        del resolved["duration"]
+
+
+def by_amount(params: Mapping[str, str]) -> bool:
+    """True when the run ends after a number of bytes or blocks, not a duration."""
+    return bool(params.get("bytes") or params.get("blockcount"))
+
+
 def capabilities(version_output: str) -> Capabilities:
     """What the installed iperf3 can do, from ``iperf3 --version``."""
     return first_line_capabilities(version_output)
 
 
 def expected_seconds(params: Mapping[str, str]) -> float:
-    """How long a run should take, for progress bars."""
+    """How long a run should take, for progress bars; 0 (unknown) for a run by bytes or
+    blocks."""
+    if by_amount(params):
+        return 0.0
     return float(params["duration"]) + float(params["omit"])
+
+
+def chosen_port(params: Mapping[str, str]) -> int:
+    """The server port the user chose (``port``), 0 when Pairbench picks a free one."""
+    return int(params.get("port", "0") or 0)
 
 
 def commands(params: Mapping[str, str], caps: Capabilities, ctx: CommandContext) -> Commands:
@@ -88,7 +173,7 @@ def commands(params: Mapping[str, str], caps: Capabilities, ctx: CommandContext)
     """
     port = str(ctx.port)
     server = ["iperf3", "-s", "-1", "-p", port, "--forceflush"]
-    client = ["iperf3", "-c", ctx.target, "-p", port, "-t", params["duration"], "-i", "1"]
+    client = ["iperf3", "-c", ctx.target, "-p", port, *_end(params), "-i", params["interval"]]
     client.append("--json-stream" if json_stream(caps) else "--forceflush")
     if params["streams"] != "1":
         client += ["-P", params["streams"]]
@@ -98,7 +183,7 @@ def commands(params: Mapping[str, str], caps: Capabilities, ctx: CommandContext)
         client.append("--bidir")
     if is_true(params["udp"]):
         client.append("-u")
-    if params["bitrate"] != "0":
+    if params["bitrate"]:
         client += ["-b", params["bitrate"]]
     if params["length"] != "0":
         client += ["-l", params["length"]]
@@ -117,6 +202,15 @@ def commands(params: Mapping[str, str], caps: Capabilities, ctx: CommandContext)
         # stderr still carries its errors.
         return Commands(client=client, server=server, parse=UDP_RECEIVER_SOURCES)
     return Commands(client=client, server=server)
+
+
+def _end(params: Mapping[str, str]) -> list[str]:
+    """-t DURATION, -n BYTES or -k BLOCKS: what ends the run."""
+    if params.get("bytes"):
+        return ["-n", params["bytes"]]
+    if params.get("blockcount"):
+        return ["-k", params["blockcount"]]
+    return ["-t", params["duration"]]
 
 
 def _tcp_and_ip_options(params: Mapping[str, str]) -> list[str]:
@@ -138,6 +232,10 @@ def _tcp_and_ip_options(params: Mapping[str, str]) -> list[str]:
         argv += ["--dscp", params["dscp"]]
     if params["cport"] != "0":
         argv += ["--cport", params["cport"]]
+    if is_true(params["version4"]):
+        argv.append("-4")
+    if is_true(params["version6"]):
+        argv.append("-6")
     return argv
 
 
@@ -173,4 +271,6 @@ TOOL = Tool(
     commands=commands,
     parser=parser,
     file_parser_factory=Iperf3AutoParser,
+    fixed_port=chosen_port,
+    tied={"udp": ("bitrate", "length", "no_delay", "congestion", "mss", "fq_rate")},
 )

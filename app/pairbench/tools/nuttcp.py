@@ -16,7 +16,7 @@ from pairbench.tools.base import (
     target_argument,
 )
 from pairbench.tools.nuttcp_text import NuttcpTextParser
-from pairbench.tools.params import Param, is_true, resolve_params
+from pairbench.tools.params import Param, is_true, report_interval, resolve_params
 
 NAME = "nuttcp"
 DEBIAN_PACKAGE = "nuttcp"
@@ -50,6 +50,7 @@ PARAMS: dict[str, Param] = {
         Param("streams", "int", "1", "parallel TCP streams (-N)", minimum=1, maximum=128),
         Param("window", "size", "0", "TCP socket window, 0 = system default (-w, in KB)"),
         Param("reverse", "bool", "false", "server sends, client receives (-r)"),
+        report_interval(),
     )
 }
 
@@ -144,16 +145,17 @@ def ports_needed(params: Mapping[str, str]) -> int:
 
 
 def commands(params: Mapping[str, str], caps: Capabilities, ctx: CommandContext) -> Commands:
-    """argv of ``nuttcp -S --nofork -P PORT`` and the client, 1 s interval reports.
+    """argv of ``nuttcp -S --nofork -P PORT`` and the client, reports every ``interval``.
 
-    TCP: ``nuttcp -i 1 -T D -P PORT -p PORT+1 [-N n] [-w KB] [-l bytes] [-r] TARGET``;
-    UDP: ``nuttcp -u -R RATE -l LEN -i 1 -T D -P PORT -p PORT+1 TARGET``. The client tells the
+    TCP: ``nuttcp -i I -T D -P PORT -p PORT+1 [-N n] [-w KB] [-l bytes] [-r] TARGET``;
+    UDP: ``nuttcp -u -R RATE -l LEN -i I -T D -P PORT -p PORT+1 TARGET``. The client tells the
     server which data port(s) to listen on (``-N n`` uses PORT+1 .. PORT+n).
     """
     port = str(ctx.port)
     server = ["nuttcp", "-S", "--nofork", "-P", port]
     target = target_argument(ctx.target)
-    timing = ["-i", "1", "-T", params["duration"], "-P", port, "-p", str(ctx.port + 1)]
+    interval = params.get("interval", "1")
+    timing = ["-i", interval, "-T", params["duration"], "-P", port, "-p", str(ctx.port + 1)]
     length = nuttcp_length(params)
     if is_true(params["udp"]):
         rate = nuttcp_rate(params["rate"])
@@ -191,4 +193,5 @@ TOOL = Tool(
     expected_seconds=expected_seconds,
     commands=commands,
     parser=parser,
+    tied={"udp": ("rate", "length", "streams", "window", "reverse")},
 )

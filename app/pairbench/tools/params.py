@@ -12,11 +12,16 @@ from pairbench.tools.base import ParamError
 _TRUE = {"1", "true", "yes", "on"}
 _FALSE = {"0", "false", "no", "off"}
 _RATE = re.compile(r"^\d+(\.\d+)?[kKmMgGtT]?$")
+_OPTIONAL_RATE = re.compile(r"^(\d+(\.\d+)?[kKmMgGtT]?)?$")
+# A count with iperf3's own suffixes (``unit_atoi``: k, m, g, t, either case, 1024-based).
+_COUNT = re.compile(r"^([0-9]{1,15}[kKmMgGtT]?)?$")
+_COUNT_FACTOR = {"": 1, "k": 1024, "m": 1024**2, "g": 1024**3, "t": 1024**4}
+# Seconds as a decimal number, or with fio's and uperf's own units: "0.1", "0.1s", "100ms".
+_SECONDS = re.compile(r"([0-9]{1,6}(?:\.[0-9]{1,6})?)(s|ms)?")
 _SIZE = re.compile(r"^\d+[kKmMgG]?$")
 _NAME = re.compile(r"^[A-Za-z0-9._-]{1,64}$")
-_CPUS = re.compile(r"^\d{1,4}(,\d{1,4})?$")
+_CPUS = re.compile(r"^(\d{1,4}(,\d{1,4})?)?$")
 _FILE_NAME = re.compile(r"[A-Za-z0-9._+-]{1,100}")
-_SECONDS = re.compile(r"[0-9]{1,6}(?:\.[0-9]{1,6})?")
 _OPTIONAL_NAME = re.compile(r"^[A-Za-z0-9._-]{0,64}$")
 # An IPv4/IPv6 address or a host name, optionally %interface (iperf3 -B host%dev); "" = none.
 _ADDRESS = re.compile(r"^([A-Za-z0-9.:_-]{1,253}(%[A-Za-z0-9._-]{1,15})?)?$")
@@ -76,13 +81,66 @@ def _check_pattern(pattern: re.Pattern[str], what: str) -> Callable[[Param, str]
     return check
 
 
+@dataclass(frozen=True, slots=True)
+class SecondsParam(Param):
+    """A decimal number of seconds within ``[low, high]``, such as ``0.2`` (``kind="seconds"``).
+
+    A decimal kind of its own: it checks its own values and keeps a schema a plain
+    ``dict[str, Param]``. ``ms`` and ``s`` units are read too ("100ms" as fio and uperf write
+    it is "0.1"); the canonical form is decimal seconds without trailing zeros ("0.20" -> "0.2").
+    """
+
+    low: Decimal = Decimal(0)
+    high: Decimal = Decimal(0)
+
+    def check(self, raw: str) -> str:
+        """The canonical decimal text of ``raw``; ``ParamError`` if it is not valid."""
+        value = raw.strip()
+        match = _SECONDS.fullmatch(value)
+        if match is None:
+            raise ParamError(
+                f"{self.name} must be a number of seconds such as 0.2 (or 200ms), got {raw!r}"
+            )
+        number = Decimal(match.group(1))
+        if match.group(2) == "ms":
+            number /= 1000
+        if not self.low <= number <= self.high:
+            raise ParamError(
+                f"{self.name} must be between {self.low} and {self.high} seconds, got {value}"
+            )
+        return format(number.normalize(), "f")
+
+
+def report_interval(
+    name: str = "interval", option: str = "-i", *, high: int = 60, note: str = ""
+) -> SecondsParam:
+    """A tool's interval between reports: 0.1 to ``high`` (60) seconds, 1 by default; ``note``
+    ends the help (why a tool's ``high`` is lower)."""
+    return SecondsParam(
+        name,
+        "seconds",
+        "1",
+        f"seconds between reports ({option}), 0.1 to {high}; 100ms is 0.1{note}",
+        low=Decimal("0.1"),
+        high=Decimal(high),
+    )
+
+
+def count_value(value: str) -> int:
+    """A checked ``count`` parameter value ("1G", "500k", "1000") as a number, 1024-based."""
+    suffix = value[-1:].lower() if value[-1:].isalpha() else ""
+    return int(value[: len(value) - len(suffix)]) * _COUNT_FACTOR[suffix]
+
+
 _CHECKERS: dict[str, Callable[[Param, str], str]] = {
     "int": _check_int,
     "bool": _check_bool,
     "rate": _check_pattern(_RATE, "a rate such as 50M, 1.5G or 800K (bits/s)"),
+    "optrate": _check_pattern(_OPTIONAL_RATE, "a rate such as 0, 50M or 1.5G (bits/s), or empty"),
+    "count": _check_pattern(_COUNT, "empty, or a number with K, M, G or T for 1024, 1024², ..."),
     "size": _check_pattern(_SIZE, "a size such as 1400, 128K or 4M"),
     "name": _check_pattern(_NAME, "letters, digits, '.', '_' or '-'"),
-    "cpus": _check_pattern(_CPUS, "a CPU number, or client,server CPU numbers such as 0,1"),
+    "cpus": _check_pattern(_CPUS, "empty, a CPU number, or client,server CPU numbers such as 0,1"),
     "optname": _check_pattern(_OPTIONAL_NAME, "empty, or letters, digits, '.', '_' or '-'"),
     "address": _check_pattern(_ADDRESS, "empty, or an address or host name (host%device)"),
     "dscp": _check_pattern(_DSCP, "empty, 0-63, or a class such as EF, AF11, CS1"),
@@ -116,30 +174,6 @@ class FileNameParam(Param):
         return value
 
 
-@dataclass(frozen=True, slots=True)
-class SecondsParam(Param):
-    """A decimal number of seconds within ``[low, high]``, such as ``0.2`` (``kind="seconds"``).
-
-    A decimal kind of its own: it checks its own values and keeps a schema a plain
-    ``dict[str, Param]`` (ping's and uperf's ``interval``).
-    """
-
-    low: Decimal = Decimal(0)
-    high: Decimal = Decimal(0)
-
-    def check(self, raw: str) -> str:
-        """The canonical decimal text of ``raw`` ("0.20" -> "0.2"); ``ParamError`` if invalid."""
-        value = raw.strip()
-        if not _SECONDS.fullmatch(value):
-            raise ParamError(f"{self.name} must be a number of seconds such as 0.2, got {raw!r}")
-        number = Decimal(value)
-        if not self.low <= number <= self.high:
-            raise ParamError(
-                f"{self.name} must be between {self.low} and {self.high} seconds, got {value}"
-            )
-        return format(number.normalize(), "f")
-
-
 def resolve_params(schema: Mapping[str, Param], given: Mapping[str, str]) -> dict[str, str]:
     """Check every given value and fill in defaults; unknown names raise ``ParamError``."""
     unknown = sorted(set(given) - set(schema))
@@ -149,6 +183,15 @@ def resolve_params(schema: Mapping[str, Param], given: Mapping[str, str]) -> dic
     for name, raw in given.items():
         resolved[name] = schema[name].check(raw)
     return resolved
+
+
+_RATE_FACTOR = {"": 1.0, "k": 1e3, "m": 1e6, "g": 1e9, "t": 1e12}
+
+
+def rate_bits(value: str) -> float:
+    """A checked ``rate`` value ("50M", "1.5G", "800K", "0") in bit/s (1000-based)."""
+    suffix = value[-1:].lower() if value[-1:].isalpha() else ""
+    return float(value[: len(value) - len(suffix)]) * _RATE_FACTOR[suffix]
 
 
 def is_true(value: str) -> bool:

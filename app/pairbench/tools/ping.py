@@ -34,7 +34,7 @@ PARAMS: dict[str, Param] = {
             "interval",
             "seconds",
             "1",
-            "seconds between requests (-i); below 0.2 needs root",
+            "seconds between requests (-i); below 0.2 older iputils need root",
             low=Decimal("0.002"),
             high=Decimal(60),
         ),

@@ -82,8 +82,13 @@ def _iperf3_from_json(start: Mapping[str, Any]) -> Provenance:
     server = str((start.get("connecting_to") or {}).get("host") or first.get("remote_host", ""))
     test = start.get("test_start") or {}
     params: dict[str, str] = {}
-    if "duration" in test:
+    for key, name in (("bytes", "bytes"), ("blocks", "blockcount")):
+        if int(test.get(key, 0) or 0):
+            params[name] = str(int(test[key]))
+    if "duration" in test and not params:  # a run by bytes or blocks has no duration
         params["duration"] = str(int(test["duration"]))
+    if float(test.get("interval", 1) or 0) not in (0.0, 1.0):
+        params["interval"] = _seconds_text(float(test["interval"]))
     if "num_streams" in test:
         params["streams"] = str(int(test["num_streams"]))
     if str(test.get("protocol", "")).upper() == "UDP":
@@ -97,6 +102,8 @@ def _iperf3_from_json(start: Mapping[str, Any]) -> Provenance:
         params["length"] = str(int(test["blksize"]))
     if int(test.get("target_bitrate", 0) or 0):
         params["bitrate"] = str(int(test["target_bitrate"]))
+    elif params.get("udp") and "target_bitrate" in test:
+        params["bitrate"] = "0"  # UDP at 0: unlimited (iperf3's default would be 1 Mbit/s)
     if int(test.get("tos", 0) or 0):
         params["tos"] = str(int(test["tos"]))
     if int(start.get("fq_rate", 0) or 0):
@@ -118,9 +125,12 @@ _CONNECTING = re.compile(r"^Connecting to host (\S+), port \d+", re.M)
 _CONNECTED = re.compile(r"^\[\s*\d+\] local (\S+) port \d+ connected to (\S+) port \d+", re.M)
 _STARTING = re.compile(
     r"^Starting Test: protocol: (\w+), (\d+) streams, (\d+) byte blocks, omitting (\d+) "
-    r"seconds, (\d+) second test(?:, tos (\d+))?",
+    r"seconds, (\d+) (second test|bytes to send|blocks to send)(?:, tos (\d+))?",
     re.M,
 )
+_ENDS = {"second test": "duration", "bytes to send": "bytes", "blocks to send": "blockcount"}
+# The first report of the first stream: its end is the interval (-i).
+_FIRST_INTERVAL = re.compile(r"^\[\s*\d+\](?:\[[TR]X-[CS]\])?\s+0\.00-(\d+\.\d+)\s+sec", re.M)
 _VERSION = re.compile(r"^(iperf \d+\.\d+\S*)", re.M)
 
 
@@ -136,14 +146,16 @@ def _iperf3_from_text(text: str) -> Provenance:
         server = m.group(1)
     params: dict[str, str] = {}
     if m := _STARTING.search(text):
-        protocol, streams, block, omit, duration, tos = m.groups()
-        params = {"duration": duration, "streams": streams, "length": block}
+        protocol, streams, block, omit, amount, end, tos = m.groups()
+        params = {_ENDS[end]: amount, "streams": streams, "length": block}
         if protocol.upper() == "UDP":
             params["udp"] = "true"
         if omit != "0":
             params["omit"] = omit
         if tos and tos != "0":
             params["tos"] = tos
+    if (m := _FIRST_INTERVAL.search(text)) and float(m.group(1)) not in (0.0, 1.0):
+        params["interval"] = _seconds_text(float(m.group(1)))
     version = m.group(1) if (m := _VERSION.search(text)) else ""
     system = ""
     if version:
@@ -153,6 +165,11 @@ def _iperf3_from_text(text: str) -> Provenance:
         if following.split(" ", 1)[0] in ("Linux", "FreeBSD", "Darwin"):
             system = following
     return Provenance(started, client, server, params, version, system)
+
+
+def _seconds_text(seconds: float) -> str:
+    """An interval as a ``seconds`` parameter writes it: "0.1", "2"."""
+    return f"{seconds:.3f}".rstrip("0").rstrip(".")
 
 
 # --------------------------------------------------------------------------------- fio

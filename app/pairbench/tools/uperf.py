@@ -16,7 +16,7 @@ from pairbench.tools.base import (
     Tool,
     parse_version_tuple,
 )
-from pairbench.tools.params import Param, SecondsParam, is_true, resolve_params
+from pairbench.tools.params import Param, is_true, report_interval, resolve_params
 from pairbench.tools.uperf_profiles import (
     LATENCY_DEFAULTS,
     PROTOCOLS,
@@ -67,14 +67,8 @@ PARAMS: dict[str, Param] = {
         Param(
             "duration", "int", "10", "seconds of the timed transaction", minimum=1, maximum=86400
         ),
-        SecondsParam(
-            "interval",
-            "seconds",
-            "1",
-            "seconds between uperf's progress lines (-i), 0.1 to 10; uperf's master also "
-            "sees a transaction end only this often",
-            low=Decimal("0.1"),
-            high=Decimal(10),
+        report_interval(
+            high=10, note="; uperf's master also sees a transaction end only this often"
         ),
         *custom.PARAMS,
     )
@@ -235,4 +229,5 @@ TOOL = Tool(
     needs_workdir=True,
     install_command=INSTALL_COMMAND,
     file_parser_factory=file_parser,
+    tied={"profile": ("size", "count", "threads", "wndsz"), "protocol": ("nodelay",)},
 )

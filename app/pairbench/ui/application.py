@@ -14,6 +14,7 @@ from pairbench import __version__
 from pairbench.services.library import Library, LibraryError, LibraryFullError
 from pairbench.ui.bridge import EngineBridge
 from pairbench.ui.desktop import report_startup, set_desktop_identity
+from pairbench.ui.focus_style import install_focus_style
 from pairbench.ui.main_window import MainWindow
 from pairbench.ui.secret_prompt import GuiSecretPrompt
 from pairbench.ui.team_sync import TeamSync
@@ -35,6 +36,7 @@ def create_app() -> QApplication:
     app.setOrganizationName("Pairbench")
     app.setApplicationVersion(__version__)
     set_desktop_identity(app)  # the icon (package data) and the .desktop file's name
+    install_focus_style(app)  # keyboard focus that can be seen
     return app
 
 
@@ -70,8 +72,8 @@ def run_app(library_path: Path) -> int:
         window.teamConnected.connect(team.refresh)
         window.show()
         _show_library_warnings(window, library.warnings)
-        report_startup(window)  # only with PAIRBENCH_REPORT_STARTUP=1
         _quit_on_signals(app, window)
+        report_startup(window)  # only with PAIRBENCH_REPORT_STARTUP=1 (signals handled by then)
         return app.exec()
     finally:
         team.stop()

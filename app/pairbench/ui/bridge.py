@@ -12,7 +12,7 @@ import asyncio
 import concurrent.futures
 import contextlib
 import threading
-from collections.abc import Awaitable, Callable
+from collections.abc import Awaitable, Callable, Mapping
 from pathlib import Path
 from typing import Any, TypeVar
 
@@ -54,6 +54,8 @@ class RunSignals(QObject):
     refused = Signal(object)  # the engine's error when the run could not start (before failed)
     failed = Signal(str)  # the run could not start (nothing stored)
     notice = Signal(str)  # said while the run goes on (e.g. the tool went quiet)
+    telemetry = Signal(object)  # list[Record] of host telemetry (streams "client:cpu", ...)
+    diagnosis = Signal(object)  # the run's verdict as stored (Diagnosis.payload()), at its end
 
 
 class _SignalObserver:
@@ -76,6 +78,12 @@ class _SignalObserver:
 
     def on_notice(self, text: str) -> None:
         self._signals.notice.emit(text)
+
+    def on_telemetry(self, records: list[Record]) -> None:
+        self._signals.telemetry.emit(records)
+
+    def on_diagnosis(self, payload: Mapping[str, Any]) -> None:
+        self._signals.diagnosis.emit(dict(payload))
 
 
 class RunHandle:

@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from PySide6.QtCore import QObject, QSettings, Qt, Signal
+from PySide6.QtCore import QObject, QSettings, QSize, Qt, Signal
 from PySide6.QtGui import QCloseEvent
 from PySide6.QtWidgets import (
     QApplication,
@@ -32,6 +32,7 @@ from pairbench.ui.window_actions import WindowActions
 
 KEY_GEOMETRY = "window/geometry"
 KEY_STATE = "window/state"
+FIRST_SIZE = QSize(1400, 900)
 
 
 class MainWindow(QMainWindow):
@@ -59,7 +60,7 @@ class MainWindow(QMainWindow):
         self.ask_before_closing = True
         self.closed = False
         self.setWindowTitle(f"Pairbench — {library.path}")
-        self.resize(1400, 900)
+        self.resize(self._first_size())
 
         self.tabs = QTabWidget()
         self.tabs.setDocumentMode(True)
@@ -119,14 +120,26 @@ class MainWindow(QMainWindow):
         dock = QDockWidget(title, self)
         dock.setObjectName(name)
         dock.setWidget(widget)
+        # Closable: View ▸ Run panel (and its shortcut) hides and shows it on any tab; Qt
+        # greys out a dock's toggle action unless the dock may be closed.
         dock.setFeatures(
             QDockWidget.DockWidgetFeature.DockWidgetMovable
             | QDockWidget.DockWidgetFeature.DockWidgetFloatable
+            | QDockWidget.DockWidgetFeature.DockWidgetClosable
         )
         self.addDockWidget(area, dock)
         return dock
 
     # -- state -----------------------------------------------------------------------------
+
+    def _first_size(self) -> QSize:
+        """The size of a first start: ``FIRST_SIZE``, within the screen's free area (a
+        1280×720 laptop gets all of it, never a window wider than the screen)."""
+        screen = self.screen() or QApplication.primaryScreen()
+        if screen is None:
+            return FIRST_SIZE
+        room = screen.availableGeometry().size()
+        return FIRST_SIZE.boundedTo(room)
 
     def _restore_layout(self) -> None:
         geometry = self.settings.value(KEY_GEOMETRY)

@@ -143,7 +143,47 @@ class WindowActions(QObject):
         if answer == QMessageBox.StandardButton.Yes:
             tab.controller.cancel()
 
+    def current_run_tab(self) -> RunTab | None:
+        """The run tab in front, or None (the status bar says so)."""
+        tab = self.window.tabs.currentWidget()
+        if isinstance(tab, RunTab):
+            return tab
+        self.window.statusBar().showMessage("Show a run's tab first", 5000)
+        return None
+
+    def pin_baseline(self) -> None:
+        """Run ▸ Pin a baseline…: the current run tab's dialog."""
+        tab = self.current_run_tab()
+        if tab is not None and tab.baseline_pin is not None:
+            tab.baseline_pin.choose()
+
+    def analyse_burst(self) -> None:
+        """Run ▸ Analyse burst credits: of the run shown in the Library's detail, else of the
+        run selected in its list (as its context menu does); the Library comes to the front."""
+        view = self.window.runs_view
+        self.show_tab(view)
+        if view.stack.currentWidget() is view.detail:
+            if view.detail.burst_box.analyse_button.isEnabled():
+                view.detail.analyse_burst()
+                return
+        elif view.can_analyse_burst():
+            view.analyse_burst_selected()
+            return
+        self.window.statusBar().showMessage(
+            "Burst credits: open or select one stored throughput run of this computer first", 5000
+        )
+
     # -- View ------------------------------------------------------------------------------
+
+    def follow_run(self) -> None:
+        tab = self.current_run_tab()
+        if tab is not None:
+            tab.plots.set_follow(True)
+
+    def show_whole_run(self) -> None:
+        tab = self.current_run_tab()
+        if tab is not None:
+            tab.plots.show_all()
 
     def show_tab(self, widget: object) -> None:
         index = self.window.tabs.indexOf(widget)  # type: ignore[arg-type]

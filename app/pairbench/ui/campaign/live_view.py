@@ -248,7 +248,7 @@ class CampaignLiveView(QWidget):
             self.plots.timer.stop()
             self.plots.deleteLater()
         self.plots = RunPlots()
-        self.plots.hint.hide()  # the run tab says it; here the room goes to the notices
+        self.plots.follow_bar.hint.hide()  # the run tab says it; here the room goes to the notices
         self._plots_layout.addWidget(self.plots)
 
     # -- the header --------------------------------------------------------------------------

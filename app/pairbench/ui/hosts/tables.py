@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+from PySide6.QtGui import QResizeEvent
 from PySide6.QtWidgets import (
     QAbstractItemView,
     QHBoxLayout,
@@ -11,6 +12,8 @@ from PySide6.QtWidgets import (
     QTableWidgetItem,
     QWidget,
 )
+
+MIN_COLUMN = 36  # px: a column cut to fit keeps at least this
 
 
 def cell(text: str, tooltip: str | None = None) -> QTableWidgetItem:
@@ -53,7 +56,26 @@ class NameTable(QTableWidget):
         for row, (_name, cells) in enumerate(rows):
             for column, item in enumerate(cells):
                 self.setItem(row, column, item)
+        self.fit_columns()
+
+    def fit_columns(self) -> None:
+        """Columns as wide as their contents while the table has the room; else each cut
+        in proportion (a cut cell ends in "…" and shows whole in its tooltip), so the
+        table never scrolls sideways."""
         self.resizeColumnsToContents()
+        wanted = [self.columnWidth(c) for c in range(self.columnCount())]
+        room = self.viewport().width()
+        total = sum(wanted)
+        if total <= room or room <= 0:
+            return
+        widths = [max(MIN_COLUMN, width * room // total) for width in wanted]
+        widths[widths.index(max(widths))] -= max(0, sum(widths) - room) + 2  # the rounding
+        for column, width in enumerate(widths):
+            self.setColumnWidth(column, width)
+
+    def resizeEvent(self, event: QResizeEvent) -> None:
+        super().resizeEvent(event)
+        self.fit_columns()
 
     def selected_name(self) -> str | None:
         rows = self.selectionModel().selectedRows()

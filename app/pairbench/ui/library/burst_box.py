@@ -25,6 +25,9 @@ from pairbench.ui.run.burst_overlay import BASELINE_COLOR, BURST_COLOR, STEP_COL
 from pairbench.ui.run.burst_panel import burst_analysis_rows, estimate_rows, headline, refill_text
 
 KIND, REFILL_KIND = "burst", "burst_refill"
+# Run ▸ Analyse burst credits (the run shown in the Library's detail, or the one selected),
+# shown beside the Library's context-menu entry too.
+ANALYSE_SHORTCUT = "Ctrl+Shift+B"
 NAMES = ("Burst rate", "Baseline", "Burst time", "Bucket")
 _COLORS = {"Burst rate": BURST_COLOR, "Baseline": BASELINE_COLOR}
 

@@ -14,6 +14,7 @@ from PySide6.QtWidgets import QMenu
 
 from pairbench.services.compare_refs import ComparePlan, RunRef, plan_compare
 from pairbench.services.library import Library
+from pairbench.ui.library.burst_box import ANALYSE_SHORTCUT
 from pairbench.ui.library.compare_tray import CompareTray, Pinned
 from pairbench.ui.library.jobs import call_for, error_text
 from pairbench.ui.library.team_compare import team_refs
@@ -155,8 +156,8 @@ class ComparePins(QObject):
     # -- the list's context menu -------------------------------------------------------------
 
     def context_menu(self) -> QMenu:
-        """The list's context menu for the selection: Open, Compare, Add to / Remove from
-        the comparison."""
+        """The list's context menu for the selection: Open, Analyse burst credits, Compare,
+        Add to / Remove from the comparison."""
         view = self.view
         if self.menu is not None:
             self.menu.deleteLater()  # one menu at a time
@@ -165,6 +166,7 @@ class ComparePins(QObject):
         open_action = menu.addAction("Open", view.open_selected)
         open_action.setEnabled(len(selected) == 1)
         burst = menu.addAction("Analyse burst credits", view.analyse_burst_selected)
+        burst.setShortcut(QKeySequence(ANALYSE_SHORTCUT))  # shown; Run ▸'s action acts on it
         burst.setEnabled(view.can_analyse_burst())
         what = "Compare with the pinned runs" if self.active else "Compare"
         menu.addAction(what, self.compare)

@@ -11,6 +11,7 @@ from PySide6.QtGui import QDragEnterEvent, QDragMoveEvent, QDropEvent
 from PySide6.QtWidgets import QInputDialog, QWidget
 
 from pairbench.domain import Run, RunStatus
+from pairbench.services.flent_import import FLENT, import_flent, is_flent_file, read_flent_file
 from pairbench.services.import_checks import check_text
 from pairbench.services.import_guess import ToolGuess, check_readable, guess_tool, read_output_file
 from pairbench.services.importing import ParseError, import_output
@@ -120,12 +121,22 @@ class FileImport(QObject):
         label: str = "",
         tags: Mapping[str, str] | None = None,
     ) -> None:
-        """Import a saved tool output as a run (the tool guessed when not given; the pair
-        named by the output's addresses when not given, else local)."""
+        """Import a saved tool output as a run (the tool guessed when not given: a Flent data
+        file by its name or compressed content; the pair named by the output's addresses when
+        not given, else local)."""
         path = Path(path)
         self.started.emit(path)
 
         async def job(lib: Library) -> ImportOutcome:
+            if tool == FLENT or (tool is None and is_flent_file(path)):
+                try:
+                    flent = read_flent_file(path)
+                except ParseError as exc:
+                    raise ValueError(f"{path.name} is not a Flent data file: {exc}") from None
+                run = import_flent(
+                    lib, flent, pair=pair, label=label, tags=tags, source_name=path.name
+                )
+                return ImportOutcome(path, run)
             text = read_output_file(path)
             check_text(text)  # empty or binary: refused before any tool is guessed or asked
             guess = None
@@ -202,7 +213,7 @@ class FileImport(QObject):
             0,
             False,
         )
-        return name if ok and name in TOOLS else None
+        return name if ok and (name in TOOLS or name == FLENT) else None
 
 
 class DropFilter(QObject):

@@ -22,6 +22,7 @@ from PySide6.QtWidgets import (
 )
 
 from pairbench.domain.host_text import parse_tags, split_tags_text
+from pairbench.services.flent_import import FLENT, is_flent_file, read_flent_file
 from pairbench.services.hosts import list_pairs
 from pairbench.services.import_checks import check_text
 from pairbench.services.import_guess import guess_tool, read_output_file
@@ -36,7 +37,14 @@ FROM_OUTPUT = "from the output's addresses (else local)"
 
 def guess_text(path: Path) -> tuple[str, str]:
     """What the guess box says of a file before its import (read on the engine thread):
-    the tool its content reads as, else why the import will ask or refuse; and a tooltip."""
+    the tool its content reads as, else why the import will ask or refuse; and a tooltip.
+    A Flent data file is told as the import tells it (``is_flent_file``), then read whole."""
+    if is_flent_file(path):
+        try:
+            read_flent_file(path)
+        except (OSError, ValueError) as exc:
+            return "cannot be read", f"{path.name}: {exc}"
+        return f"{FLENT} (guessed)", f"{path.name} reads as a Flent data file"
     try:
         text = read_output_file(path)
         check_text(text)
@@ -92,7 +100,7 @@ class ImportDialog(QDialog):
             box = QComboBox()
             box.setSizeAdjustPolicy(QComboBox.SizeAdjustPolicy.AdjustToContents)
             box.addItem(GUESS, None)
-            for tool in sorted(TOOLS):
+            for tool in sorted([*TOOLS, FLENT]):
                 box.addItem(tool, tool)
             box.setAccessibleName(f"Tool of {path.name}")
             self.table.setCellWidget(row, 1, box)

@@ -1,13 +1,16 @@
-"""A one-message bar (error, info, ok) shown above a view, closable; never a traceback. A
-success ("ok") goes by itself after ``OK_SECONDS``: errors and notes stay until closed."""
+"""A one-message bar (error, info, ok) shown above a view, closable; never a traceback.
+
+An "ok" message (something done: saved, imported, published) goes by itself after
+``OK_SECONDS``; an error or a notice stays until closed or replaced.
+"""
 
 from __future__ import annotations
 
 from PySide6.QtCore import Qt, QTimer
 from PySide6.QtWidgets import QFrame, QHBoxLayout, QLabel, QToolButton
 
-OK_SECONDS = 12
 BANNER = "QFrame#{name} {{ background: {bg}; border: 1px solid {border}; border-radius: 4px; }}"
+OK_SECONDS = 8
 _MESSAGE_STYLES = {
     "error": ("#fde7e9", "#b3261e"),
     "info": ("#e7f3fe", "#3a78b5"),
@@ -33,10 +36,10 @@ class MessageBar(QFrame):
         row.addWidget(self.label, 1)
         row.addWidget(close, 0, Qt.AlignmentFlag.AlignTop)
         self.kind = ""
-        self.fade = QTimer(self)  # hides a success after OK_SECONDS
-        self.fade.setSingleShot(True)
-        self.fade.setInterval(OK_SECONDS * 1000)
-        self.fade.timeout.connect(self.hide)
+        self.hide_timer = QTimer(self)  # an "ok" message's time on screen
+        self.hide_timer.setSingleShot(True)
+        self.hide_timer.setInterval(OK_SECONDS * 1000)
+        self.hide_timer.timeout.connect(self.hide)
         self.hide()
 
     def show_message(self, kind: str, text: str) -> None:
@@ -46,9 +49,9 @@ class MessageBar(QFrame):
         self.label.setText(text)
         self.show()
         if kind == "ok":
-            self.fade.start()
+            self.hide_timer.start()
         else:
-            self.fade.stop()
+            self.hide_timer.stop()
 
     def text(self) -> str:
         """The message shown, or "" when the bar is closed."""

@@ -26,6 +26,7 @@ from PySide6.QtWidgets import (
 
 from pairbench.analysis.burst import BurstEstimate
 from pairbench.domain import Run
+from pairbench.domain.telemetry import is_telemetry
 from pairbench.domain.timestamps import time_text
 from pairbench.services.burst import analyze_stored_burst
 from pairbench.services.library import Library
@@ -39,10 +40,11 @@ from pairbench.services.run_browser import RunDetail, SeriesArrays, load_run_det
 from pairbench.ui.bridge import EngineBridge, EngineJob
 from pairbench.ui.library.burst_box import KIND, BurstBox, BurstMarks, has_step
 from pairbench.ui.library.fio_tabs import FioTabs
+from pairbench.ui.library.hosts_detail import HostsDetail
 from pairbench.ui.library.jobs import call_for, error_text
 from pairbench.ui.library.live_plots import plot_groups, update_plots
 from pairbench.ui.library.metric_plot import MetricPlot
-from pairbench.ui.library.run_info import fill_info, wrap_values
+from pairbench.ui.library.run_info import duration_text, fill_info, wrap_values
 from pairbench.ui.library.runs_model import STATUS_COLORS
 
 LIVE_COLOR = "#1f6feb"  # the live line: the colour of a running status
@@ -50,26 +52,6 @@ LIVE_COLOR = "#1f6feb"  # the live line: the colour of a running status
 
 def _when(epoch: float | None) -> str:
     return time_text(epoch)
-
-
-def _duration(seconds: float | None) -> str:
-    if seconds is None:
-        return "still running"
-    minutes, secs = divmod(seconds, 60)
-    hours, minutes = divmod(int(minutes), 60)
-    if hours:
-        return f"{hours} h {minutes:02d} min"
-    if minutes:
-        return f"{minutes} min {secs:02.0f} s"
-    return f"{secs:.1f} s"
-
-
-def _duration_text(run: Run, series: list[SeriesArrays]) -> str:
-    """The run's wall-clock duration; for an import (no duration), the span its samples cover."""
-    span = max((float(one.t[-1]) for one in series if len(one.t)), default=0.0)
-    if run.duration is not None and run.duration < 0.5 and span > 0:
-        return f"{_duration(span)} of samples"
-    return _duration(run.duration)
 
 
 class RunDetailView(QWidget):
@@ -152,6 +134,8 @@ class RunDetailView(QWidget):
 
         self.tabs = QTabWidget()
         self.tabs.addTab(plots_page, "Plots")
+        self.hosts = HostsDetail()  # the verdict and the hosts' telemetry
+        self.tabs.addTab(self.hosts, "Hosts")
         self.tabs.addTab(self.raw_text, "Raw output")
         self.tabs.addTab(self.commands_text, "Commands")
         self.fio_tabs = FioTabs()  # the latency histogram's and fio logs' tabs, when stored
@@ -259,7 +243,7 @@ class RunDetailView(QWidget):
             self._show(detail)
         else:
             self.detail = detail
-            self.duration_text = _duration_text(detail.run, detail.series)
+            self.duration_text = duration_text(detail.run, detail.series)
             self.subtitle.setText(self._subtitle(detail.run))
             if not update_plots(self.plots, detail.series):
                 self._fill_plots(detail.series, detail.run.spec.tool)
@@ -279,7 +263,7 @@ class RunDetailView(QWidget):
     def _show(self, detail: RunDetail) -> None:
         self.detail = detail
         run = detail.run
-        self.duration_text = _duration_text(run, detail.series)
+        self.duration_text = duration_text(run, detail.series)
         self.title.setText(
             f"{'Team run' if self.team_note else 'Run'} {run.id} · {run.spec.tool} on "
             f"{run.spec.pair}" + (f" · {run.label}" if run.label else "")
@@ -290,7 +274,8 @@ class RunDetailView(QWidget):
             self.error_label.show()
         self._fill_plots(detail.series, run.spec.tool)
         step = self._show_burst()
-        self.summary_item = fill_info(self.info_tree, run, self.duration_text, step)
+        limited_by = self.hosts.show_detail(detail, self.analyses).label()
+        self.summary_item = fill_info(self.info_tree, run, self.duration_text, step, limited_by)
         self.commands_text.setPlainText(commands_text(run, self.analyses.get(COMMANDS_KIND)))
         self.fio_tabs.show(self.tabs, self.analyses)
         self.copy_button.setEnabled(True)
@@ -381,6 +366,7 @@ class RunDetailView(QWidget):
 
     def _fill_plots(self, series: list[SeriesArrays], tool: str) -> None:
         self._clear_plots()
+        series = [s for s in series if not is_telemetry(s.stream)]  # the Hosts tab's
         colors: dict[str, int] = {}  # one colour per stream in every plot of the run
         for metric, group in plot_groups(series).items():
             plot = MetricPlot(metric, group, tool, stream_colors=colors)

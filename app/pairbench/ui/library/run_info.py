@@ -20,6 +20,7 @@ from pairbench.domain.host_text import format_tags
 from pairbench.domain.metrics import metric_label, metric_order
 from pairbench.domain.timestamps import time_text
 from pairbench.domain.units import format_value
+from pairbench.services.run_browser import SeriesArrays
 from pairbench.ui.library.burst_box import step_headline
 
 STEP_ROW = "Burst → baseline"
@@ -92,14 +93,20 @@ def summary_rows(run: Run, step: BurstEstimate | None = None) -> list[tuple[str,
 
 
 def fill_info(
-    tree: QTreeWidget, run: Run, duration: str, step: BurstEstimate | None = None
+    tree: QTreeWidget,
+    run: Run,
+    duration: str,
+    step: BurstEstimate | None = None,
+    limited_by: str = "",
 ) -> QTreeWidgetItem:
-    """Fill ``tree`` with the run's sections; the summary's item."""
+    """Fill ``tree`` with the run's sections; the summary's item (ending with what limited
+    the run, when ``limited_by`` says)."""
     tree.clear()
+    rows = summary_rows(run, step) + ([("Limited by", limited_by)] if limited_by else [])
     summary = _section(
         tree,
         "Summary" + ("" if run.summary_complete or not run.summary else " (partial)"),
-        summary_rows(run, step),
+        rows,
     )
     _section(tree, "Parameters", sorted(run.spec.params.items()), "none recorded")
     _section(
@@ -129,3 +136,23 @@ def fill_info(
     facts.setExpanded(True)
     tree.resizeColumnToContents(0)
     return summary
+
+
+def _duration(seconds: float | None) -> str:
+    if seconds is None:
+        return "still running"
+    minutes, secs = divmod(seconds, 60)
+    hours, minutes = divmod(int(minutes), 60)
+    if hours:
+        return f"{hours} h {minutes:02d} min"
+    if minutes:
+        return f"{minutes} min {secs:02.0f} s"
+    return f"{secs:.1f} s"
+
+
+def duration_text(run: Run, series: list[SeriesArrays]) -> str:
+    """The run's wall-clock duration; for an import (no duration), the span its samples cover."""
+    span = max((float(one.t[-1]) for one in series if len(one.t)), default=0.0)
+    if run.duration is not None and run.duration < 0.5 and span > 0:
+        return f"{_duration(span)} of samples"
+    return _duration(run.duration)

@@ -26,6 +26,9 @@ class PlotSpec:
     # named there by ``secondary_label``.
     secondary: tuple[str, ...] = ()
     secondary_label: str = ""
+    # The legend's name for the "sum" stream where it is no total but the tool's one
+    # measurement (ping's round-trip times: "RTT", not "sum").
+    sum_name: str = "sum"
 
 
 @dataclass(frozen=True, slots=True)
@@ -70,7 +73,7 @@ _PLOTS: tuple[tuple[PlotSpec, tuple[str, ...]], ...] = (
         ),
         ("packets", "lost_packets"),
     ),
-    (PlotSpec("rtt", "Round-trip time", "ms", "rtt", "rtt_ms"), ("rtt_ms",)),
+    (PlotSpec("rtt", "Round-trip time", "ms", "rtt", "rtt_ms", sum_name="RTT"), ("rtt_ms",)),
     (
         PlotSpec("latency", "Transaction latency", "µs", "uperf", "latency_avg_us"),
         ("latency_avg_us", "write_avg_us", "read_avg_us"),
@@ -127,7 +130,7 @@ def stream_name(stream: str) -> str:
 
 def curve_name(spec: PlotSpec, stream: str, metric: str) -> str:
     """A curve's legend name: the stream ("sum", "stream 5"), plus the metric if not primary."""
-    name = stream_name(stream)
+    name = spec.sum_name if stream == "sum" else stream_name(stream)
     if metric == spec.primary and metric not in _NAMED_PRIMARIES:
         return name
     known = METRICS.get(metric)

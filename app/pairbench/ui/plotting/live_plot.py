@@ -16,15 +16,15 @@ from __future__ import annotations
 
 import numpy as np
 import pyqtgraph as pg
-from PySide6.QtCore import QPointF, Qt, Signal
-from PySide6.QtGui import QColor, QFont
-from PySide6.QtWidgets import QGraphicsItem, QHBoxLayout, QLabel, QSizePolicy, QVBoxLayout, QWidget
+from PySide6.QtCore import QEvent, QPointF, Qt, Signal
+from PySide6.QtGui import QColor
+from PySide6.QtWidgets import QGraphicsItem, QVBoxLayout, QWidget
 
-from pairbench.domain.units import Scale, scale_for
+from pairbench.domain.metrics import metric_resolution
+from pairbench.domain.units import Scale, format_value, scale_for
 from pairbench.ui.plotting.buffers import GrowableSeries
 from pairbench.ui.plotting.curves import (
     PALETTE,
-    PARTIAL_TIP,
     REVERSE_SUM_COLOR,
     SUM_COLOR,
     Curve,
@@ -35,12 +35,15 @@ from pairbench.ui.plotting.curves import (
 from pairbench.ui.plotting.intervals import is_aggregate, usual_spacing
 from pairbench.ui.plotting.layout import INSTANT_METRICS, PlotSpec, curve_name
 from pairbench.ui.plotting.legend import place_legend
+from pairbench.ui.plotting.plot_header import PlotHeader
 from pairbench.ui.plotting.right_axis import RightAxis
 from pairbench.ui.plotting.time_axis import TimeAxis, clock_text
 
 __all__ = ["PALETTE", "REVERSE_SUM_COLOR", "SUM_COLOR", "Curve", "LivePlot"]
 
 MAX_READOUT_CURVES = 6
+MIN_PLOT_HEIGHT = 120  # px: below this a plot reads as a strip
+READOUT_STEP_S = 0.1  # the pointer's time to a tenth of a second ("1.2 s"; "1:05" from 60 s)
 AUTO_DOWNSAMPLE_FACTOR = 1.0
 
 
@@ -81,19 +84,10 @@ class LivePlot(QWidget):
         self._horizon: float | None = None
         self._stream_colors = stream_colors if stream_colors is not None else {}
 
-        self.title_label = QLabel(spec.title)
-        font = QFont(self.title_label.font())
-        font.setBold(True)
-        self.title_label.setFont(font)
-        self.readout = QLabel("")
-        self.readout.setTextFormat(Qt.TextFormat.PlainText)
-        self.readout.setStyleSheet("color: #555;")
-        self.readout.setSizePolicy(QSizePolicy.Policy.Ignored, QSizePolicy.Policy.Preferred)
-        self.readout.setAlignment(Qt.AlignmentFlag.AlignRight | Qt.AlignmentFlag.AlignVCenter)
-        self.note = QLabel("")  # says how a partial last interval is drawn
-        self.note.setObjectName("partial_note")
-        self.note.setStyleSheet("color: #777; font-size: 8pt;")
-        self.note.setVisible(False)
+        self.header = PlotHeader(spec.title)
+        self.title_label = self.header.title_label
+        self.readout = self.header.readout
+        self.note = self.header.note
 
         # No context menus (the run's toolbar has Follow and Show all): building pyqtgraph's
         # view-box menu was a quarter of a plot's construction time.
@@ -101,7 +95,7 @@ class LivePlot(QWidget):
             viewBox=pg.ViewBox(enableMenu=False), axisItems={"bottom": TimeAxis("bottom")}
         )
         self.widget.setBackground("w")
-        self.widget.setMinimumHeight(140)
+        self.widget.setMinimumHeight(MIN_PLOT_HEIGHT)
         self.plot_item: pg.PlotItem = self.widget.getPlotItem()
         self.view_box: pg.ViewBox = self.plot_item.getViewBox()
         self.plot_item.setDownsampling(auto=True, mode="peak")
@@ -140,16 +134,10 @@ class LivePlot(QWidget):
         )
         self.view_box.sigRangeChangedManually.connect(lambda *_: self.userRangeChanged.emit())
 
-        header = QHBoxLayout()
-        header.setContentsMargins(4, 0, 4, 0)
-        header.setSpacing(8)
-        header.addWidget(self.title_label)
-        header.addWidget(self.note)
-        header.addWidget(self.readout, 1)
         layout = QVBoxLayout(self)
         layout.setContentsMargins(0, 0, 0, 0)
         layout.setSpacing(0)
-        layout.addLayout(header)
+        layout.addWidget(self.header)
         layout.addWidget(self.widget, 1)
 
     @property
@@ -282,15 +270,13 @@ class LivePlot(QWidget):
     def _update_note(self) -> None:
         partial = [c for c in self.curves.values() if c.partial_s is not None and c.visible]
         if not partial:
-            self.note.setVisible(False)
+            self.header.set_note("")
             return
         curve = partial[0]
         assert curve.partial_s is not None
         usual = usual_spacing(curve.series.t[: curve.drawn_n])
         of = f" of {usual:.3g} s" if usual is not None else ""
-        self.note.setText(f"○ last interval {curve.partial_s:.2g} s{of}: partial, not joined")
-        self.note.setToolTip(PARTIAL_TIP)
-        self.note.setVisible(True)
+        self.header.set_note(f"○ last interval {curve.partial_s:.2g} s{of}: partial, not joined")
 
     def _apply_scale(self, scale: Scale) -> None:
         self.scale = scale
@@ -357,6 +343,12 @@ class LivePlot(QWidget):
         self.show_cursor(point.x(), point.y())
         self.cursorMoved.emit(point.x())
 
+    def leaveEvent(self, event: QEvent) -> None:
+        """The pointer left the plot: the crosshair goes, the partial note comes back."""
+        super().leaveEvent(event)
+        self.hide_cursor()
+        self.cursorMoved.emit(None)
+
     def show_cursor(self, x: float, y: float | None = None) -> None:
         """Draw the crosshair at (x, y) (y None: the vertical line only) and list the values."""
         self.v_line.setPos(x)
@@ -366,18 +358,19 @@ class LivePlot(QWidget):
         else:
             self.h_line.setPos(y)
             self.h_line.setVisible(True)
-        self.readout.setText(self.readout_text(x, y))
+        self.header.set_reading(self.readout_text(x, y))
 
     def hide_cursor(self) -> None:
         self.v_line.setVisible(False)
         self.h_line.setVisible(False)
-        self.readout.setText("")
+        self.header.set_reading("")
 
     def readout_text(self, x: float, y: float | None = None) -> str:
         """The values of the visible curves nearest to time ``x`` ("sum first")."""
-        parts = [clock_text(max(0.0, x), 1.0)]
+        parts = [clock_text(max(0.0, x), READOUT_STEP_S)]
         if y is not None:
-            parts.append(f"cursor {self.scale.format(y)}")
+            finest = metric_resolution(self.spec.primary)
+            parts.append(f"cursor {self.scale.format(y, finest=finest)}")
         shown = 0
         ordered = sorted(self.curves.values(), key=lambda c: not is_aggregate(c.stream))
         for curve in ordered:
@@ -390,7 +383,7 @@ class LivePlot(QWidget):
                 parts.append("…")
                 break
             scale = self.right_scale if curve.secondary else self.scale
-            parts.append(f"{curve.name} {scale.format(found[1])}")
+            parts.append(f"{curve.name} {format_value(curve.key[1], found[1], scale=scale)}")
             shown += 1
         return "  │  ".join(parts)
 

@@ -1,12 +1,13 @@
 """The live plots of one run: one plot per metric group, laid out as records reveal the metrics.
 
 Records are appended to growable buffers as they arrive (the buffers belong to this object, not
-to the plot widgets); a ~10 Hz timer redraws only the plots that changed, and only while the
-widget is visible: a run in a background tab keeps filling its buffers and catches up when
-shown. Plot widgets are created on those redraws too, at most one per tick (a pyqtgraph plot
-costs ~20 ms to build), so a run that starts never freezes the window. In "follow" mode the x
-range is set here to the latest minutes; any zoom or pan by the user turns follow off, the
-Follow button turns it back on. All plots share one x range.
+to the plot widgets); a ~10 Hz timer takes them in and redraws only the plots that changed,
+one plot at most every ``REDRAW_GAP_S`` (a run at 0.1 s is drawn as often as one at 1 s), and
+only while the widget is visible: a run in a background tab keeps filling its buffers and
+catches up when shown. Plot widgets are created on those ticks too, at most one per tick (a
+pyqtgraph plot costs ~20 ms to build), so a run that starts never freezes the window. In
+"follow" mode the x range is set here to the latest minutes; any zoom or pan by the user turns
+follow off, the Follow button turns it back on. All plots share one x range.
 
 Every plot of the run draws its per-stream curves only up to the newest total ("sum") interval
 (``intervals.stream_horizon``), so the total never lags the streams when a tool prints it after
@@ -24,32 +25,28 @@ import numpy as np
 from PySide6.QtCore import QSignalBlocker, Qt, QTimer, Signal
 from PySide6.QtGui import QShowEvent
 from PySide6.QtWidgets import (
-    QComboBox,
-    QHBoxLayout,
     QLabel,
     QScrollArea,
-    QToolButton,
     QVBoxLayout,
     QWidget,
 )
 
 from pairbench.domain import Record
 from pairbench.ui.plotting.buffers import GrowableSeries
+from pairbench.ui.plotting.follow_bar import DEFAULT_FOLLOW_WINDOW_S, FollowBar
 from pairbench.ui.plotting.intervals import run_horizon
-from pairbench.ui.plotting.layout import ROW_ORDER, ROWS, PlotSpec, plot_for, sort_key
+from pairbench.ui.plotting.layout import PlotSpec, plot_for
 from pairbench.ui.plotting.live_plot import LivePlot
+from pairbench.ui.plotting.plot_rows import PlotRows
 
 REDRAW_INTERVAL_MS = 100  # ~10 Hz
-FOLLOW_WINDOWS_S = (60.0, 300.0, 900.0, 3600.0, 6 * 3600.0, 24 * 3600.0)
-DEFAULT_FOLLOW_WINDOW_S = 300.0
 PLOTS_PER_TICK = 1
+# A tick redraws a plot at most this often: four plots a second, round robin (a run at 1 s with
+# three plots still has each redrawn every second; one at 0.1 s no longer costs ten redraws).
+REDRAW_GAP_S = 0.25
 INGEST_BUDGET_S = 0.008  # per tick: ~8 % of the GUI thread at most for a flood of records
 ATTACH_BUDGET_S = 0.004  # per tick, for new curves (unless a plot was built instead)
 INGEST_CHUNK = 500  # records taken in at once (~1 ms), between looks at the clock
-
-
-def _window_text(seconds: float) -> str:
-    return f"{seconds / 3600:g} h" if seconds >= 3600 else f"{seconds / 60:g} min"
 
 
 class RunPlots(QWidget):
@@ -73,9 +70,7 @@ class RunPlots(QWidget):
         self._queued: deque[list[Record]] = deque()  # records not yet in the buffers
         self._next_plot = 0  # round robin of the plots redrawn on a tick
         self._show_all_when_drawn = False  # the run ended while following
-        self._rows: dict[str, QHBoxLayout] = {}
         self._stream_colors: dict[str, int] = {}  # one colour per stream in every plot
-        self._row_widgets: dict[str, QWidget] = {}
         self._follow = True
         self._window_s = follow_window_s
         self._syncing = False
@@ -84,60 +79,33 @@ class RunPlots(QWidget):
         self.horizon: float | None = None  # per-stream curves drawn up to here (None: all)
         self.redraws = 0  # refreshes that changed something (for tests and benchmarks)
 
-        self.follow_button = QToolButton()
-        self.follow_button.setText("Follow")
-        self.follow_button.setCheckable(True)
-        self.follow_button.setChecked(True)
-        self.follow_button.setToolTip(
-            "Keep the latest minutes in view (zooming or panning turns this off)"
-        )
+        self.follow_bar = FollowBar(follow_window_s)
+        self.follow_button = self.follow_bar.follow_button
         self.follow_button.toggled.connect(self.set_follow)
-        self.window_combo = QComboBox()
-        for seconds in FOLLOW_WINDOWS_S:
-            self.window_combo.addItem(_window_text(seconds), seconds)
-        if follow_window_s not in FOLLOW_WINDOWS_S:
-            self.window_combo.addItem(_window_text(follow_window_s), follow_window_s)
-        self.window_combo.setCurrentIndex(self.window_combo.findData(follow_window_s))
-        self.window_combo.setToolTip("How much of the latest data Follow shows")
+        self.window_combo = self.follow_bar.window_combo
         self.window_combo.currentIndexChanged.connect(self._window_chosen)
-        self.show_all_button = QToolButton()
-        self.show_all_button.setText("Show all")
-        self.show_all_button.setToolTip("Show the whole run (turns Follow off)")
+        self.show_all_button = self.follow_bar.show_all_button
         self.show_all_button.clicked.connect(self.show_all)
-        self.hint = QLabel(
-            "Wheel: zoom · drag: pan · click a legend entry to hide or show its curve"
-        )
-        self.hint.setStyleSheet("color: #777;")
-
-        toolbar = QHBoxLayout()
-        toolbar.setContentsMargins(0, 0, 0, 0)
-        toolbar.addWidget(self.follow_button)
-        toolbar.addWidget(QLabel("latest"))
-        toolbar.addWidget(self.window_combo)
-        toolbar.addWidget(self.show_all_button)
-        toolbar.addStretch(1)
-        toolbar.addWidget(self.hint)
 
         self.placeholder = QLabel("Waiting for the first samples…")
         self.placeholder.setAlignment(Qt.AlignmentFlag.AlignCenter)
         self.placeholder.setStyleSheet("color: #777; padding: 24px;")
-        self._rows_widget = QWidget()
-        self._rows_layout = QVBoxLayout(self._rows_widget)
-        self._rows_layout.setContentsMargins(0, 0, 0, 0)
-        self._rows_layout.addWidget(self.placeholder)
+        self.rows = PlotRows(self.placeholder)
         scroll = QScrollArea()
         scroll.setWidgetResizable(True)
         scroll.setFrameShape(QScrollArea.Shape.NoFrame)
-        scroll.setWidget(self._rows_widget)
+        scroll.setWidget(self.rows)
 
         layout = QVBoxLayout(self)
         layout.setContentsMargins(0, 0, 0, 0)
-        layout.addLayout(toolbar)
+        layout.addWidget(self.follow_bar)
         layout.addWidget(scroll, 1)
 
+        self._drawn_at = 0.0  # when a tick last redrew a plot (time.monotonic)
+        self._drew = False
         self.timer = QTimer(self)
         self.timer.setInterval(redraw_interval_ms)
-        self.timer.timeout.connect(self.refresh)
+        self.timer.timeout.connect(self._tick)
         self.timer.start()
 
     # -- data ------------------------------------------------------------------------------
@@ -262,29 +230,9 @@ class RunPlots(QWidget):
             first = next(iter(self.plots.values()))
             plot.view_box.setXRange(*first.view_box.viewRange()[0], padding=0)
         self.plots[spec.id] = plot
-        row = self._row(spec.row)
-        siblings = sorted(
-            (p for p in self.plots.values() if p.spec.row == spec.row),
-            key=lambda p: sort_key(p.spec),
-        )
-        row.insertWidget(siblings.index(plot), plot, 1)
+        self.rows.add(plot)
         self._ranges_stale = True
         return plot
-
-    def _row(self, row_id: str) -> QHBoxLayout:
-        row = self._rows.get(row_id)
-        if row is not None:
-            return row
-        widget = QWidget()
-        row = QHBoxLayout(widget)
-        row.setContentsMargins(0, 0, 0, 0)
-        self._rows[row_id] = row
-        self._row_widgets[row_id] = widget
-        order = sorted(self._rows, key=ROW_ORDER.__getitem__)
-        stretch = next(r.stretch for r in ROWS if r.id == row_id)
-        # index + 1: the (hidden) placeholder stays first
-        self._rows_layout.insertWidget(order.index(row_id) + 1, widget, stretch)
-        return row
 
     # -- follow, ranges --------------------------------------------------------------------
 
@@ -395,7 +343,15 @@ class RunPlots(QWidget):
 
     # -- drawing ---------------------------------------------------------------------------
 
-    def refresh(self, force: bool = False, *, every_plot: bool = False) -> bool:
+    def _tick(self) -> None:
+        """The timer: take records in and build plots every tick; redraw a plot only when
+        ``REDRAW_GAP_S`` passed since the last one (a run reporting every 0.1 s would have a
+        plot redrawn every tick: ten ~10 ms events a second on the GUI thread)."""
+        now = time.monotonic()
+        if self.refresh(draw=now - self._drawn_at >= REDRAW_GAP_S) and self._drew:
+            self._drawn_at = now
+
+    def refresh(self, force: bool = False, *, every_plot: bool = False, draw: bool = True) -> bool:
         """Take in queued records, then redraw what changed; True if anything was drawn.
 
         Queued records are taken in first, visible or not (all of them if ``force``, else
@@ -422,12 +378,13 @@ class RunPlots(QWidget):
                 plot.mark_dirty()
         due = [plot for plot in self.plots.values() if plot.dirty]
         if not (force or every_plot):
-            if built:
+            if built or not draw:
                 due = []
             elif len(due) > PLOTS_PER_TICK:
                 order = list(self.plots.values())
                 due.sort(key=lambda p: (order.index(p) - self._next_plot) % len(order))
                 due = due[:PLOTS_PER_TICK]
+        self._drew = bool(due)
         for plot in due:
             plot.refresh()
         if due:

@@ -12,7 +12,10 @@ _STEPS = (
     60, 120, 300, 600, 900, 1800,
     3600, 7200, 10800, 21600, 43200, 86400, 172800, 604800,
 )  # fmt: skip
-_PIXELS_PER_MAJOR = 90
+_PIXELS_PER_MAJOR = 64  # "10 s" and "1:30" need ~30 px: a narrow plot still gets 3 labels
+# How far (px) a label may reach past the axis's ends, over the left axis or the legend:
+# the first and last ticks ("0 s", "10 s") keep their labels on a narrow plot.
+_LABEL_OVERHANG = 20
 
 
 def clock_text(seconds: float, step: float) -> str:
@@ -45,6 +48,7 @@ class TimeAxis(pg.AxisItem):
     def __init__(self, orientation: str = "bottom", **kwargs: object) -> None:
         super().__init__(orientation, **kwargs)
         self.enableAutoSIPrefix(False)
+        self.setStyle(hideOverlappingLabels=_LABEL_OVERHANG)
         self._major = 1.0
 
     def tickSpacing(self, minVal: float, maxVal: float, size: float) -> list[tuple[float, float]]:

@@ -18,6 +18,7 @@ from PySide6.QtCore import QObject, Qt, QTimer
 from PySide6.QtWidgets import QFrame, QGridLayout, QLabel, QVBoxLayout, QWidget
 
 from pairbench.analysis.burst import BurstEstimate, BurstModel, BurstState
+from pairbench.analysis.burst_allowance import AllowanceWatch, confirming
 from pairbench.domain import Record, RunSpec
 from pairbench.domain.units import SI_BYTES, format_bits, format_quantity, scale_for
 from pairbench.ui.plotting.run_plots import RunPlots
@@ -86,15 +87,18 @@ def _minutes(seconds: float) -> str:
     return f"{minutes:.1f}" if minutes < 10 else f"{minutes:.0f}"
 
 
-def headline(e: BurstEstimate) -> str:
-    """One line: what the model knows so far."""
+def headline(e: BurstEstimate, *, ended: bool = False) -> str:
+    """One line: what the model knows so far (``ended``: all it will know, the run over)."""
+    span = f"{e.t - e.start_t:.0f} s"
     if e.state is BurstState.NO_STEP or e.step_t is None:
-        return (
-            f"Burst so far: {_rate(e.burst_bps, e.burst_bps_err)} over "
-            f"{e.t - e.start_t:.0f} s, no step yet"
-        )
+        rate = _rate(e.burst_bps, e.burst_bps_err)
+        if ended:
+            return f"No step in {span}: {rate} throughout (no drop to a baseline)"
+        return f"Burst so far: {rate} over {span}, no step yet"
     step = _secs(e.step_t, e.step_t_err)
     if e.state is BurstState.SUSPECTED:
+        if ended:
+            return f"Step suspected at {step}, not confirmed before the run ended: provisional"
         return f"Step suspected at {step}: not confirmed yet, the estimates are provisional"
     confirmed = "" if e.confirmed_at is None else f" (confirmed at {e.confirmed_at:.1f} s)"
     return f"Step at {step} ✓{confirmed}"
@@ -131,8 +135,11 @@ def burst_analysis_rows(kind: str, data: Mapping[str, Any]) -> list[tuple[str, s
     try:
         if kind == "burst":
             e = BurstEstimate.from_json(dict(data))
-            rows = [("result", headline(e)), *estimate_rows(e)]
+            rows = [("result", headline(e, ended=True)), *estimate_rows(e)]
             refill = refill_text(e)
+            allowance = data.get("allowance")
+            if isinstance(allowance, Mapping) and allowance.get("confirmed"):
+                rows.append(("allowance", str(allowance.get("sentence", ""))))
             return rows + ([("refill", refill)] if refill else [])
         rows = [("idle", _secs(data.get("idle_s"), None))]
         if data.get("refilled_bits") is not None:
@@ -161,6 +168,11 @@ class BurstPanel(QFrame):
         self.refill = QLabel()
         self.refill.setStyleSheet("font-weight: bold;")
         self.refill.setTextInteractionFlags(Qt.TextInteractionFlag.TextSelectableByMouse)
+        # What the NIC's bandwidth allowance counters say of the step (AWS ENA).
+        self.allowance = QLabel()
+        self.allowance.setObjectName("burst_allowance")
+        self.allowance.setWordWrap(True)
+        self.allowance.setTextInteractionFlags(Qt.TextInteractionFlag.TextSelectableByMouse)
         self.grid = QGridLayout()
         self.grid.setHorizontalSpacing(14)
         self.values: dict[str, QLabel] = {}
@@ -182,12 +194,14 @@ class BurstPanel(QFrame):
         layout.addWidget(self.headline)
         layout.addLayout(self.grid)
         layout.addWidget(self.refill)
+        layout.addWidget(self.allowance)
+        self.show_allowance("")
         self.show_estimate(None)
         self.setVisible(False)
 
-    def show_estimate(self, e: BurstEstimate | None) -> None:
-        """Update the texts (visibility is the monitor's call)."""
-        self.headline.setText("" if e is None else headline(e))
+    def show_estimate(self, e: BurstEstimate | None, *, ended: bool = False) -> None:
+        """Update the texts (visibility is the monitor's call); ``ended``: the run is over."""
+        self.headline.setText("" if e is None else headline(e, ended=ended))
         rows = dict(estimate_rows(e)) if e is not None else {}
         for name, label in self.values.items():
             label.setText(rows.get(name, "—"))
@@ -200,10 +214,20 @@ class BurstPanel(QFrame):
         self.refill.setText(text)
         self.refill.setVisible(bool(text))
 
+    def show_allowance(self, text: str) -> None:
+        """The allowance counters' word on the step ("" hides the line)."""
+        self.allowance.setText(text)
+        self.allowance.setVisible(bool(text))
+
     def texts(self) -> dict[str, str]:
         """What is shown, by name (for tests and copying)."""
         shown = {name: label.text() for name, label in self.values.items()}
-        return {"headline": self.headline.text(), "refill": self.refill.text(), **shown}
+        return {
+            "headline": self.headline.text(),
+            "refill": self.refill.text(),
+            "allowance": self.allowance.text(),
+            **shown,
+        }
 
 
 class BurstMonitor(QObject):
@@ -222,7 +246,10 @@ class BurstMonitor(QObject):
         self._attach_timer = QTimer(self)
         self._attach_timer.setInterval(ATTACH_RETRY_MS)
         self._attach_timer.timeout.connect(self._draw)
+        self.allowances = AllowanceWatch()  # the NIC's allowance counters, where it has them
         controller.records.connect(self.add_records)
+        controller.finished.connect(self.finish)
+        controller.telemetry.connect(self.add_telemetry)
 
     def add_records(self, records: list[Record]) -> None:
         """Take one line's records (the "sum" throughput among them, if any)."""
@@ -234,7 +261,33 @@ class BurstMonitor(QObject):
         self.estimate = estimate
         self.panel.show_estimate(estimate)
         self.panel.setVisible(estimate.samples >= MIN_INTERVALS)
+        self._show_allowance()
         self._draw()
+
+    def finish(self, _run: object = None) -> None:
+        """The run ended: the panel says what the whole run showed, no longer "so far"."""
+        if self.enabled and self.estimate is not None:
+            self.panel.show_estimate(self.estimate, ended=True)
+
+    def add_telemetry(self, records: list[Record]) -> None:
+        """Take host telemetry: the allowance counters' onsets confirm a step."""
+        if self.enabled:
+            self.allowances.feed(records)
+            self._show_allowance()
+
+    def _show_allowance(self) -> None:
+        e = self.estimate
+        if e is None or not self.allowances.present:
+            return
+        if not e.detected or e.step_t is None:
+            self.panel.show_allowance("")
+            return
+        found = confirming(e.step_t, self.allowances.onsets)
+        self.panel.show_allowance(
+            found.sentence(e.step_t)
+            if found is not None
+            else "No bandwidth allowance counter rose near the step (yet)"
+        )
 
     def _draw(self) -> None:
         plot = self.plots.plots.get(THROUGHPUT_PLOT)

@@ -13,6 +13,7 @@ import time
 from PySide6.QtCore import QObject, Signal, Slot
 
 from pairbench.domain import HostPair, Line, Run, RunSpec, RunStatus
+from pairbench.domain.diagnosis import Diagnosis, from_payload
 from pairbench.ui.bridge import RunHandle, RunSignals
 
 
@@ -46,6 +47,8 @@ class RunController(QObject):
     finished = Signal(object)  # Run, final
     failed = Signal(str)  # could not start
     changed = Signal()  # phase changed
+    telemetry = Signal(object)  # list[Record] of host telemetry
+    diagnosed = Signal(object)  # Diagnosis: what limited the run (before ``finished``)
 
     def __init__(
         self,
@@ -70,6 +73,7 @@ class RunController(QObject):
         self.failure: object = None  # the engine's error object when the run could not start
         self.records_received = 0
         self.notice: str | None = None  # the engine's latest word while running
+        self.diagnosis: Diagnosis | None = None  # what limited the run, once it ended
         self.signals = signals
         signals.started.connect(self._on_started)
         signals.records.connect(self._on_records)
@@ -78,6 +82,8 @@ class RunController(QObject):
         signals.refused.connect(self._on_refused)
         signals.failed.connect(self._on_failed)
         signals.notice.connect(self._on_notice)
+        signals.telemetry.connect(self.telemetry)
+        signals.diagnosis.connect(self._on_diagnosis)
 
     # -- what views ask --------------------------------------------------------------------
 
@@ -162,6 +168,12 @@ class RunController(QObject):
         self.phase = RunPhase.FINISHED
         self.finished.emit(run)
         self.changed.emit()
+
+    @Slot(object)
+    def _on_diagnosis(self, payload: object) -> None:
+        self.diagnosis = from_payload(payload if isinstance(payload, dict) else None)
+        if self.diagnosis is not None:
+            self.diagnosed.emit(self.diagnosis)
 
     @Slot(str)
     def _on_notice(self, text: str) -> None:

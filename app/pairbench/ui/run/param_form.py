@@ -6,13 +6,15 @@ Every value is checked by the parameter's own ``Param.check`` (the same code the
 
 from __future__ import annotations
 
+import functools
 from collections.abc import Callable, Mapping
 
-from PySide6.QtCore import Signal, SignalInstance
+from PySide6.QtCore import Signal
 from PySide6.QtWidgets import (
     QCheckBox,
     QComboBox,
     QFormLayout,
+    QHBoxLayout,
     QLabel,
     QLineEdit,
     QSpinBox,
@@ -21,6 +23,8 @@ from PySide6.QtWidgets import (
 )
 
 from pairbench.tools.params import Param
+from pairbench.ui.focus_order import tab_stops
+from pairbench.ui.run.form_origins import Origin
 from pairbench.ui.run.job_env_field import JobEnvField
 from pairbench.ui.run.job_file_field import JobTextField
 from pairbench.ui.run.profile_file_field import ProfileTextField
@@ -28,6 +32,8 @@ from pairbench.ui.run.text_file_field import TextFileField
 
 INT_MAX = 2**31 - 1
 _ERROR_STYLE = "QLineEdit { border: 1px solid #c62828; background: #fff3f3; }"
+TAG_WIDTH = 40  # px: "preset" / "yours" beside a field
+TAG_STYLE = "color: #1565c0; font-size: 10px;"
 
 
 # The parameter kinds shown as a file's text with a button that reads one, and the parameter
@@ -46,28 +52,28 @@ def _is_spin(param: Param) -> bool:
 class ParamField:
     """One parameter's widget, read and written as the parameter's string form."""
 
-    def __init__(self, param: Param, on_change: SignalInstance) -> None:
+    def __init__(self, param: Param, on_change: Callable[[], None]) -> None:
         self.param = param
         self.widget: QWidget
         choices = getattr(param, "choices", None)
         if param.kind == "bool":
             box = QCheckBox()
             box.setChecked(param.default == "true")
-            box.toggled.connect(lambda _on: on_change.emit())
+            box.toggled.connect(lambda _on: on_change())
             self.widget = box
         elif choices:
             combo = QComboBox()
             combo.addItems(list(choices))
             combo.setCurrentText(param.default)
-            combo.currentTextChanged.connect(lambda _text: on_change.emit())
+            combo.currentTextChanged.connect(lambda _text: on_change())
             self.widget = combo
         elif param.kind in _FILE_FIELDS:  # fio's job file, a uperf profile: text and button
             text_field = _FILE_FIELDS[param.kind]()
-            text_field.changed.connect(on_change.emit)
+            text_field.changed.connect(on_change)
             self.widget = text_field
         elif param.kind == "jobenv":  # the values of a job file's ${VAR}s: a line each
             env_field = JobEnvField()
-            env_field.changed.connect(on_change.emit)
+            env_field.changed.connect(on_change)
             self.widget = env_field
         elif _is_spin(param):
             spin = QSpinBox()
@@ -77,16 +83,37 @@ class ParamField:
             )
             spin.setValue(int(param.default))
             spin.setAccelerated(True)
-            spin.valueChanged.connect(lambda _value: on_change.emit())
+            spin.valueChanged.connect(lambda _value: on_change())
             self.widget = spin
         else:
             edit = QLineEdit(param.default)
             edit.setPlaceholderText(param.default or "(not set)")
             edit.textChanged.connect(lambda _text: self._validate_live())
-            edit.textChanged.connect(lambda _text: on_change.emit())
+            edit.textChanged.connect(lambda _text: on_change())
             self.widget = edit
         self.widget.setObjectName(f"param_{param.name}")
         self.widget.setToolTip(param.help)
+        # Where a value beyond the default came from ("preset", "yours"); empty at default.
+        self.tag = QLabel()
+        self.tag.setObjectName(f"origin_{param.name}")
+        self.tag.setFixedWidth(TAG_WIDTH)
+        self.tag.setStyleSheet(TAG_STYLE)
+
+    def focusable(self) -> list[QWidget]:
+        """The widgets Tab stops at, in order (a job file field has several)."""
+        return tab_stops(self.widget)
+
+    def show_origin(self, origin: Origin | None, preset: str) -> None:
+        """Tag the field with where its value came from (nothing at its default)."""
+        if origin is Origin.PRESET:
+            self.tag.setText("preset")
+            self.tag.setToolTip(f"Set by the preset {preset!r}" if preset else "Set by a preset")
+        elif origin is Origin.USER:
+            self.tag.setText("yours")
+            self.tag.setToolTip("Set by you (kept while it applies to the tool and its mode)")
+        else:
+            self.tag.setText("")
+            self.tag.setToolTip("")
 
     def value(self) -> str:
         """The value as typed (a string, as ``--set`` would give it)."""
@@ -141,23 +168,29 @@ class ParamField:
 class ParamForm(QWidget):
     """The parameters of one tool as a form."""
 
-    changed = Signal()
+    changed = Signal()  # a value changed, by the user or the program
+    edited = Signal(str)  # the user changed this parameter's value
 
     def __init__(self, params: Mapping[str, Param], parent: QWidget | None = None) -> None:
         super().__init__(parent)
         self.fields: dict[str, ParamField] = {}
+        self._filling = 0  # > 0 while the program sets values (not the user's edits)
         layout = QFormLayout()
         layout.setFieldGrowthPolicy(QFormLayout.FieldGrowthPolicy.AllNonFixedFieldsGrow)
         layout.setContentsMargins(0, 0, 0, 0)
         for name, param in params.items():
-            field = ParamField(param, self.changed)
+            field = ParamField(param, functools.partial(self._field_changed, name))
             self.fields[name] = field
             hint = QLabel(param.help)
             hint.setWordWrap(True)
             hint.setStyleSheet("color: #666; font-size: 11px;")
+            line = QHBoxLayout()
+            line.setSpacing(4)
+            line.addWidget(field.widget, 1)
+            line.addWidget(field.tag)
             column = QVBoxLayout()
             column.setSpacing(1)
-            column.addWidget(field.widget)
+            column.addLayout(line)
             column.addWidget(hint)
             label = QLabel(name)
             label.setToolTip(param.help)
@@ -192,23 +225,47 @@ class ParamForm(QWidget):
             if value != self.fields[name].param.default
         }
 
+    def _field_changed(self, name: str) -> None:
+        self.changed.emit()
+        if not self._filling:
+            self.edited.emit(name)
+
     def reset(self) -> None:
         """Every field back to its default."""
-        for field in self.fields.values():
-            field.set_value(field.param.default)
+        self._filling += 1
+        try:
+            for field in self.fields.values():
+                field.set_value(field.param.default)
+        finally:
+            self._filling -= 1
 
     def set_values(self, values: Mapping[str, str], *, reset: bool = True) -> list[str]:
-        """Fill in ``values`` (after a reset to the defaults); returns the unknown names."""
-        if reset:
-            self.reset()
-        unknown = []
-        for name, raw in values.items():
-            field = self.fields.get(name)
-            if field is None:
-                unknown.append(name)
-            else:
-                field.set_value(raw)
+        """Fill in ``values`` (after a reset to the defaults); returns the unknown names.
+        Not an edit of the user's (``edited`` is not emitted)."""
+        self._filling += 1
+        try:
+            if reset:
+                self.reset()
+            unknown = []
+            for name, raw in values.items():
+                field = self.fields.get(name)
+                if field is None:
+                    unknown.append(name)
+                else:
+                    field.set_value(raw)
+        finally:
+            self._filling -= 1
         return unknown
+
+    def show_origins(self, origins: Mapping[str, Origin], preset: str = "") -> None:
+        """Tag each field with where its value came from (``preset``: the preset's name)."""
+        changed = self.changed_values()
+        for name, field in self.fields.items():
+            field.show_origin(origins.get(name) if name in changed else None, preset)
+
+    def focus_chain(self) -> list[QWidget]:
+        """The form's widgets in the order Tab visits them: the parameters' order."""
+        return [w for field in self.fields.values() for w in field.focusable()]
 
     def errors(self) -> dict[str, str]:
         """Parameter name → what is wrong with its value, for every invalid field."""

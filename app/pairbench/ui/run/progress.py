@@ -3,8 +3,9 @@
 from __future__ import annotations
 
 from PySide6.QtCore import QTimer
-from PySide6.QtWidgets import QHBoxLayout, QLabel, QProgressBar, QPushButton, QWidget
+from PySide6.QtWidgets import QHBoxLayout, QProgressBar, QPushButton, QWidget
 
+from pairbench.ui.elided_label import ElidedLabel
 from pairbench.ui.run.controller import RunController, RunPhase
 
 TICK_MS = 250
@@ -20,7 +21,7 @@ class RunProgress(QWidget):
         self.bar.setRange(0, 1000)
         self.bar.setTextVisible(False)
         self.bar.setMaximumHeight(14)
-        self.label = QLabel("")
+        self.label = ElidedLabel()  # a long notice never widens the dock or the window
         self.cancel_button = QPushButton("Cancel")
         self.cancel_button.setObjectName("cancel_run")
         self.cancel_button.setToolTip("Stop the run; what was measured so far is kept")
@@ -28,7 +29,7 @@ class RunProgress(QWidget):
         layout = QHBoxLayout(self)
         layout.setContentsMargins(0, 0, 0, 0)
         layout.addWidget(self.bar, 1)
-        layout.addWidget(self.label, 2)
+        layout.addWidget(self.label, 3)
         layout.addWidget(self.cancel_button)
         self._timer = QTimer(self)
         self._timer.setInterval(TICK_MS)

@@ -21,7 +21,9 @@ from pairbench.ui.bridge import EngineBridge, RunSignals
 from pairbench.ui.hosts.tool_install_dialog import ToolInstallDialog
 from pairbench.ui.run.controller import RunController
 from pairbench.ui.run.error_line import ErrorLine, friendly_error
+from pairbench.ui.run.form_origins import Origin
 from pairbench.ui.run.iperf3_banner import LocalIperf3Banner
+from pairbench.ui.run.panel_focus import chain_panel
 from pairbench.ui.run.param_form import ParamForm
 from pairbench.ui.run.preset_picker import PresetPicker
 from pairbench.ui.run.presets import Preset, burst_probe_label
@@ -48,8 +50,6 @@ class RunPanel(QWidget):
         self.settings = settings
         self.controllers: list[RunController] = []
         self.install_dialog: ToolInstallDialog | None = None
-        self._applying_preset = False
-        self._probe_label = ""  # the burst probe label this panel wrote last
         self._last_launch: tuple[HostPair, RunSpec, float | None] | None = None
 
         self.banner = LocalIperf3Banner()
@@ -90,7 +90,9 @@ class RunPanel(QWidget):
 
         self.run_form.pair_choice.loaded.connect(self.pairsLoaded)
         self.run_form.pair_choice.loadFailed.connect(self.show_error)
-        self.run_form.toolChanged.connect(self._tool_changed)
+        self.run_form.toolChanged.connect(self.clear_error)
+        self.run_form.toolChanged.connect(self.chain_focus)  # the new form's fields in turn
+        self.run_form.presetLeft.connect(self._preset_left)
         self.preset_picker.activated.connect(self.apply_preset)
         self.preset_picker.saveRequested.connect(self.save_user_preset)
         self.preset_picker.refused.connect(self.show_error)
@@ -102,6 +104,8 @@ class RunPanel(QWidget):
         self.start_button.clicked.connect(self.start)
         self.queue_button.clicked.connect(self.add_to_queue)
 
+        self._resume_saved_preset()
+        self.chain_focus()
         self.banner.check()
         self.refresh_pairs()
 
@@ -133,33 +137,34 @@ class RunPanel(QWidget):
     def select_tool(self, name: str) -> bool:
         return self.run_form.select_tool(name)
 
-    def _tool_changed(self) -> None:
-        if not self._applying_preset:
-            self.preset_picker.reset()
-            self.probe_box.setVisible(False)
-        self.clear_error()
+    def chain_focus(self) -> list[QWidget]:
+        """Tab goes through the panel as it reads (``panel_focus``); the order."""
+        return chain_panel(self)
+
+    def _preset_left(self) -> None:
+        """Another tool or kind of run: the preset no longer describes the choices."""
+        self.preset_picker.reset()
+        self.probe_box.setVisible(False)
+
+    def _resume_saved_preset(self) -> None:
+        preset = self.preset_picker.find_preset(self.run_form.saved_preset())
+        if preset is not None and preset.tool == self.current_tool().name:
+            self.run_form.resume_preset(preset)
+            self.preset_picker.show_chosen(preset)
+            self.probe_box.setVisible(preset.probe == "burst")
 
     def apply_preset(self, name: str) -> bool:
-        """Choose the preset's tool and fill the form with its values."""
+        """Choose the preset's tool, its values and its label (see ``RunForm.apply_preset``)."""
         preset = self.preset_picker.find_preset(name)
         if preset is None or preset.tool not in TOOLS:
             missing = preset.tool if preset else name
             self.show_error(f"The preset {name!r} cannot be used: {missing} is not available")
             return False
-        self._applying_preset = True
-        try:
-            self.select_tool(preset.tool)
-            assert self.form is not None
-            unknown = self.form.set_values(preset.params)
-        finally:
-            self._applying_preset = False
+        unknown = self.run_form.apply_preset(preset)
         self.preset_picker.show_chosen(preset)
         self.probe_box.setVisible(preset.probe == "burst")
         if preset.probe == "burst" and preset.params.get("duration", "").isdigit():
             self.probe_box.max_duration.setValue(int(preset.params["duration"]))
-        label = self.run_form.label_edit
-        if not label.text() or self.preset_picker.find_preset(label.text()) is not None:
-            label.setText(preset.name)
         self._relabel_probe()
         if unknown:
             self.show_error(
@@ -168,12 +173,15 @@ class RunPanel(QWidget):
             )
         else:
             self.clear_error()
+        self.chain_focus()
         return True
 
     def save_user_preset(self, name: str) -> Preset:
         """Save the current tool and its non-default values as the user's preset ``name``."""
         tool = self.current_tool().name
-        return self.preset_picker.save_user_preset(name, tool, self.run_form.changed_values())
+        preset = self.preset_picker.save_user_preset(name, tool, self.run_form.changed_values())
+        self.run_form.follow_preset(preset)
+        return preset
 
     def delete_user_preset(self, name: str) -> bool:
         return self.preset_picker.delete_user_preset(name)
@@ -184,17 +192,17 @@ class RunPanel(QWidget):
         return not self.probe_box.isHidden()
 
     def _relabel_probe(self) -> None:
-        """While the burst probe is chosen, a label it wrote follows its parameters (streams,
-        after step); a label the user typed stays."""
-        label = self.run_form.label_edit
-        if not self.probe_mode or self.form is None or "streams" not in self.form.fields:
+        """While the burst probe is chosen, the label it set follows its parameters
+        (streams, after step); a label the user typed stays."""
+        form = self.form
+        if not self.probe_mode or form is None or "streams" not in form.fields:
             return
-        text = label.text()
-        if text and text != self._probe_label and self.preset_picker.find_preset(text) is None:
+        if self.run_form.label_origin is not Origin.PRESET:
             return
-        streams = self.form.values().get("streams", "1")
-        self._probe_label = burst_probe_label(streams, self.probe_box.after_step_s)
-        label.setText(self._probe_label)
+        streams = form.values().get("streams", "1")
+        label = burst_probe_label(streams, self.probe_box.after_step_s)
+        if label != self.run_form.label():
+            self.run_form.set_label(label, Origin.PRESET)
 
     def _probe_duration_changed(self, seconds: int) -> None:
         if self.form is not None and "duration" in self.form.fields:
@@ -243,13 +251,11 @@ class RunPanel(QWidget):
         problems: list[str] = []
         if not self.select_pair(spec.pair):
             problems.append(f"pair {spec.pair!r} is not in the list: choose one")
-        if not self.select_tool(spec.tool):
+        if spec.tool not in TOOLS:
             return [*problems, f"{spec.tool} is not available here"]
-        assert self.form is not None
-        unknown = self.form.set_values(spec.params)
+        unknown = self.run_form.fill(spec.tool, dict(spec.params), spec.label)
         if unknown:
             problems.append(f"{spec.tool} has no parameter {', '.join(unknown)}")
-        self.run_form.label_edit.setText(spec.label)
         if problems:
             self.show_error("Run again: " + "; ".join(problems))
         else:

@@ -5,13 +5,16 @@ from __future__ import annotations
 from collections import deque
 from collections.abc import Mapping
 
+import shiboken6
 from PySide6.QtCore import Qt, QTimer, Signal
 from PySide6.QtGui import QFont, QFontDatabase
 from PySide6.QtWidgets import (
+    QFrame,
     QGridLayout,
     QGroupBox,
     QLabel,
     QPlainTextEdit,
+    QScrollArea,
     QSplitter,
     QToolButton,
     QVBoxLayout,
@@ -21,16 +24,25 @@ from PySide6.QtWidgets import (
 from pairbench.domain import Line, LineSource, Record, Run, RunStatus
 from pairbench.domain.metrics import metric_label, metric_order
 from pairbench.domain.units import format_value
+from pairbench.services.library import Library
+from pairbench.services.run_again import asked_text, recorded_command_lines
+from pairbench.tools.targets import socket_proto
 from pairbench.ui.bridge import EngineBridge
+from pairbench.ui.elided_label import ElidedLabel
 from pairbench.ui.plotting.run_plots import RunPlots
 from pairbench.ui.run.baseline_pin import BaselinePin
 from pairbench.ui.run.burst_panel import BurstMonitor
 from pairbench.ui.run.controller import RunController, RunPhase
+from pairbench.ui.run.hosts_panel import HostsPanel
 from pairbench.ui.run.progress import RunProgress
+from pairbench.ui.run.verdict_line import VerdictLine
 
 MAX_RAW_LINES = 5000
 RAW_FLUSH_MS = 250
 SUMMARY_COLUMNS = 3
+# Rows of the summary shown at once: a tool that reports many figures (uperf's final lines:
+# every transaction and flowop) scrolls in the box instead of growing the window past 720 px.
+SUMMARY_ROWS = 6
 
 STATUS_MARKS = {
     RunStatus.COMPLETED: "✓",
@@ -49,10 +61,6 @@ def summary_rows(summary: Mapping[str, float], tool: str = "") -> list[tuple[str
         (metric_label(name, tool), format_value(name, summary[name]))
         for name in metric_order(summary)
     ]
-
-
-def params_text(params: Mapping[str, str]) -> str:
-    return "  ".join(f"{k}={v}" for k, v in params.items() if v != "")
 
 
 def _line_text(line: Line) -> str:
@@ -161,10 +169,15 @@ class RunTab(QWidget):
         font.setBold(True)
         font.setPointSizeF(font.pointSizeF() * 1.15)
         self.title_label.setFont(font)
-        self.params_label = QLabel(params_text(controller.spec.params))
-        self.params_label.setWordWrap(True)
-        self.params_label.setStyleSheet("color: #555;")
-        self.params_label.setTextInteractionFlags(Qt.TextInteractionFlag.TextSelectableByMouse)
+        # What ran: the tool and the parameters asked for, then (once the run stored them)
+        # the exact command line; every host's in the tooltip.
+        self.bridge = bridge
+        self.command_label = ElidedLabel(asked_text(controller.spec))
+        self.command_label.setObjectName("run_command")
+        self.command_label.setStyleSheet("color: #555;")
+        self.command_label.setTextInteractionFlags(Qt.TextInteractionFlag.TextSelectableByMouse)
+        self.commands: list[tuple[str, str, str]] = []  # (role, host, line) as recorded
+        self._commands_asked = False
         self.progress = RunProgress()
         self.message = QLabel()
         self.message.setWordWrap(True)
@@ -172,8 +185,19 @@ class RunTab(QWidget):
         self.message.setVisible(False)
         self.plots = RunPlots()
         self.summary_box = QGroupBox("Summary")
-        self.summary_grid = QGridLayout(self.summary_box)
+        self.summary_area = QScrollArea()  # at most SUMMARY_ROWS rows high, the rest scrolls
+        self.summary_area.setWidgetResizable(True)
+        self.summary_area.setFrameShape(QFrame.Shape.NoFrame)
+        self.summary_area.setHorizontalScrollBarPolicy(Qt.ScrollBarPolicy.ScrollBarAlwaysOff)
+        cells = QWidget()
+        self.summary_grid = QGridLayout(cells)
+        self.summary_grid.setContentsMargins(0, 0, 0, 0)
         self.summary_grid.setHorizontalSpacing(14)
+        self.summary_area.setWidget(cells)
+        self.summary_notes = QVBoxLayout()  # under the figures, always in view: the verdict
+        box_layout = QVBoxLayout(self.summary_box)
+        box_layout.addWidget(self.summary_area)
+        box_layout.addLayout(self.summary_notes)
         self.summary_box.setVisible(False)
         self.raw = RawLinesPane()
 
@@ -182,6 +206,9 @@ class RunTab(QWidget):
         bottom_layout.setContentsMargins(0, 0, 0, 0)
         self.burst = BurstMonitor(controller, self.plots)  # burst credits: panel + overlay
         bottom_layout.addWidget(self.burst.panel)
+        self.hosts = HostsPanel(socket_proto(controller.spec.tool, controller.spec.params))
+        self._last_t: float | None = None  # the tool's last interval (the run's end for hosts)
+        bottom_layout.addWidget(self.hosts)
         bottom_layout.addWidget(self.summary_box)
         bottom_layout.addWidget(self.raw, 1)
         self.splitter = QSplitter(Qt.Orientation.Vertical)
@@ -193,7 +220,7 @@ class RunTab(QWidget):
 
         layout = QVBoxLayout(self)
         layout.addWidget(self.title_label)
-        layout.addWidget(self.params_label)
+        layout.addWidget(self.command_label)
         layout.addWidget(self.progress)
         layout.addWidget(self.message)
         self.baseline_pin = BaselinePin(self.plots, bridge, controller) if bridge else None
@@ -203,7 +230,9 @@ class RunTab(QWidget):
         self.raw.toggle.toggled.connect(self._raw_toggled)
 
         controller.records.connect(self._on_records)
+        controller.telemetry.connect(self.hosts.add_records)
         controller.line.connect(self.raw.add)
+        controller.line.connect(self._ask_commands)  # stored before the tool's first line
         controller.finished.connect(self._on_finished)
         controller.failed.connect(self._on_failed)
         controller.changed.connect(self._update_title)
@@ -235,14 +264,44 @@ class RunTab(QWidget):
         self.title_label.setText(
             f"Run {controller.title} — {controller.pair.description or controller.pair.name}"
         )
-        self.params_label.setText(params_text(controller.spec.params))
+        if not self.commands:
+            self.command_label.set_full_text(asked_text(controller.spec))
         self.titleChanged.emit(self.tab_title)
+
+    def _ask_commands(self, _line: object = None) -> None:
+        """Read the command lines the run stored (once), and show the main one."""
+        run_id = self.controller.run_id
+        if self._commands_asked or self.bridge is None or run_id is None:
+            return
+        self._commands_asked = True
+
+        async def job(lib: Library) -> list[tuple[str, str, str]]:
+            return recorded_command_lines(lib, run_id)
+
+        def done(lines: list[tuple[str, str, str]]) -> None:
+            if shiboken6.isValid(self):
+                self.show_commands(lines)
+
+        self.bridge.call(job, done, lambda _error: None)  # the asked-for text stays
+
+    def show_commands(self, lines: list[tuple[str, str, str]]) -> None:
+        """Head the tab with the command that ran (the client's, or fio's on its host)."""
+        if not lines:
+            self._commands_asked = False  # not stored yet: ask again at the end
+            return
+        self.commands = list(lines)
+        line = lines[-1][2]
+        self.command_label.set_full_text(f"$ {line}")
+        self.command_label.set_tip("\n".join(f"{r} on {h}: {t}" for r, h, t in lines))
 
     def _on_records(self, records: list[Record]) -> None:
         self.plots.add_records(records)
+        self._last_t = max(self._last_t or 0.0, records[-1].t) if records else self._last_t
 
     def _on_finished(self, run: Run) -> None:
+        self._ask_commands()
         self.plots.finish()
+        self.hosts.finish(self._last_t)
         self.raw.flush()
         self._fill_summary(run)
         if not self.raw.expanded:
@@ -256,12 +315,15 @@ class RunTab(QWidget):
         self._update_title()
 
     def _fill_summary(self, run: Run) -> None:
-        """Status, duration, tool and the summary values, three label/value pairs a row."""
-        while self.summary_grid.count():
-            item = self.summary_grid.takeAt(0)
-            widget = item.widget() if item is not None else None
-            if widget is not None:
-                widget.deleteLater()
+        """Status, duration, tool and the summary values, three label/value pairs a row
+        (``SUMMARY_ROWS`` rows in view, the others a scroll away), then the verdict (what
+        limited the run) and a note when the tool's own summary is missing, always in view."""
+        for layout in (self.summary_grid, self.summary_notes):
+            while layout.count():
+                item = layout.takeAt(0)
+                widget = item.widget() if item is not None else None
+                if widget is not None:
+                    widget.deleteLater()
         cells: list[tuple[str, str]] = [("Status", run.status.value)]
         if run.duration is not None:
             cells.append(("Duration", f"{run.duration:.1f} s"))
@@ -279,10 +341,16 @@ class RunTab(QWidget):
             self.summary_grid.addWidget(shown, row, column * 2 + 1)
         for column in range(SUMMARY_COLUMNS * 2):
             self.summary_grid.setColumnStretch(column, 1 if column % 2 else 0)
+        verdict = self.controller.diagnosis
+        if verdict is not None:
+            self.summary_notes.addWidget(VerdictLine(verdict))
         if not run.summary_complete and run.summary:
             note = QLabel("Derived from the intervals: the tool's own summary is missing.")
             note.setStyleSheet("color: #777;")
-            self.summary_grid.addWidget(note, self.summary_grid.rowCount(), 0, 1, -1)
+            self.summary_notes.addWidget(note)
+        row = QLabel("X").sizeHint().height() + max(self.summary_grid.verticalSpacing(), 0)
+        cells_height = self.summary_grid.sizeHint().height()
+        self.summary_area.setFixedHeight(min(cells_height, SUMMARY_ROWS * row))
         self.summary_box.setVisible(True)
 
     def _on_failed(self, message: str) -> None:

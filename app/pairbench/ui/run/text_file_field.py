@@ -55,6 +55,9 @@ class TextFileField(QWidget):
         self.edit.setPlaceholderText(kind.placeholder)
         self.edit.setMaximumHeight(120)
         self.edit.setAccessibleName(kind.accessible)
+        # Tab leaves the text (to the next field), as in every other field of the form; fio
+        # and uperf read spaces where a tab would be.
+        self.edit.setTabChangesFocus(True)
         self.edit.textChanged.connect(self._edited)
         self.open_button = QPushButton(kind.button)
         self.open_button.setToolTip(kind.tooltip)

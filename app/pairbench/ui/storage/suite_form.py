@@ -64,10 +64,15 @@ class SuiteForm(QWidget):
             self.test_combo.addItem(f"{test.value} ({jobs} jobs a round)", test.value)
         self.target_edit = QLineEdit()
         self.target_edit.setObjectName("storage_target")
-        self.target_edit.setPlaceholderText("/dev/nvme1n1, or a directory such as /mnt/data")
+        self.target_edit.setPlaceholderText("/dev/nvme1n1 or /mnt/data")
+        self.target_edit.setToolTip(
+            "A block device (/dev/nvme1n1: its data is destroyed) or a directory such as "
+            "/mnt/data, where the suite writes its test file"
+        )
         self.size_edit = QLineEdit()
         self.size_edit.setObjectName("storage_size")
-        self.size_edit.setPlaceholderText("e.g. 4GiB (a device: empty = all of it)")
+        self.size_edit.setPlaceholderText("e.g. 4GiB")
+        self.size_edit.setToolTip("The test file's size, or a device's range (empty: all of it)")
         self.threads_spin = _spin(0, MAX_THREADS, 0)
         self.threads_spin.setSpecialValueText("host's CPUs, at most 8")
         self.threads_spin.setToolTip(
@@ -88,7 +93,10 @@ class SuiteForm(QWidget):
         )
         self.purge_check = QCheckBox("Purge a device first (blkdiscard, else a zero fill)")
         self.purge_check.setChecked(True)
-        self.force_check = QCheckBox("Force: a device holding a file system or partitions")
+        self.force_check = QCheckBox("Force, even over a file system")
+        self.force_check.setToolTip(
+            "Run on a device that holds a file system or partitions (their data is destroyed)"
+        )
         self.label_edit = QLineEdit()
         self.label_edit.setPlaceholderText("optional, e.g. OCI block volume")
         self.estimate_label = QLabel()

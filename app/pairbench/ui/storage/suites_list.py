@@ -24,6 +24,8 @@ from pairbench.ui.bridge import EngineBridge
 from pairbench.ui.library.jobs import error_text
 from pairbench.ui.library.message_bar import MessageBar
 
+LIST_HEIGHT = 96  # px: three suites; the window's height is for the live plots
+
 
 class InterruptedBar(MessageBar):
     """ "Suite #3 was interrupted…" with a Resume button for it."""
@@ -74,10 +76,11 @@ class SuitesList(QWidget):
         super().__init__(parent)
         self.bridge = bridge
         self.rows: list[SuiteRow] = []
-        title = QLabel("<b>Stopped suites</b> (cancelled, interrupted or failed)")
+        title = QLabel("<b>Stopped suites</b>")
+        title.setToolTip("Suites cancelled, interrupted or failed: resume one to go on")
         self.list = QListWidget()
         self.list.setObjectName("storage_suites")
-        self.list.setMaximumHeight(140)
+        self.list.setMaximumHeight(LIST_HEIGHT)
         self.list.setWordWrap(True)
         self.list.setHorizontalScrollBarPolicy(Qt.ScrollBarPolicy.ScrollBarAlwaysOff)
         self.list.itemSelectionChanged.connect(self._selection_changed)
@@ -94,11 +97,11 @@ class SuitesList(QWidget):
         row.setContentsMargins(0, 0, 0, 0)
         row.addWidget(title, 1)
         row.addWidget(reload_button)
+        row.addWidget(self.resume_button)  # on the title's line: in view with the title
         layout = QVBoxLayout(self)
         layout.setContentsMargins(0, 0, 0, 0)
         layout.addLayout(row)
         layout.addWidget(self.list)
-        layout.addWidget(self.resume_button)
         self._selection_changed()
 
     def refresh(self) -> None:
