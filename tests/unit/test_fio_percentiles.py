@@ -14,6 +14,7 @@ from typing import Any
 
 import pytest
 
+from fio_examples_kit import fio_percentile
 from pairbench.tools.fio_json import parse_json_output
 from pairbench.tools.fio_percentiles import DEFAULT_LIST, reported, suffix
 from testkit import require_program
@@ -68,16 +69,6 @@ def _fio(tmp_path: Path, text: str) -> str:
     return done.stdout
 
 
-def _rule(bins: dict[int, float], percent: float) -> float:
-    """fio's rule (stat.c): the first bucket whose running count reaches percent % of all."""
-    total, seen = sum(bins.values()), 0.0
-    for latency in sorted(bins):
-        seen += bins[latency]
-        if seen >= percent / 100.0 * total:
-            return float(latency)
-    return float(max(bins))
-
-
 def _expected(doc: dict[str, Any]) -> dict[str, float]:
     """The percentiles of fio's own document, as the module docstring says."""
     out: dict[str, float] = {}
@@ -99,7 +90,7 @@ def _expected(doc: dict[str, Any]) -> dict[str, float]:
                     for e in printed:
                         for lat, count in e["bins"].items():
                             merged[int(lat)] = merged.get(int(lat), 0) + count
-                    value = _rule(merged, float(key))
+                    value = fio_percentile(merged, float(key))
                 out[f"{direction}_{word}_{name}_us"] = value / 1000.0
     return out
 
