@@ -38,7 +38,8 @@ from pairbench.export.escaping import (
 )
 from pairbench.export.runs_csv import runs_csv
 from pairbench.export.selection import load_inputs
-from pairbench.export.tables import comparison_csv, comparison_report, to_html, to_markdown
+from pairbench.export.table_render import comparison_csv, to_html, to_markdown
+from pairbench.export.tables import comparison_report
 from pairbench.library import Library
 from pairbench.library.hosts import add_host, add_pair
 from pairbench.library.runs import get_run

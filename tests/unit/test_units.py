@@ -28,13 +28,8 @@ from pairbench.domain.units import (
     step_decimals,
 )
 from pairbench.export.charts import chart_spec
-from pairbench.export.tables import (
-    comparison_report,
-    comparison_title,
-    headline_table,
-    stats_table,
-    to_text,
-)
+from pairbench.export.table_render import to_text
+from pairbench.export.tables import comparison_report, comparison_title, headline_table, stats_table
 from pairbench.services.parsing import parse_output
 
 LADDER_UNITS = ("bit/s", "bit", "B/s", "B", SI_BYTES, "µs", "ms", "IO/s", "op/s", "count")

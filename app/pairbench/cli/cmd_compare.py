@@ -23,14 +23,8 @@ from pairbench.export.charts import (
 from pairbench.export.compare_json import comparison_payload
 from pairbench.export.escaping import terminal_text
 from pairbench.export.selection import SelectionError
-from pairbench.export.tables import (
-    Report,
-    comparison_csv,
-    comparison_report,
-    to_html,
-    to_markdown,
-    to_text,
-)
+from pairbench.export.table_render import comparison_csv, to_html, to_markdown, to_text
+from pairbench.export.tables import Report, comparison_report
 from pairbench.services.compare_refs import (
     load_compare_inputs,
     parse_refs,

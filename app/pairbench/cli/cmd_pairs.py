@@ -17,7 +17,8 @@ from pairbench.domain import HostPair
 from pairbench.domain.failures import TransportError
 from pairbench.domain.host_text import describe_host, edit_tags, format_tags, key_fingerprint
 from pairbench.domain.validation import MAX_DESCRIPTION, check_address, check_description
-from pairbench.export.tables import TextTable, text_table
+from pairbench.export.table_render import text_table
+from pairbench.export.tables import TextTable
 from pairbench.services.hosts import (
     PairForm,
     check_pair_edit_allowed,

@@ -11,7 +11,7 @@ from pairbench.export.campaign_data import ReportModel
 from pairbench.export.campaign_tables import report_title, sections
 from pairbench.export.escaping import html_text
 from pairbench.export.storage_html import ChartFiles
-from pairbench.export.tables import html_table
+from pairbench.export.table_render import html_table
 
 GENERATOR = "Pairbench campaign report"
 _CSS = (

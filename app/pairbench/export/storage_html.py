@@ -20,7 +20,8 @@ from pairbench.export.storage_tables import (
     result_tables,
     verdict_line,
 )
-from pairbench.export.tables import TextTable, html_table
+from pairbench.export.table_render import html_table
+from pairbench.export.tables import TextTable
 
 GENERATOR = "Pairbench storage report"
 _CSS = (
