@@ -21,7 +21,8 @@ import pytest
 from PySide6.QtCore import QSettings
 from pytestqt.qtbot import QtBot
 
-from pairbench.analysis.compare import Comparison, GroupBy, RunInput, compare
+from pairbench.analysis.compare import Comparison, compare
+from pairbench.analysis.compare_runs import GroupBy, RunInput
 from pairbench.domain import Record, RunSpec, RunStatus
 from pairbench.export.compare_json import comparison_payload
 from pairbench.library import Library, Recorder

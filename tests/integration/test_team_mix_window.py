@@ -20,7 +20,8 @@ import pytest
 from PySide6.QtCore import QItemSelectionModel, QSettings
 from pytestqt.qtbot import QtBot
 
-from pairbench.analysis.compare import GroupBy, compare
+from pairbench.analysis.compare import compare
+from pairbench.analysis.compare_runs import GroupBy
 from pairbench.domain import Record, RunSpec, RunStatus
 from pairbench.library import Library, Recorder
 from pairbench.library.runs import create_run, finish_run

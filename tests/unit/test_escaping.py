@@ -19,7 +19,8 @@ from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
 from compare_runs import DAY, store_run
-from pairbench.analysis.compare import Comparison, GroupBy, compare
+from pairbench.analysis.compare import Comparison, compare
+from pairbench.analysis.compare_runs import GroupBy
 from pairbench.cli.environment import Environment
 from pairbench.cli.main import run_cli
 from pairbench.domain import AuthMethod, Host, HostPair

@@ -11,7 +11,8 @@ import pytest
 from hypothesis import given
 from hypothesis import strategies as st
 
-from pairbench.analysis.compare import GroupBy, RunInput, compare
+from pairbench.analysis.compare import compare
+from pairbench.analysis.compare_runs import GroupBy, RunInput
 from pairbench.domain import METRICS, Run, RunSpec, RunStatus, metric_unit
 from pairbench.domain.units import (
     NO_VALUE,

@@ -8,7 +8,8 @@ import json
 import re
 from pathlib import Path
 
-from pairbench.analysis.compare import CompareError, Comparison, GroupBy, compare
+from pairbench.analysis.compare import Comparison, compare
+from pairbench.analysis.compare_runs import CompareError, GroupBy
 from pairbench.analysis.outliers import OutlierPolicy
 from pairbench.analysis.stats import StatsError
 from pairbench.cli.environment import Environment

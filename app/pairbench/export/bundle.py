@@ -37,7 +37,8 @@ from typing import Any
 import numpy as np
 
 from pairbench import __version__
-from pairbench.analysis.compare import RunInput, compare, default_metric
+from pairbench.analysis.compare import compare
+from pairbench.analysis.compare_runs import RunInput, default_metric
 from pairbench.domain import Run, RunStatus
 from pairbench.domain.timestamps import time_text
 from pairbench.domain.units import format_value

@@ -14,7 +14,8 @@ from dataclasses import dataclass
 
 import numpy as np
 
-from pairbench.analysis.compare import Comparison, GroupKind, GroupResult
+from pairbench.analysis.compare import Comparison, GroupResult
+from pairbench.analysis.compare_runs import GroupKind
 from pairbench.analysis.outliers import OutlierMethod
 from pairbench.domain.timestamps import time_text
 from pairbench.domain.units import Scale, axis_label, format_value, metric_scale, range_scale

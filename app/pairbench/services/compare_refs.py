@@ -17,7 +17,7 @@ from collections.abc import Iterable, Iterator, Sequence
 from dataclasses import dataclass, field
 from typing import Any
 
-from pairbench.analysis.compare import GroupBy, RunInput
+from pairbench.analysis.compare_runs import GroupBy, RunInput
 from pairbench.domain import Run
 from pairbench.export.selection import SelectionError, select_run_ids
 from pairbench.library import Library

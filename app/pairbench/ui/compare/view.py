@@ -27,12 +27,11 @@ from PySide6.QtWidgets import (
     QWidget,
 )
 
-from pairbench.analysis.compare import (
+from pairbench.analysis.compare import Comparison, compare
+from pairbench.analysis.compare_runs import (
     CompareError,
-    Comparison,
     GroupBy,
     RunInput,
-    compare,
     default_metric,
     metric_info,
     tag_value,
