@@ -8,7 +8,8 @@ import math
 import re
 from typing import Any
 
-from pairbench.analysis.burst import BurstEstimate, BurstGroup, WorkloadFit, workload_fit
+from pairbench.analysis.burst import BurstEstimate
+from pairbench.analysis.burst_workload import BurstGroup, WorkloadFit, workload_fit
 from pairbench.cli.environment import Environment
 from pairbench.cli.exit_status import ExitStatus
 from pairbench.domain.units import SI_BYTES, format_bits, format_quantity
