@@ -11,6 +11,7 @@ __all__ = [
     "UnitForm",
     "body_offset",
     "form_name",
+    "printed_rate",
     "rate_from_transfer",
 ]
 
@@ -46,6 +47,8 @@ _BODY_RE: Final = re.compile(
     r"|iperf Done\.|iperf3: |- - - - |-{20}|Test Complete\. |CPU Utilization: |Starting Test: "
     r"|Server output:"
 )
+# A printed transfer, for a rate printed with fewer than 3 digits (-f with a large unit).
+_TRANSFER_RE: Final = re.compile(r"sec\s++([\d.]{1,32}+)\s([KMGT]?Bytes)\s")
 _BODY_MATCH: Final = _BODY_RE.match
 _BODY_SEARCH: Final = _BODY_RE.search
 
@@ -122,3 +125,23 @@ def form_name(
     if server_output:
         parts.append("--get-server-output")
     return " ".join(parts)
+
+
+def printed_rate(number: str, unit: str, line: str, start: str, end: str, units: UnitForm) -> float:
+    """A printed rate in bit/s; from the printed transfer when the rate has fewer digits.
+
+    ``-f`` with a unit too large prints "0.05 Gbits/sec" or even "0.00 TBytes/sec"; the
+    transfer beside it ("5.84 MBytes", 3 digits) over the interval's length is then the
+    better of iperf3's own figures. ``ValueError`` or ``KeyError`` if malformed.
+    """
+    exp = BIT_EXP.get(unit)
+    rate = float(number + exp) if exp is not None else float(number) * BYTES[unit] * 8.0
+    units.note(number, unit)
+    if number[:2] == "0." and unit not in ("bits", "Bytes"):
+        m = _TRANSFER_RE.search(line)
+        if m is not None:
+            seconds = float(end) - float(start)
+            better = rate_from_transfer(m.group(1), m.group(2), seconds)
+            if better is not None:
+                return better
+    return rate
