@@ -18,6 +18,7 @@ from pairbench.export.escaping import (
     markdown_text,
     terminal_text,
 )
+from pairbench.export.report_page import page_start
 from pairbench.export.tables import TEXT_CELL_MAX, Report, TextTable
 
 
@@ -73,14 +74,7 @@ def html_table(table: TextTable) -> str:
 
 def to_html(report: Report) -> str:
     """A standalone, well-formed HTML5 page (also valid XML) to paste into a blog post."""
-    parts = [
-        "<!DOCTYPE html>",
-        '<html lang="en">',
-        '<head><meta charset="utf-8"/>'
-        f"<title>{html_text(report.title)}</title><style>{_CSS}</style></head>",
-        "<body>",
-        f"<h1>{html_text(report.title)}</h1>",
-    ]
+    parts = page_start(report.title, _CSS)
     for section in report.sections:
         parts.append(f"<section>\n<h2>{html_text(section.title)}</h2>")
         if section.table is not None:

@@ -6,7 +6,6 @@ import dataclasses
 import uuid as uuidlib
 from collections.abc import Iterator, Sequence
 from contextlib import contextmanager
-from types import TracebackType
 from typing import TYPE_CHECKING, Any, NamedTuple, NoReturn
 
 import psycopg
@@ -14,6 +13,7 @@ from psycopg import errors as pg_errors
 from psycopg.conninfo import conninfo_to_dict
 
 from pairbench.domain import Run, RunStatus
+from pairbench.library.closing import ClosedOnExit
 from pairbench.library.connection import Library
 from pairbench.library.run_filter import RunFilter
 from pairbench.library.run_rows import COLUMNS, runs_from_rows
@@ -61,7 +61,7 @@ class TeamRun(NamedTuple):
 _TEAM_COLUMNS = COLUMNS + ", uuid::text, ran_by, origin, published_at"
 
 
-class TeamStore:
+class TeamStore(ClosedOnExit):
     """One connection to a team library (one per thread, as a ``Library``). Every call on it
     is bounded (``connect.Bounds``): a server that does not answer in time is an error."""
 
@@ -112,17 +112,6 @@ class TeamStore:
         """Cut the connection now, from any thread: a call in progress fails at once (a
         publisher told to stop does not wait for a server that does not answer)."""
         self._watch.cut()
-
-    def __enter__(self) -> TeamStore:
-        return self
-
-    def __exit__(
-        self,
-        exc_type: type[BaseException] | None,
-        exc: BaseException | None,
-        tb: TracebackType | None,
-    ) -> None:
-        self.close()
 
     def refuse_if_locked(self, doing: str) -> None:
         """``TeamLockedError`` at once when another session holds a table of the team
