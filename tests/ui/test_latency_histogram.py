@@ -60,7 +60,7 @@ def test_run_detail_shows_the_histogram_tab_and_percentile_rows(
         with qtbot.waitSignal(view.loaded, timeout=10_000):
             view.show_run(run.id)
         assert TAB_TITLE in _tab_titles(view)
-        histogram = view.histogram
+        histogram = view.fio_tabs.histogram
         assert histogram is not None
         assert list(histogram.curves) == ["read"]
         bins = _final_bins(text)
@@ -86,7 +86,7 @@ def test_run_detail_shows_the_histogram_tab_and_percentile_rows(
         # a run without a histogram: no tab
         with qtbot.waitSignal(view.loaded, timeout=10_000):
             view.show_run(plain)
-        assert TAB_TITLE not in _tab_titles(view) and view.histogram is None
+        assert TAB_TITLE not in _tab_titles(view) and view.fio_tabs.histogram is None
     finally:
         bridge.shutdown()
 

@@ -153,7 +153,9 @@ def test_a_two_job_job_file_runs_on_local_and_keeps_file_and_histogram(
     assert run.spec.params == {
         "jobfile": "two.fio",
         "jobfile_text": TWO_JOBS,
+        "jobfile_env": "",
         "directory": folder,
+        "confirm_destroy": "",
         "status_interval": "1",  # the job file runs at Pairbench's status interval
     }
     commands = get_analysis(library, run.id, "commands")

@@ -4,7 +4,9 @@ refused where it would defeat Pairbench's control, its jobs listed, and the run 
 from __future__ import annotations
 
 import io
+import re
 import shlex
+import subprocess
 from pathlib import Path
 
 import pytest
@@ -22,6 +24,7 @@ from pairbench.services.fio_jobs import (
 from pairbench.services.library import open_library
 from pairbench.tools import fio
 from pairbench.tools.base import Capabilities, CommandContext, ParamError
+from pairbench.tools.fio_engines import REFUSED as ENGINE_REASONS
 from pairbench.tools.fio_jobfile import (
     IOENGINES,
     MAX_NUMJOBS,
@@ -31,6 +34,7 @@ from pairbench.tools.fio_jobfile import (
     job_file_name,
     parse_job_file,
 )
+from testkit import require_program
 
 TWO_JOBS = """\
 ; a comment line
@@ -121,19 +125,53 @@ def test_each_refused_option_is_refused_with_its_reason(option: str) -> None:
             check_job_file(text)
 
 
-@pytest.mark.parametrize("engine", ["exec", "external:/tmp/x.so", "net", "rdma", "http"])
-def test_engines_that_leave_the_host_or_run_programs_are_refused(engine: str) -> None:
-    with pytest.raises(JobFileError, match=f"ioengine={engine}"):
+@pytest.mark.parametrize(
+    ("engine", "words"),
+    [
+        ("exec", "runs a program"),
+        ("external:/tmp/x.so", "loads code"),
+        ("net", "over the network"),
+        ("rdma", "over the network"),
+        ("http", "over the network"),
+        ("sg", "SCSI generic"),
+        ("libpmem", "persistent memory"),
+        ("cpp_null", "fio does not ship"),
+    ],
+)
+def test_engines_that_leave_the_host_or_need_a_special_device_are_refused(
+    engine: str, words: str
+) -> None:
+    with pytest.raises(JobFileError, match=rf"ioengine={re.escape(engine)}: .*{words}"):
         check_job_file(minimal(f"ioengine={engine}"))
 
 
 @pytest.mark.parametrize(
-    "value", ["/dev/sda", "/mnt/x/file", "../up", "a/../../b", "-", "ok:/abs", "a::b"]
+    ("key", "value", "words"),
+    [
+        ("filename", "../up", "leaves the run's work directory"),
+        ("filename", "a/../../b", "leaves the run's work directory"),
+        ("filename", "ok:../x", "leaves the run's work directory"),
+        ("directory", "../up", "leaves the run's work directory"),
+        ("filename", "-", "standard input or output"),
+        ("filename", "/mnt//x", "without '..', '.', '//'"),
+        ("filename", "/mnt/x/../y", "without '..', '.', '//'"),
+        ("directory", "/mnt/x/", "without '..', '.', '//'"),
+        ("filename_format", "../$jobname", "leaves the run's work directory"),
+        ("write_lat_log", "/etc/lat", "a log's name is a file name"),
+        ("write_bw_log", "..", "a log's name is a file name"),
+    ],
 )
-def test_filenames_outside_the_work_directory_are_refused(value: str) -> None:
-    for key in ("filename", "filename_format"):
-        with pytest.raises(JobFileError, match="relative names"):
-            check_job_file(minimal(f"{key}={value}"))
+def test_paths_fio_could_not_be_held_to_are_refused(key: str, value: str, words: str) -> None:
+    with pytest.raises(JobFileError, match=rf"\[job\].*{key}=.*{re.escape(words)}"):
+        check_job_file(minimal(f"{key}={value}"))
+
+
+@pytest.mark.parametrize(
+    "extra",
+    ["filename=/dev/sdb", "filename=/mnt/x/f:/mnt/y/g", "directory=/mnt/test", "directory=tmp"],
+)
+def test_absolute_paths_and_directories_are_accepted_for_the_host_check(extra: str) -> None:
+    assert check_job_file(minimal(extra))
 
 
 @pytest.mark.parametrize(
@@ -145,7 +183,8 @@ def test_filenames_outside_the_work_directory_are_refused(value: str) -> None:
         ("size=1m\n[a]\n", "outside a [section]"),
         ("[a]\ninclude other.fio\n", "include"),
         ("[a\nrw=read\n", "not a [section] header"),
-        (minimal("size=${SIZE}"), "environment"),
+        (minimal("size=${SIZE B}"), "a variable's name"),
+        (minimal("${KEY}=1"), "in an option's name"),
         (minimal("time_based"), "never end"),
         (minimal("time_based=1\nruntime=0"), "never end"),
         (minimal(f"numjobs={MAX_NUMJOBS + 1}"), "at most"),
@@ -192,7 +231,9 @@ def test_resolve_with_a_job_file_keeps_only_what_applies_and_is_idempotent() -> 
     assert resolved == {
         "jobfile": "two.fio",
         "jobfile_text": TWO_JOBS,
+        "jobfile_env": "",
         "directory": "",
+        "confirm_destroy": "",
         "status_interval": "1",
     }
     assert fio.resolve(resolved) == resolved
@@ -218,9 +259,10 @@ def test_commands_upload_the_file_and_run_it_with_pairbench_output_options() -> 
     assert commands.files == {"two.fio": TWO_JOBS}
     assert commands.run_on == "server" and commands.server is None
     assert commands.client == [
-        "fio", "--output-format=json+", "--status-interval=1", "--eta=never",
-        f"--directory={workdir}", f"--aux-path={workdir}", f"{workdir}/two.fio",
+        "env", "-C", workdir, "fio", "--output-format=json+", "--status-interval=1",
+        "--eta=never", f"--aux-path={workdir}", f"{workdir}/two.fio",
     ]  # fmt: skip
+    assert commands.folders == () and commands.collect == ()
     assert fio.expected_seconds(params) == 10.0
 
 
@@ -283,3 +325,14 @@ def test_the_run_again_line_of_a_job_file_run_reads_back_to_the_same_params() ->
     settings = [argv[i + 1] for i in range(0, len(argv), 2)]
     again, job = job_file_params(parse_settings(settings))
     assert job is not None and fio.resolve(again) == params
+
+
+def test_every_engine_the_installed_fio_has_is_accepted_or_refused_with_its_own_reason() -> None:
+    require_program("fio")
+    done = subprocess.run(["fio", "--enghelp"], capture_output=True, text=True, timeout=30)
+    engines = [line.strip() for line in done.stdout.splitlines()[1:] if line.strip()]
+    assert "psync" in engines and "cpuio" in engines
+    unknown = [e for e in engines if e not in IOENGINES and e not in ENGINE_REASONS]
+    assert unknown == []
+    for engine in sorted(IOENGINES):
+        assert check_job_file(minimal(f"ioengine={engine}"))

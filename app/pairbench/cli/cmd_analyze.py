@@ -23,6 +23,7 @@ from pairbench.services.burst import (
     stored_burst,
 )
 from pairbench.services.fio_histogram import HISTOGRAM_KIND, describe_histogram
+from pairbench.services.fio_logs import LOGS_KIND, describe_logs
 from pairbench.services.runs import get_run
 
 _PREFIX = {"": 1.0, "k": 1e3, "m": 1e6, "g": 1e9, "t": 1e12}
@@ -262,4 +263,6 @@ def describe_analysis(kind: str, payload: dict[str, Any]) -> list[str]:
         ]
     if kind == HISTOGRAM_KIND:
         return describe_histogram(payload)
+    if kind == LOGS_KIND:
+        return describe_logs(payload)
     return [f"{key:<13} {value}" for key, value in payload.items()]

@@ -17,6 +17,7 @@ from pairbench.engine.readiness import local_free_ports, wait_port_listening
 from pairbench.engine.stall import StallWatch, shows_data
 from pairbench.engine.stop import StopCondition
 from pairbench.engine.telemetry import RunTelemetry, run_interval, session_samplers
+from pairbench.engine.workdir_files import prepare_workdir, store_collected
 from pairbench.library import Library, Recorder
 from pairbench.library.analyses import store_analysis
 from pairbench.library.runs import set_run_facts
@@ -105,8 +106,7 @@ class RunSession:
         )
         self.parse_sources = commands.parse
         main_host = p.server if commands.run_on == "server" else p.client
-        for name, content in commands.files.items():
-            await main_host.write_file(f"{workdir}/{name}", content)
+        await prepare_workdir(main_host, workdir, commands)
         client = await main_host.start(
             commands.client,
             stdout=LineSource.CLIENT_OUT,
@@ -121,6 +121,9 @@ class RunSession:
         await self._consume_until(client_pump)
         exit_status = await client.wait()
         self._raise_if_lost()
+        if commands.collect and workdir:
+            note = await store_collected(lib, run_id, p, main_host, (workdir, commands.collect))
+            self.preflight_notes += [note] if note else []
         await self._await_server_exit()
         if self.parse_error:
             return RunStatus.FAILED, self.parse_error

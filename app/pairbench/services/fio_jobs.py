@@ -5,11 +5,12 @@ its jobs listed, and the run parameters that carry it (``jobfile`` = its name,
 from __future__ import annotations
 
 from collections.abc import Mapping, Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from pathlib import Path
 
 from pairbench.domain.failures import UserFileError
 from pairbench.domain.user_files import read_text
+from pairbench.tools.fio_jobenv import env_settings, format_env, parse_env, references
 from pairbench.tools.fio_jobfile import (
     MAX_JOBFILE_CHARS,
     SHOWN,
@@ -22,9 +23,11 @@ __all__ = [
     "JobFile",
     "JobFileError",
     "check_job_text",
+    "format_env_values",
     "format_jobs",
     "job_file_params",
     "job_lines",
+    "read_env_values",
     "read_job_file",
 ]
 
@@ -33,21 +36,24 @@ __all__ = [
 class JobFile:
     """A checked job file: the name it is stored under, its text, and its jobs' main
     options (``name``, ``rw``, ``bs``, ``iodepth``, ``numjobs``, ``size``, ``runtime``,
-    ``ioengine``, ``filename``; "" where the file does not say and fio has no default)."""
+    ``ioengine``, ``filename``; "" where the file does not say and fio has no default; with
+    its ``${VAR}``s filled when their values were given), and the variables it uses."""
 
     name: str
     text: str
     jobs: list[dict[str, str]]
+    variables: list[str] = field(default_factory=list)
 
 
-def check_job_text(text: str, name: str = "") -> JobFile:
-    """``text`` as a job file named ``name``; ``JobFileError`` says what to change."""
+def check_job_text(text: str, name: str = "", env: Mapping[str, str] | None = None) -> JobFile:
+    """``text`` as a job file named ``name``, its variables filled from ``env`` (None: not
+    known yet, so their options are checked later); ``JobFileError`` says what to change."""
     text = text.replace("\r\n", "\n")
-    jobs = check_job_file(text)
-    return JobFile(job_file_name(name), text, [job.shown() for job in jobs])
+    jobs = check_job_file(text, env)
+    return JobFile(job_file_name(name), text, [job.shown() for job in jobs], references(text))
 
 
-def read_job_file(path: str | Path) -> JobFile:
+def read_job_file(path: str | Path, env: Mapping[str, str] | None = None) -> JobFile:
     """The job file at ``path`` on this computer, checked; ``JobFileError`` if it cannot be
     read (``domain.user_files.read_text``: a regular file, not too large, text), or would
     not be run (``tools.fio_jobfile.check_job_file``)."""
@@ -57,7 +63,7 @@ def read_job_file(path: str | Path) -> JobFile:
     except UserFileError as exc:
         raise JobFileError(str(exc)) from None
     try:
-        return check_job_text(text, file.name)
+        return check_job_text(text, file.name, env)
     except JobFileError as exc:
         raise JobFileError(f"{file}: {exc}") from exc
 
@@ -65,14 +71,19 @@ def read_job_file(path: str | Path) -> JobFile:
 def job_file_params(params: Mapping[str, str]) -> tuple[dict[str, str], JobFile | None]:
     """The run parameters with the job file read: ``jobfile=PATH`` (a file on this
     computer) becomes its name and ``jobfile_text`` its text; a ``jobfile_text`` given
-    (a stored run's, run again) is checked as it is. None: no job file."""
-    out = dict(params)
+    (a stored run's, run again) is checked as it is; ``env.NAME=value`` (the CLI's form of a
+    variable's value) goes into ``jobfile_env``, and the file is checked with its variables
+    filled. None: no job file."""
+    out = env_settings(params)
     given_text = out.get("jobfile_text", "")
+    env = parse_env(out.get("jobfile_env", ""))
     if given_text.strip():
-        job = check_job_text(given_text, out.get("jobfile", ""))
+        job = check_job_text(given_text, out.get("jobfile", ""), env)
     elif out.get("jobfile", "").strip():
-        job = read_job_file(out["jobfile"].strip())
+        job = read_job_file(out["jobfile"].strip(), env)
     else:
+        if env:
+            raise JobFileError("jobfile_env (env.NAME=value) applies to a job file only")
         return out, None
     out["jobfile"], out["jobfile_text"] = job.name, job.text
     return out, job
@@ -101,3 +112,19 @@ def job_lines(job: JobFile) -> list[str]:
 
 def _cells(cells: Sequence[str], widths: Sequence[int]) -> list[str]:
     return [cell.ljust(width) for cell, width in zip(cells, widths, strict=True)]
+
+
+def format_env_values(values: Mapping[str, str]) -> str:
+    """``jobfile_env`` from a form's values (those left empty are not given)."""
+    return format_env({name: value for name, value in values.items() if value})
+
+
+def read_env_values(raw: str) -> dict[str, str]:
+    """The ``NAME=value`` items of ``jobfile_env`` that are well formed (for a form)."""
+    values: dict[str, str] = {}
+    for item in raw.split():
+        try:
+            values.update(parse_env(item))
+        except JobFileError:
+            continue
+    return values

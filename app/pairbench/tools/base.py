@@ -82,6 +82,17 @@ class CommandContext:
 
 
 @dataclass(frozen=True, slots=True)
+class CollectedFile:
+    """A file of the work directory brought back after the run's main command ended: its
+    text (at most what the engine reads of one file), its size on the host, and whether the
+    text is all of it."""
+
+    text: str
+    size: int
+    complete: bool
+
+
+@dataclass(frozen=True, slots=True)
 class Commands:
     """The argv lists a run needs.
 
@@ -89,8 +100,11 @@ class Commands:
     host, or on the server host when ``run_on == "server"`` (fio: the disk under test).
     ``server`` is started first on the server host and must become ready (its
     ``Tool.server_ready_text``, else its port accepting connections). ``files`` (name →
-    content) are uploaded into ``CommandContext.workdir`` before the client starts.
-    ``parse`` lists the output sources fed to the parser, in arrival order.
+    content) are uploaded into ``CommandContext.workdir`` before the client starts, after
+    ``folders`` (relative names) are made there. ``collect`` (shell patterns of file names
+    in the work directory, ``*.log``) are brought back once the client ends, before the work
+    directory is removed (``Tool.collected_analyses``). ``parse`` lists the output sources
+    fed to the parser, in arrival order.
     """
 
     client: list[str]
@@ -99,6 +113,8 @@ class Commands:
     files: Mapping[str, str] = field(default_factory=dict)
     run_on: Literal["client", "server"] = "client"
     parse: tuple[LineSource, ...] = (LineSource.CLIENT_OUT, LineSource.CLIENT_ERR)
+    folders: tuple[str, ...] = ()
+    collect: tuple[str, ...] = ()
 
 
 def first_line_capabilities(version_output: str) -> Capabilities:
@@ -166,6 +182,12 @@ class Tool:
     # Analyses (kind → JSON object) a finished run's parser gives beyond its summary, stored
     # with the run (fio: the json+ latency histogram).
     run_analyses: Callable[[Parser], Mapping[str, Mapping[str, Any]]] | None = None
+    # Analyses (kind → JSON object) of the files a run brought back from its work directory
+    # (``Commands.collect``; fio: a job file's own logs), from its parameters and the files.
+    collected_analyses: (
+        Callable[[Mapping[str, str], Mapping[str, CollectedFile]], Mapping[str, Mapping[str, Any]]]
+        | None
+    ) = None
     # The server port the user chose (iperf3's ``port``), 0 when Pairbench picks a free one;
     # None: the tool has no such parameter.
     fixed_port: Callable[[Mapping[str, str]], int] | None = None

@@ -11,6 +11,7 @@ from pairbench.domain import LineSource
 from pairbench.tools import fio_jobfile
 from pairbench.tools.base import (
     Capabilities,
+    CollectedFile,
     CommandContext,
     Commands,
     HostCheck,
@@ -27,7 +28,11 @@ from pairbench.tools.fio_devices import mounted_device_check_argv as mounted_dev
 from pairbench.tools.fio_devices import refuse_if_in_use as refuse_if_in_use
 from pairbench.tools.fio_devices import refuse_if_mounted as refuse_if_mounted
 from pairbench.tools.fio_histogram import fio_run_analyses
-from pairbench.tools.fio_jobfile import JobNameParam, JobTextParam
+from pairbench.tools.fio_jobenv import JobEnvParam
+from pairbench.tools.fio_jobfile import JobNameParam, JobTextParam, run_paths, run_text
+from pairbench.tools.fio_jobhost import job_file_check
+from pairbench.tools.fio_jobtext import parse_job_file
+from pairbench.tools.fio_logs import log_analyses, log_prefixes
 from pairbench.tools.fio_param_kinds import ChoiceParam, ConfirmParam, OptionalIntParam
 from pairbench.tools.fio_param_kinds import PathParam as PathParam
 from pairbench.tools.fio_paths import directory_check, file_check
@@ -127,6 +132,13 @@ PARAMS: dict[str, Param] = {
             "--set jobfile=PATH and the Job file… button read it); only directory applies too",
         ),
         JobTextParam("jobfile_text", "jobtext", "", "the job file's text, checked before a run"),
+        JobEnvParam(
+            "jobfile_env",
+            "jobenv",
+            "",
+            "values of the job file's ${VAR}s, NAME=value apart by blanks (the CLI's --set "
+            "env.NAME=value); they are written into the file that runs",
+        ),
     )
 }
 
@@ -157,7 +169,10 @@ def resolve(params: Mapping[str, str]) -> dict[str, str]:
     resolved = resolve_params(PARAMS, params)
     if resolved["jobfile"] or resolved["jobfile_text"]:
         return fio_jobfile.resolve_job_file(resolved, {n: p.default for n, p in PARAMS.items()})
-    del resolved["jobfile"], resolved["jobfile_text"]  # no job file: not stored with the run
+    if resolved["jobfile_env"]:
+        raise ParamError("jobfile_env (env.NAME=value) applies to a job file only")
+    # no job file: not stored with the run
+    del resolved["jobfile"], resolved["jobfile_text"], resolved["jobfile_env"]
     rw = resolved["rw"]
     if rw in MIXED_WORKLOADS:
         resolved["rwmixread"] = resolved["rwmixread"] or DEFAULT_RWMIXREAD
@@ -200,7 +215,7 @@ def capabilities(version_output: str) -> Capabilities:
 def expected_seconds(params: Mapping[str, str]) -> float:
     """How long a run should take, for progress bars (file layout time not included)."""
     if params.get("jobfile_text"):
-        return fio_jobfile.expected_seconds(params["jobfile_text"])
+        return fio_jobfile.expected_seconds(run_text(params))
     return float(params["runtime"]) + float(params["ramp"])
 
 
@@ -308,7 +323,10 @@ def device_check(params: Mapping[str, str]) -> HostCheck | None:
 def target_check(params: Mapping[str, str]) -> HostCheck | None:
     """The check on the host before fio starts, by target: a device in use; a kept test
     file that is a link, in an unsafe folder, or exists unconfirmed; a ``directory`` (where
-    the run's work directory is made) missing, read-only or others may change."""
+    the run's work directory is made) missing, read-only or others may change; every path
+    outside the work directory a job file opens (``fio_jobhost.job_file_check``)."""
+    if params.get("jobfile_text"):
+        return job_file_check(run_paths(params), params)
     if params.get("file"):
         rw, confirm = params.get("rw", ""), params.get("confirm_destroy", "")
         size = _size_bytes("size", params["size"])
@@ -316,6 +334,15 @@ def target_check(params: Mapping[str, str]) -> HostCheck | None:
     if params.get("directory"):
         return directory_check(params["directory"])
     return device_check(params)
+
+
+def job_file_logs(
+    params: Mapping[str, str], files: Mapping[str, CollectedFile]
+) -> dict[str, dict[str, object]]:
+    """A job file's own logs brought back from the work directory (``fio_logs``)."""
+    if not params.get("jobfile_text"):
+        return {}
+    return log_analyses(log_prefixes(parse_job_file(run_text(params))), files)
 
 
 TOOL = Tool(
@@ -336,6 +363,7 @@ TOOL = Tool(
     host_check=target_check,
     workdir_parent=lambda params: params.get("directory", ""),
     run_analyses=fio_run_analyses,
+    collected_analyses=lambda params, files: job_file_logs(params, files),
     interval_param="status_interval",
     tied={"rw": ("rwmixread",)},
 )

@@ -1,5 +1,6 @@
-"""A user's own fio job file: read as fio reads it (INI sections), checked for what would
-defeat Pairbench's control of the run, its jobs listed, and the argv that runs it."""
+"""A user's own fio job file: read as fio reads it (``fio_jobtext``), its ``${VAR}``s filled
+(``fio_jobenv``), checked for what would defeat Pairbench's control of the run (options,
+engines, paths: ``fio_jobpaths``), its jobs listed, and the argv that runs it."""
 
 from __future__ import annotations
 
@@ -10,10 +11,24 @@ from typing import Final
 
 from pairbench.domain import LineSource
 from pairbench.tools.base import CommandContext, Commands, ParamError
+from pairbench.tools.fio_engines import ACCEPTED as IOENGINES
+from pairbench.tools.fio_engines import engine_problem
+from pairbench.tools.fio_jobenv import parse_env, references, substitute
+from pairbench.tools.fio_jobpaths import JobPaths, job_paths, split_names
+from pairbench.tools.fio_jobtext import MAX_JOBFILE_CHARS, MAX_JOBS, SHOWN, FioJob, JobFileError
+from pairbench.tools.fio_jobtext import parse_job_file as parse_job_file
+from pairbench.tools.fio_logs import COLLECT, LOG_OPTIONS, check_log_option, log_prefixes
 from pairbench.tools.params import FileNameParam, Param, file_name
 
-MAX_JOBFILE_CHARS: Final = 64 * 1024
-MAX_JOBS: Final = 64
+__all__ = [
+    "IOENGINES",
+    "MAX_JOBFILE_CHARS",
+    "MAX_JOBS",
+    "SHOWN",
+    "FioJob",
+    "JobFileError",
+]
+
 MAX_NUMJOBS: Final = 256
 DEFAULT_NAME: Final = "job.fio"
 
@@ -27,17 +42,15 @@ _HOST_FILE = (
     "are taken from fio's working directory, not the run's): leave it out"
 )
 _LOG = (
-    "fio would write log files in its working directory, where nothing removes them; "
-    "Pairbench's series come from the json+ documents: leave it out"
+    "Pairbench stores fio's bandwidth, IOPS and latency logs with the run (write_bw_log, "
+    "write_iops_log, write_lat_log), not histogram logs nor I/O traces: leave it out"
+)
+_COMPRESSED = (
+    "fio would store its logs compressed, which Pairbench does not read (log_compression "
+    "alone is fine: the files fio writes are not compressed)"
 )
 _REPORT = (
-    "Pairbench's summary and latency histogram need fio's default reporting (reads and "
-    "writes apart, the default completion-latency percentiles): leave it out"
-)
-_DIRECTORY = (
-    "the jobs' directory is the run's own work directory (removed after the run with the "
-    "test files): leave it out, and choose the file system with Pairbench's directory "
-    "parameter (pairbench run ... --set directory=/mnt/test)"
+    "Pairbench's summary and latency histogram need reads and writes reported apart: leave it out"
 )
 
 # Options a job file may not set, and why. Names as fio spells them (and their aliases).
@@ -61,184 +74,66 @@ REFUSED: Final[Mapping[str, str]] = {
     **dict.fromkeys(
         ("exec_prerun", "exec_postrun", "trigger", "trigger-file", "trigger-remote"), _COMMAND
     ),
-    **dict.fromkeys(
-        ("write_bw_log", "write_lat_log", "write_iops_log", "write_hist_log", "write_iolog"),
-        _LOG,
-    ),
+    **dict.fromkeys(("write_hist_log", "write_iolog"), _LOG),
+    "log_store_compressed": _COMPRESSED,
     **dict.fromkeys(
         ("read_iolog", "merge_blktrace_file", "replay_redirect", "opendir", "ioscheduler"),
         _HOST_FILE,
     ),
-    **dict.fromkeys(
-        ("unified_rw_reporting", "percentile_list", "clat_percentiles", "lat_percentiles"),
-        _REPORT,
-    ),
-    "directory": _DIRECTORY,
+    "unified_rw_reporting": _REPORT,
 }
-# I/O engines on the host's own storage. Others send I/O elsewhere (net, rdma, http, nbd,
-# nfs, rbd...), run programs (exec) or load code (external:/path.so).
-IOENGINES: Final = frozenset(
-    {
-        "sync",
-        "psync",
-        "vsync",
-        "pvsync",
-        "pvsync2",
-        "libaio",
-        "io_uring",
-        "posixaio",
-        "mmap",
-        "splice",
-        "null",
-        "falloc",
-        "filecreate",
-        "filestat",
-        "filedelete",
-        "ftruncate",
-    }
-)
-_ALIASES: Final = {"readwrite": "rw", "blocksize": "bs", "timeout": "runtime"}
-_PATH_OPTIONS: Final = ("filename", "filename_format")
-# What the job list shows of each job, with fio's default when the file does not say.
-SHOWN: Final = (
-    ("rw", "read"),
-    ("bs", "4k"),
-    ("iodepth", "1"),
-    ("numjobs", "1"),
-    ("size", ""),
-    ("runtime", ""),
-    ("ioengine", ""),
-    ("filename", ""),
-)
 
 
-class JobFileError(ParamError):
-    """A job file Pairbench will not run: the message names the line and what to change."""
+def check_job_file(text: str, env: Mapping[str, str] | None = None) -> list[FioJob]:
+    """The jobs of a job file Pairbench may run, its ``${VAR}``s filled from ``env``;
+    ``JobFileError`` saying what to change.
 
-
-@dataclass(frozen=True, slots=True)
-class FioJob:
-    """One job section with the options it runs with: the ``[global]`` sections above it,
-    then its own (a later value wins), as fio applies them."""
-
-    name: str
-    line: int
-    options: Mapping[str, str]
-
-    def option(self, key: str, default: str = "") -> str:
-        """The option's value (``""`` for a flag without one); ``default`` if not set."""
-        return self.options.get(key, default)
-
-    def shown(self) -> dict[str, str]:
-        """The job's main options, for the list shown before a run starts."""
-        return {"name": self.name, **{k: self.option(k, d) for k, d in SHOWN}}
-
-
-def _strip_comment(text: str) -> str:
-    """A line without what follows ``;`` or ``#`` (fio's comments), blanks trimmed."""
-    for mark in (";", "#"):
-        text = text.split(mark, 1)[0]
-    return text.strip()
-
-
-def parse_job_file(text: str) -> list[FioJob]:
-    """The jobs of a job file, as fio reads it; ``JobFileError`` for what fio would refuse
-    (an option outside a section, no job) or Pairbench cannot check (``include``)."""
-    if len(text) > MAX_JOBFILE_CHARS:
-        raise JobFileError(f"job file longer than {MAX_JOBFILE_CHARS // 1024} KiB")
-    if "\x00" in text:
-        raise JobFileError("job file has NUL characters: not a text file")
-    jobs: list[FioJob] = []
-    defaults: dict[str, str] = {}
-    current: dict[str, str] | None = None
-    section: tuple[str, int] | None = None
-
-    def close() -> None:
-        if section is not None and current is not None and not _is_global(section[0]):
-            jobs.append(FioJob(section[0], section[1], {**defaults, **current}))
-
-    for number, raw in enumerate(text.splitlines(), 1):
-        line = _strip_comment(raw)
-        if not line:
-            continue
-        if line.startswith("["):
-            if not line.endswith("]") or len(line) < 3:
-                raise JobFileError(f"line {number}: {line[:60]!r} is not a [section] header")
-            close()
-            section, current = (line[1:-1].strip(), number), {}
-            if _is_global(section[0]):
-                current = defaults  # a [global] section sets the defaults of the jobs after it
-            continue
-        if line.startswith("include"):
-            raise JobFileError(
-                f"line {number}: include: the included file would be neither checked nor "
-                "uploaded; put its options in this file"
-            )
-        if current is None:
-            raise JobFileError(f"line {number}: option {line[:60]!r} outside a [section]")
-        key, _, value = line.partition("=")
-        current[_ALIASES.get(key.strip(), key.strip())] = value.strip()
-    close()
-    if not jobs:
-        raise JobFileError("job file has no job: add a [name] section after [global]")
-    if len(jobs) > MAX_JOBS:
-        raise JobFileError(f"job file has {len(jobs)} jobs; at most {MAX_JOBS}")
-    return jobs
-
-
-def _is_global(section: str) -> bool:
-    return section.startswith("global")  # fio: any section whose name starts with "global"
-
-
-def check_job_file(text: str) -> list[FioJob]:
-    """The jobs of a job file Pairbench may run; ``JobFileError`` saying what to change.
-
-    Refused: the options in ``REFUSED`` (output control, programs, files outside the work
-    directory, reporting that the summary cannot read), an ``ioengine`` not in ``IOENGINES``,
-    a ``filename`` that is absolute, ``-`` or has ``..`` (test files are relative names in
-    the run's work directory), ``${VAR}`` (no environment is passed), ``numjobs`` above
-    ``MAX_NUMJOBS`` and ``time_based`` without ``runtime`` (a run that never ends).
+    Refused: the options in ``REFUSED`` (output control, programs, files on the host that
+    Pairbench neither uploads nor removes, reports that the summary cannot read), an
+    ``ioengine`` that leaves the host or needs a special device or library
+    (``fio_engines``), a path fio could not be held to (``fio_jobpaths.job_paths``: ``-``,
+    ``..`` out of the work directory, too many), a log name with ``/``, ``numjobs`` above
+    ``MAX_NUMJOBS`` and ``time_based`` without ``runtime`` (a run that never ends). With
+    ``env`` None (the text alone, before the values are known), options whose value uses a
+    variable are checked once the values are given.
     """
+    if env is not None:
+        text = substitute(text, env)
+    else:
+        references(text)  # names fio would read: checked now
     jobs = parse_job_file(text)
+    deferred = False
     for job in jobs:
-        where = f"job [{job.name}] (line {job.line})"
         for key, value in job.options.items():
             reason = REFUSED.get(key.lower())
             if reason is not None:
-                raise JobFileError(f"{where}: {key}: {reason}")
-            if "${" in value:
-                raise JobFileError(
-                    f"{where}: {key}={value}: Pairbench passes no environment variables to "
-                    "fio; write the value itself"
-                )
-        engine = job.option("ioengine")
-        if engine and engine not in IOENGINES:
-            raise JobFileError(
-                f"{where}: ioengine={engine}: Pairbench runs job files on the host's own "
-                f"storage only: one of {', '.join(sorted(IOENGINES))}"
-            )
-        for key in _PATH_OPTIONS:
-            if key in job.options:
-                _check_relative(where, key, job.options[key])
-        numjobs = job.option("numjobs", "1")
-        if numjobs.isdigit() and int(numjobs) > MAX_NUMJOBS:
-            raise JobFileError(f"{where}: numjobs={numjobs}: at most {MAX_NUMJOBS}")
-        time_based = job.option("time_based", "0") not in ("0", "false")
-        if time_based and job.option("runtime") in ("", "0"):
-            raise JobFileError(f"{where}: time_based without runtime would never end: add one")
+                raise JobFileError(f"{job.where}: {key}: {reason}")
+            deferred = deferred or "${" in value
+        _check_values(job)
+    if not deferred:
+        job_paths(jobs)
     return jobs
 
 
-def _check_relative(where: str, key: str, value: str) -> None:
-    """Every ``:``-separated name (``\\:`` escapes a colon) relative, inside the work dir."""
-    for name in re.split(r"(?<!\\):", value):
-        parts = name.split("/")
-        if not name or name == "-" or name.startswith("/") or ".." in parts:
-            raise JobFileError(
-                f"{where}: {key}={value}: test files are relative names, made in the run's "
-                "work directory (choose its file system with Pairbench's directory parameter; "
-                "test a raw device with the device parameter, without a job file)"
-            )
+def _check_values(job: FioJob) -> None:
+    """What one job's values may not be (a value that uses a variable: later)."""
+
+    def known(key: str, default: str = "") -> str:
+        value = job.option(key, default)
+        return "" if "${" in value else value
+
+    engine = known("ioengine")
+    if engine and (problem := engine_problem(engine)):
+        raise JobFileError(f"{job.where}: ioengine={engine}: {problem}")
+    for key in LOG_OPTIONS:
+        if known(key):
+            check_log_option(job, key)
+    numjobs = known("numjobs", "1")
+    if numjobs.isdigit() and int(numjobs) > MAX_NUMJOBS:
+        raise JobFileError(f"{job.where}: numjobs={numjobs}: at most {MAX_NUMJOBS}")
+    time_based = known("time_based", "0") not in ("0", "false")
+    if time_based and job.option("runtime") in ("", "0"):
+        raise JobFileError(f"{job.where}: time_based without runtime would never end: add one")
 
 
 def job_file_name(path_or_name: str) -> str:
@@ -266,12 +161,32 @@ class JobTextParam(Param):
 
 
 # Parameters that still apply with a job file (the file says everything else).
-WITH_JOBFILE: Final = ("jobfile", "jobfile_text", "directory", "status_interval")
+WITH_JOBFILE: Final = (
+    "jobfile",
+    "jobfile_text",
+    "jobfile_env",
+    "directory",
+    "confirm_destroy",
+    "status_interval",
+)
+
+
+def run_text(params: Mapping[str, str]) -> str:
+    """The job file as it runs: ``jobfile_text`` with its variables filled from
+    ``jobfile_env`` (the text itself when it uses none)."""
+    return substitute(params["jobfile_text"], parse_env(params.get("jobfile_env", "")))
+
+
+def run_paths(params: Mapping[str, str]) -> JobPaths:
+    """Where the resolved job file's files are (``fio_jobpaths.job_paths``)."""
+    return job_paths(parse_job_file(run_text(params)))
 
 
 def resolve_job_file(resolved: Mapping[str, str], defaults: Mapping[str, str]) -> dict[str, str]:
     """The parameters of a job-file run (from fully resolved ones): only ``WITH_JOBFILE``;
-    any other parameter given is refused, as the file decides it."""
+    any other parameter given is refused, as the file decides it. The file is checked with
+    its variables filled (every one given a value, none given that it does not use), and
+    ``confirm_destroy`` may name only paths it opens."""
     if not resolved["jobfile_text"]:
         raise ParamError(
             "jobfile needs the job file's text: give its path (pairbench run --set "
@@ -283,12 +198,17 @@ def resolve_job_file(resolved: Mapping[str, str], defaults: Mapping[str, str]) -
             f"{', '.join(others)}: set in the job file, not with a job file's run "
             f"(only {', '.join(WITH_JOBFILE)} apply)"
         )
-    return {
-        "jobfile": resolved["jobfile"] or DEFAULT_NAME,
-        "jobfile_text": resolved["jobfile_text"],
-        "directory": resolved["directory"],
-        "status_interval": resolved["status_interval"],
-    }
+    out = {key: resolved[key] for key in WITH_JOBFILE}
+    out["jobfile"] = out["jobfile"] or DEFAULT_NAME
+    check_job_file(out["jobfile_text"], parse_env(out["jobfile_env"]))
+    opened = run_paths(out).paths()
+    strange = [path for path in split_names(out["confirm_destroy"]) if path not in opened]
+    if strange:
+        raise ParamError(
+            f"confirm_destroy names {strange[0]}, which the job file does not open (give the "
+            "paths of its filename= and directory= options, apart by ':')"
+        )
+    return out
 
 
 _SECONDS_RE: Final = re.compile(r"(\d{1,9})(us|usec|ms|msec|s|m|h|d)?")
@@ -318,26 +238,29 @@ def expected_seconds(text: str) -> float:
 def job_file_commands(
     params: Mapping[str, str], ctx: CommandContext, directory: str, status_option: str
 ) -> Commands:
-    """``fio`` on the job file uploaded into the work directory, with Pairbench's output
-    options; ``--directory`` (``directory``: the work directory) puts the jobs' relative
-    test files there, and ``--aux-path`` the files fio writes of itself (a ``verify`` job cut
-    short saves ``*-verify.state``, else in fio's working directory, where nothing removes
-    it)."""
+    """``fio`` on the job file (its variables filled) uploaded into the work directory, with
+    Pairbench's output options (``status_option``: the status interval), run from the work
+    directory (``env -C``): the jobs' relative files (and their relative ``directory=``
+    folders, made there first) and fio's logs go there, and ``--aux-path`` the files fio
+    writes of itself (a ``verify`` job cut short saves ``*-verify.state``); absolute paths
+    are the job file's own, checked on the host before (``fio_jobhost``). The logs are
+    brought back after the run (``Commands.collect``). Without a work directory,
+    ``--directory`` puts the relative files in ``directory``."""
     name = params["jobfile"]
-    path = f"{ctx.workdir.rstrip('/')}/{name}" if ctx.workdir else name
-    argv = [
-        "fio",
-        "--output-format=json+",
-        status_option,
-        "--eta=never",
-        f"--directory={directory}",
-        f"--aux-path={directory}",
-        path,
-    ]
+    text = run_text(params)
+    jobs = parse_job_file(text)
+    workdir = ctx.workdir.rstrip("/")
+    output = ["--output-format=json+", status_option, "--eta=never"]
+    if workdir:
+        argv = ["env", "-C", workdir, "fio", *output, f"--aux-path={workdir}", f"{workdir}/{name}"]
+    else:
+        argv = ["fio", *output, f"--directory={directory}", f"--aux-path={directory}", name]
     return Commands(
         client=argv,
         server=None,
-        files={name: params["jobfile_text"]},
+        files={name: text},
         run_on="server",
         parse=(LineSource.CLIENT_OUT, LineSource.CLIENT_ERR),
+        folders=job_paths(jobs).folders,
+        collect=COLLECT if log_prefixes(jobs) else (),
     )

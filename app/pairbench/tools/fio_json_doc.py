@@ -9,16 +9,21 @@ from collections.abc import Mapping
 from typing import Final, NamedTuple
 
 from pairbench.tools.base import ParseError, preview
+from pairbench.tools.fio_percentiles import DEFAULT_KEPT, MAX_KEYS, percentile_value
 
-__all__ = ["PERCENTILES", "Dir", "Doc", "Job", "read_document"]
+__all__ = ["PERCENTILES", "Dir", "Doc", "Job", "Latency", "read_document"]
 
 # Percentiles fio prints by default (``clat_ns.percentile`` keys) that the summary reports.
-PERCENTILES: Final = (
-    ("50.000000", "p50"),
-    ("99.000000", "p99"),
-    ("99.900000", "p999"),
-    ("99.990000", "p9999"),
-)
+PERCENTILES: Final = DEFAULT_KEPT
+
+
+class Latency(NamedTuple):
+    """The percentiles fio printed of one latency (``clat_ns``, ``lat_ns``, ``slat_ns``):
+    ns by fio's key (``"99.000000"``), and its json+ histogram when printed."""
+
+    percentiles: Mapping[str, float]
+    bins: Mapping[int, float] | None
+
 
 # Counters are unsigned 64-bit in fio; bigger (or negative, or non-finite) numbers are garbage.
 MAX_NUMBER: Final = float(2**64)
@@ -36,6 +41,9 @@ class Dir(NamedTuple):
     lat_n: float  # lat_ns.N
     percentiles: Mapping[str, float]  # clat_ns.percentile, ns
     bins: Mapping[int, float] | None  # clat_ns.bins (json+ only): latency ns -> count
+    # lat_ns and slat_ns, when fio printed their percentiles (lat_percentiles,
+    # slat_percentiles), by their object's name.
+    more: Mapping[str, Latency] = {}
 
 
 class Job(NamedTuple):
@@ -142,20 +150,32 @@ def read_direction(entry: Mapping[str, object], name: str) -> Dir | None:
     if lat is not None:
         lat_mean = number(lat, "mean", 0.0)
         lat_n = number(lat, "N", 0.0)
+    clat = read_latency(obj, "clat_ns") or Latency({}, None)
+    more = {
+        name: latency
+        for name in ("lat_ns", "slat_ns")
+        if (latency := read_latency(obj, name)) is not None and latency.percentiles
+    }
+    return Dir(runtime, ios, io_bytes, iops, bw, lat_mean, lat_n, clat.percentiles, clat.bins, more)
+
+
+def read_latency(obj: Mapping[str, object], name: str) -> Latency | None:
+    """The percentiles and json+ bins fio printed in ``obj[name]`` (None: no such object)."""
+    latency = mapping(obj, name)
+    if latency is None:
+        return None
     percentiles: dict[str, float] = {}
+    pct = mapping(latency, "percentile")
+    if pct is not None:
+        for key in list(pct)[:MAX_KEYS]:
+            if percentile_value(key) is not None:  # fio prints none else
+                percentiles[key] = number(pct, key)
     bins: dict[int, float] | None = None
-    clat = mapping(obj, "clat_ns")
-    if clat is not None:
-        pct = mapping(clat, "percentile")
-        if pct is not None:
-            for key, _ in PERCENTILES:
-                if key in pct:
-                    percentiles[key] = number(pct, key)
-        raw_bins = mapping(clat, "bins")
-        if raw_bins is not None:
-            bins = {}
-            for key in raw_bins:
-                if not (key.isascii() and key.isdigit()) or len(key) > 20:
-                    raise ParseError(f"fio: clat_ns.bins key {key[:40]!r} is not a latency")
-                bins[int(key)] = number(raw_bins, key)
-    return Dir(runtime, ios, io_bytes, iops, bw, lat_mean, lat_n, percentiles, bins)
+    raw_bins = mapping(latency, "bins")
+    if raw_bins is not None:
+        bins = {}
+        for key in raw_bins:
+            if not (key.isascii() and key.isdigit()) or len(key) > 20:
+                raise ParseError(f"fio: {name}.bins key {key[:40]!r} is not a latency")
+            bins[int(key)] = number(raw_bins, key)
+    return Latency(percentiles, bins)

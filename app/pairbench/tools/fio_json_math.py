@@ -8,7 +8,8 @@ from collections.abc import Iterable, Mapping
 from typing import Final, NamedTuple
 
 from pairbench.domain import Record
-from pairbench.tools.fio_json_doc import PERCENTILES, Dir
+from pairbench.tools.fio_json_doc import Dir, Latency
+from pairbench.tools.fio_percentiles import LATENCIES, reported
 
 __all__ = [
     "DIRECTIONS",
@@ -197,17 +198,36 @@ def summarise(name: str, dirs: list[Dir], values: dict[str, float]) -> None:
         values[f"{name}_lat_mean_us"] = lat_sum / sum(d.lat_n for d in with_lat) / 1000.0
     if not with_lat:
         return
+    for source, word in LATENCIES:
+        latencies = [_latency(d, source) for d in with_lat]
+        printed = [lat for lat in latencies if lat is not None and lat.percentiles]
+        keys = reported(key for lat in printed for key in lat.percentiles)
+        for key, value in _percentiles(printed, keys).items():
+            values[f"{name}_{word}_{key}_us"] = value / 1000.0
+
+
+def _latency(d: Dir, source: str) -> Latency | None:
+    """One latency's percentiles and bins of a direction (completion latency: its own)."""
+    return Latency(d.percentiles, d.bins) if source == "clat_ns" else d.more.get(source)
+
+
+def _percentiles(printed: list[Latency], keys: list[tuple[str, str]]) -> dict[str, float]:
+    """The percentiles (ns, by summary suffix) of a direction over its entries: the one
+    entry's as fio printed them; for several, from their merged json+ histograms by fio's
+    rule, or without histograms (plain json) the largest printed."""
+    out: dict[str, float] = {}
     merged: dict[int, float] | None = None
-    if len(with_lat) > 1 and all(d.bins is not None for d in with_lat):
-        merged = merge_bins(d.bins for d in with_lat if d.bins is not None)
-    for key, suffix in PERCENTILES:
+    if len(printed) > 1 and all(lat.bins is not None for lat in printed):
+        merged = merge_bins(lat.bins for lat in printed if lat.bins is not None)
+    for key, suffix in keys:
         value: float | None
-        if len(with_lat) == 1:
-            value = with_lat[0].percentiles.get(key)
+        if len(printed) == 1:
+            value = printed[0].percentiles.get(key)
         elif merged is not None:
             value = percentile(merged, float(key))
         else:
-            known = [d.percentiles[key] for d in with_lat if key in d.percentiles]
+            known = [lat.percentiles[key] for lat in printed if key in lat.percentiles]
             value = max(known) if known else None
         if value is not None:
-            values[f"{name}_lat_{suffix}_us"] = value / 1000.0
+            out[suffix] = value
+    return out

@@ -15,8 +15,8 @@ from pairbench.tools.base import HostCheck, ParamError
 # directory whether this user may write in it and the options of the mount it is on (the
 # longest mount point of /proc/self/mountinfo that holds it; the last one mounted wins).
 # Lines "N.key=value", N the argument's number; "me=UID" first. A constant script: the paths
-# are its arguments.
-PATH_STATE_SCRIPT: Final = r"""
+# are its arguments (``PATH_STATE_LOOP``, the loop over them, serves ``fio_jobhost`` too).
+PATH_STATE_LOOP: Final = r"""
 echo "me=$(id -u)"
 n=0
 for p in "$@"; do
@@ -36,8 +36,8 @@ for p in "$@"; do
       END { print n ".options=" o }' /proc/self/mountinfo
   fi
 done
-exit 0
 """
+PATH_STATE_SCRIPT: Final = PATH_STATE_LOOP + "exit 0\n"
 _STICKY: Final = 0o1000
 _GROUP_OTHER_WRITE: Final = 0o022
 

@@ -33,9 +33,9 @@ from pairbench.services.run_again import (
 from pairbench.services.run_browser import RunDetail, SeriesArrays, load_run_detail
 from pairbench.ui.bridge import EngineBridge, EngineJob
 from pairbench.ui.library.burst_box import KIND, BurstBox, BurstMarks, has_step
+from pairbench.ui.library.fio_tabs import FioTabs
 from pairbench.ui.library.hosts_detail import HostsDetail
 from pairbench.ui.library.jobs import call_for, error_text
-from pairbench.ui.library.latency_histogram import LatencyHistogram, show_histogram_tab
 from pairbench.ui.library.live_plots import plot_groups, update_plots
 from pairbench.ui.library.metric_plot import MetricPlot
 from pairbench.ui.library.run_detail_parts import (
@@ -112,7 +112,7 @@ class RunDetailView(QWidget):
         self.tabs.addTab(self.hosts, "Hosts")
         self.tabs.addTab(self.raw_text, "Raw output")
         self.tabs.addTab(self.commands_text, "Commands")
-        self.histogram: LatencyHistogram | None = None  # a tab when the run has one (fio json+)
+        self.fio_tabs = FioTabs()  # the latency histogram's and fio logs' tabs, when stored
 
         self.copy_button = QPushButton("Copy as command")
         self.copy_button.setToolTip("Copy the `pairbench run` line that runs this run again")
@@ -196,7 +196,7 @@ class RunDetailView(QWidget):
         self.info_tree.clear()
         self.raw_text.clear()
         self._clear_plots()
-        self.histogram = show_histogram_tab(self.tabs, self.histogram, {})
+        self.fio_tabs.show(self.tabs, {})
         return self._generation
 
     def show_error(self, text: str) -> None:
@@ -242,7 +242,7 @@ class RunDetailView(QWidget):
         limited_by = self.hosts.show_detail(detail, self.analyses).label()
         self.summary_item = fill_info(self.info_tree, run, self.duration_text, step, limited_by)
         self.commands_text.setPlainText(commands_text(run, self.analyses.get(COMMANDS_KIND)))
-        self.histogram = show_histogram_tab(self.tabs, self.histogram, self.analyses)
+        self.fio_tabs.show(self.tabs, self.analyses)
         self.copy_button.setEnabled(True)
         self.again_button.setEnabled(not self.team_note)
         self.again_button.setToolTip(

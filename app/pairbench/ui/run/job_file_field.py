@@ -13,7 +13,8 @@ from pairbench.ui.run.text_file_field import FileKind, TextFileField
 def _jobs(text: str) -> list[str]:
     job = check_job_text(text)
     count = len(job.jobs)
-    return [f"{count} job{'s' if count != 1 else ''}:", *job_lines(job)]
+    uses = [f"variables: {', '.join(job.variables)} (their values below)"] if job.variables else []
+    return [f"{count} job{'s' if count != 1 else ''}:", *job_lines(job), *uses]
 
 
 def _read(path: str) -> tuple[str, str]:
@@ -44,3 +45,8 @@ class JobTextField(TextFileField):
     def job(self) -> JobFile | None:
         """The job file as checked (None while empty or refused)."""
         return check_job_text(self.text()) if self.valid else None
+
+    def variables(self) -> list[str]:
+        """The ``${VAR}``s the text uses (none while empty or refused)."""
+        job = self.job
+        return job.variables if job is not None else []

@@ -25,6 +25,7 @@ from PySide6.QtWidgets import (
 from pairbench.tools.params import Param
 from pairbench.ui.focus_order import tab_stops
 from pairbench.ui.run.form_origins import Origin
+from pairbench.ui.run.job_env_field import JobEnvField
 from pairbench.ui.run.job_file_field import JobTextField
 from pairbench.ui.run.profile_file_field import ProfileTextField
 from pairbench.ui.run.text_file_field import TextFileField
@@ -70,6 +71,10 @@ class ParamField:
             text_field = _FILE_FIELDS[param.kind]()
             text_field.changed.connect(on_change)
             self.widget = text_field
+        elif param.kind == "jobenv":  # the values of a job file's ${VAR}s: a line each
+            env_field = JobEnvField()
+            env_field.changed.connect(on_change)
+            self.widget = env_field
         elif _is_spin(param):
             spin = QSpinBox()
             spin.setRange(
@@ -119,7 +124,7 @@ class ParamField:
             return widget.currentText()
         if isinstance(widget, QSpinBox):
             return str(widget.value())
-        if isinstance(widget, TextFileField):
+        if isinstance(widget, TextFileField | JobEnvField):
             return widget.text()
         assert isinstance(widget, QLineEdit)
         return widget.text().strip()
@@ -137,7 +142,7 @@ class ParamField:
             text = raw.strip()
             if text.isdigit():
                 widget.setValue(int(text))
-        elif isinstance(widget, TextFileField):
+        elif isinstance(widget, TextFileField | JobEnvField):
             widget.set_text(raw)
         else:
             assert isinstance(widget, QLineEdit)
@@ -194,9 +199,19 @@ class ParamForm(QWidget):
             text_field, name_field = self.fields.get(text_param), self.fields.get(name_param)
             if text_field and name_field and isinstance(text_field.widget, TextFileField):
                 text_field.widget.chosen.connect(name_field.set_value)  # a file read: its name
+        self._variables_follow_the_job_file()
         outer = QVBoxLayout(self)
         outer.setContentsMargins(0, 0, 0, 0)
         outer.addLayout(layout)
+
+    def _variables_follow_the_job_file(self) -> None:
+        """The ``jobfile_env`` field shows a line per variable the job file text uses."""
+        text_field, env_field = self.fields.get("jobfile_text"), self.fields.get("jobfile_env")
+        if text_field is None or env_field is None:
+            return
+        texts, values = text_field.widget, env_field.widget
+        if isinstance(texts, JobTextField) and isinstance(values, JobEnvField):
+            texts.changed.connect(lambda: values.set_variables(texts.variables()))
 
     def values(self) -> dict[str, str]:
         """Every parameter's current value."""
