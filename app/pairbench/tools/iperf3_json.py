@@ -14,6 +14,7 @@ from pairbench.tools.iperf3_json_entries import directions, interval_entry, new_
 from pairbench.tools.iperf3_json_summary import EndSeen, end_figures, json_summary
 from pairbench.tools.iperf3_metrics import (
     IntervalTotals,
+    RunEnd,
 )
 from pairbench.tools.iperf3_text import Iperf3TextParser, server_streams
 
@@ -107,14 +108,12 @@ class Iperf3JsonParser:
         "_doc_checked",
         "_doc_first_line",
         "_end",
-        "_error",
         "_form",
-        "_interrupted",
         "_last_t",
         "_line_no",
         "_max_doc",
         "_omitted",
-        "_peer_terminated",
+        "_said",
         "_server",
         "_server_output",
         "_tests",
@@ -138,9 +137,7 @@ class Iperf3JsonParser:
 
     def _reset(self) -> None:
         self._server = False
-        self._interrupted = False
-        self._peer_terminated = False
-        self._error: str | None = None
+        self._said = RunEnd()  # its messages: an error, an interrupt, a peer that ended
         self._last_t: dict[str, float] = {}
         self._accs: dict[str, IntervalTotals] = {}
         self._end: dict[str, dict[str, float]] = {}
@@ -182,7 +179,7 @@ class Iperf3JsonParser:
                 return []
             return self._document(text)  # a whole document on one line (compact JSON)
         if text.startswith("iperf3: "):
-            self._tool_message(text)
+            self._said.note_line(text)
         return []
 
     def _brace_line(self, doc: list[str], line: str) -> list[Record]:
@@ -215,21 +212,6 @@ class Iperf3JsonParser:
             f"iperf3 JSON: the document that began at line {self._doc_first_line} exceeds"
             f" {self._max_doc} characters"
         )
-
-    def _tool_message(self, text: str) -> None:
-        """An ``iperf3: ...`` line (stderr, or a 3.12 option error): as the text parser does."""
-        msg = text[8:].rstrip()
-        if msg.startswith("error - "):
-            msg = msg[8:]
-        self._note_error(msg)
-
-    def _note_error(self, msg: str) -> None:
-        if msg.startswith("interrupt - "):
-            self._interrupted = True  # (client) see _figure
-        elif msg in ("the client has terminated", "the server has terminated"):
-            self._peer_terminated = True  # see _figure
-        if self._error is None:
-            self._error = msg
 
     def _load(self, text: str, what: str, *, event: bool = False) -> dict[str, object]:
         try:
@@ -276,7 +258,7 @@ class Iperf3JsonParser:
                 self._end = end_figures(end)
             error = obj.get("error")
             if error is not None:
-                self._note_error(preview(error, 1000))
+                self._said.note(preview(error, 1000))
             if self._server_output is not None:
                 for key in ("server_output_text", "server_output_json"):
                     if key in obj:
@@ -308,7 +290,7 @@ class Iperf3JsonParser:
         elif event == "error":
             if type(data) is not str:
                 raise ParseError(f"iperf3 JSON: error event without a message: {text[:200]!r}")
-            self._note_error(data)
+            self._said.note(data)
         # Other events carry nothing we keep.
         return []
 
@@ -395,10 +377,10 @@ class Iperf3JsonParser:
             end=self._end,
             accs=self._accs,
             server=self._server,
-            interrupted=self._interrupted,
-            peer_terminated=self._peer_terminated,
+            interrupted=self._said.interrupted,
+            peer_terminated=self._said.peer_terminated,
         )
-        return json_summary(seen, error=self._error, form=self.form)
+        return json_summary(seen, error=self._said.error, form=self.form)
 
 
 def parse_json_output(text: str) -> tuple[list[Record], Summary]:

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+from dataclasses import dataclass
 from typing import Final
 
 __all__ = [
@@ -21,6 +22,7 @@ __all__ = [
     "THROUGHPUT_REVERSE",
     "UDP_RECV",
     "UDP_SEND",
+    "RunEnd",
 ]
 
 THROUGHPUT: Final = "throughput_bps"
@@ -98,3 +100,29 @@ class IntervalTotals:
                 values[JITTER] = self.jitter  # iperf3's final jitter is its last running estimate
         elif self.pkts is not None:
             values[PACKETS] = self.pkts
+
+
+@dataclass(slots=True)
+class RunEnd:
+    """How a run ended as iperf3 said it (both parsers): its first message, an interrupt, a
+    peer that terminated; the summaries trust fewer figures after the last two."""
+
+    error: str | None = None
+    interrupted: bool = False  # (client) "interrupt - ...": the peer's figures never came
+    peer_terminated: bool = False  # "the client/server has terminated": a wrong duration
+
+    def note(self, msg: str) -> None:
+        """A message of iperf3's (an ``iperf3: ...`` line's, a JSON ``error``)."""
+        if msg.startswith("interrupt - "):
+            self.interrupted = True
+        elif msg in ("the client has terminated", "the server has terminated"):
+            self.peer_terminated = True
+        if self.error is None:
+            self.error = msg
+
+    def note_line(self, line: str) -> None:
+        """An ``iperf3: ...`` line (stderr, or a 3.12 option error): its message."""
+        msg = line[8:].rstrip()
+        if msg.startswith("error - "):
+            msg = msg[8:]
+        self.note(msg)

@@ -11,7 +11,7 @@ from pairbench.tools.feed import feed_text
 
 # The metric names and the metrics tuple of each kind of interval line (shared with the JSON
 # parser: every Record of a kind shares one tuple, which the recorder keys its buffers on).
-from pairbench.tools.iperf3_metrics import SERVER_PREFIX, IntervalTotals
+from pairbench.tools.iperf3_metrics import SERVER_PREFIX, IntervalTotals, RunEnd
 from pairbench.tools.iperf3_metrics import TCP_RECV as _TCP_RECV
 from pairbench.tools.iperf3_metrics import TCP_SEND as _TCP_SEND
 from pairbench.tools.iperf3_metrics import TCP_SUM_SEND as _TCP_SUM_SEND
@@ -85,15 +85,13 @@ class Iperf3TextParser:
 
     __slots__ = (
         "_accs",
-        "_error",
         "_in_summary",
-        "_interrupted",
         "_last_t",
         "_nconn",
         "_nested",
         "_omitted",
-        "_peer_terminated",
         "_quantities",
+        "_said",
         "_saw_sep",
         "_saw_sum",
         "_section",
@@ -127,9 +125,7 @@ class Iperf3TextParser:
         self._nconn = 0  # "[  5] local ... connected to ..." lines: the number of streams
         self._saw_sum = False
         self._udp = False
-        self._interrupted = False
-        self._peer_terminated = False
-        self._error: str | None = None
+        self._said = RunEnd()  # its messages: an error, an interrupt, a peer that ended
         self._last_t: dict[str, float] = {}
         self._accs: dict[str, IntervalTotals] = {}
         self._summ: dict[tuple[str, str], SummaryLine] = {}
@@ -430,15 +426,7 @@ class Iperf3TextParser:
         if line.startswith("- - - "):
             self._saw_sep = True
         elif line.startswith("iperf3: "):
-            msg = line[8:].rstrip()
-            if msg.startswith("error - "):
-                msg = msg[8:]
-            if msg.startswith("interrupt - "):
-                self._interrupted = True  # (client) see _summary_of
-            elif msg in ("the client has terminated", "the server has terminated"):
-                self._peer_terminated = True  # see _summary_of
-            if self._error is None:
-                self._error = msg
+            self._said.note_line(line)
         elif line.startswith("Accepted connection from "):
             self._server = True
             self._reset()
@@ -481,10 +469,10 @@ class Iperf3TextParser:
             server=self._server,
             udp=self._udp,
             sideless=self._sideless,
-            interrupted=self._interrupted,
-            peer_terminated=self._peer_terminated,
+            interrupted=self._said.interrupted,
+            peer_terminated=self._said.peer_terminated,
         )
-        return text_summary(seen, error=self._error, form=self.form)
+        return text_summary(seen, error=self._said.error, form=self.form)
 
 
 def parse_text_output(text: str) -> tuple[list[Record], Summary]:
