@@ -8,15 +8,17 @@ from collections.abc import Callable
 from typing import Any, Final
 
 from pairbench.domain import Record, Summary
+from pairbench.domain.samples import new_record
 from pairbench.tools.base import ParseError, preview
 from pairbench.tools.feed import feed_text
-from pairbench.tools.iperf3_json_entries import directions, interval_entry, new_record, socket_name
+from pairbench.tools.iperf3_json_entries import directions, interval_entry, socket_name
 from pairbench.tools.iperf3_json_summary import EndSeen, end_figures, json_summary
 from pairbench.tools.iperf3_metrics import (
     IntervalTotals,
     RunEnd,
+    server_streams,
 )
-from pairbench.tools.iperf3_text import Iperf3TextParser, server_streams
+from pairbench.tools.iperf3_text import Iperf3TextParser
 
 __all__ = ["MAX_DOCUMENT_CHARS", "Iperf3JsonParser", "parse_json_output"]
 

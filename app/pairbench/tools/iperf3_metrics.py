@@ -1,9 +1,16 @@
-"""The metric names and per-kind metric tuples that both iperf3 parsers (text and JSON) give."""
+"""What both iperf3 parsers (text and JSON) share: metric names and tuples, totals, a run's end.
+
+The metric names and per-kind metric tuples they give; the running totals of an aggregate
+(``IntervalTotals``, ``running_totals``); how a run ended as iperf3 said it (``RunEnd``); the
+server's records (--get-server-output) as streams of their own (``server_streams``).
+"""
 
 from __future__ import annotations
 
 from dataclasses import dataclass
 from typing import Final
+
+from pairbench.domain.samples import Record, new_record
 
 __all__ = [
     "CWND",
@@ -126,3 +133,22 @@ class RunEnd:
         if msg.startswith("error - "):
             msg = msg[8:]
         self.note(msg)
+
+
+def running_totals(
+    accs: dict[str, IntervalTotals], agg: str, dur: float, rate: float
+) -> IntervalTotals:
+    """The running totals of aggregate ``agg`` in ``accs`` (made when new), with an interval
+    of ``dur`` seconds at ``rate`` added to its throughput."""
+    acc = accs.get(agg)
+    if acc is None:
+        acc = accs[agg] = IntervalTotals()
+    if dur > 0.0:
+        acc.weighted += rate * dur
+        acc.dur += dur
+    return acc
+
+
+def server_streams(records: list[Record]) -> list[Record]:
+    """The server's records (--get-server-output) as streams of their own: "server-5", ..."""
+    return [new_record(Record, (SERVER_PREFIX + r[0], r[1], r[2], r[3])) for r in records]

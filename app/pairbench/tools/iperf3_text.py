@@ -2,24 +2,29 @@
 
 from __future__ import annotations
 
-from collections.abc import Callable
-from typing import Any, Final
+from typing import Any
 
 from pairbench.domain import Record, Summary
+from pairbench.domain.samples import new_record
 from pairbench.tools.base import ParseError
 from pairbench.tools.feed import feed_text
-
-# The metric names and the metrics tuple of each kind of interval line (shared with the JSON
-# parser: every Record of a kind shares one tuple, which the recorder keys its buffers on).
-from pairbench.tools.iperf3_metrics import SERVER_PREFIX, IntervalTotals, RunEnd
 from pairbench.tools.iperf3_metrics import TCP_RECV as _TCP_RECV
 from pairbench.tools.iperf3_metrics import TCP_SEND as _TCP_SEND
 from pairbench.tools.iperf3_metrics import TCP_SUM_SEND as _TCP_SUM_SEND
 from pairbench.tools.iperf3_metrics import UDP_RECV as _UDP_RECV
 from pairbench.tools.iperf3_metrics import UDP_SEND as _UDP_SEND
-from pairbench.tools.iperf3_text_forms import BIT_EXP as _BIT_EXP
+
+# The metric names and the metrics tuple of each kind of interval line (shared with the JSON
+# parser: every Record of a kind shares one tuple, which the recorder keys its buffers on).
+from pairbench.tools.iperf3_metrics import IntervalTotals, RunEnd, running_totals, server_streams
 from pairbench.tools.iperf3_text_forms import BYTES as _BYTES
-from pairbench.tools.iperf3_text_forms import UnitForm, body_offset, form_name, printed_rate
+from pairbench.tools.iperf3_text_forms import (
+    UnitForm,
+    body_offset,
+    form_name,
+    printed_rate,
+    read_quantity,
+)
 from pairbench.tools.iperf3_text_grammar import (
     CHATTER_FIRST,
     CONNECTED_RE,
@@ -37,17 +42,7 @@ from pairbench.tools.iperf3_text_summary import (
     text_summary,
 )
 
-__all__ = ["Iperf3TextParser", "parse_text_output", "server_streams"]
-
-# ``tuple.__new__(Record, ...)`` builds a real Record about twice as fast as ``Record(...)``
-# (whose generated ``__new__`` is a Python function); this is the ingest hot path.
-_new_record: Final[
-    Callable[[type[Record], tuple[str, float, tuple[str, ...], tuple[float, ...]]], Record]
-] = tuple.__new__
-
-# How many distinct rate and size texts ("14.2 Gbits", "458 KBytes") a parser remembers; iperf3
-# prints three significant digits, so a long run repeats a few thousand of them.
-_MAX_KNOWN: Final = 8192
+__all__ = ["Iperf3TextParser", "parse_text_output"]
 
 
 class Iperf3TextParser:
@@ -110,7 +105,7 @@ class Iperf3TextParser:
         (--get-server-output), so it opens no such section of its own."""
         self._omitted = 0
         self._server = False
-        self._quantities: dict[str, float] = {}  # see _quantity
+        self._quantities: dict[str, float] = {}  # see read_quantity
         self._stamped = False  # a line had a time stamp before it (--timestamps)
         self._units = UnitForm()
         self._verbose = False
@@ -180,11 +175,15 @@ class Iperf3TextParser:
                     t = float(end_s)
                     rate = known.get(rate_s)
                     if rate is None:
-                        rate = self._quantity(rate_s)
+                        rate = read_quantity(rate_s, known, self._units)
                     n = float(n_s)
                     if cwnd_s is not None:
                         known_cwnd = known.get(cwnd_s)
-                        cwnd = self._quantity(cwnd_s) if known_cwnd is None else known_cwnd
+                        cwnd = (
+                            read_quantity(cwnd_s, known, self._units)
+                            if known_cwnd is None
+                            else known_cwnd
+                        )
                     dur = 0.0 if agg is None else t - float(start_s)
                 except (ValueError, KeyError):
                     pass
@@ -204,10 +203,10 @@ class Iperf3TextParser:
                         metrics, values = _UDP_SEND, (rate, n)
                     else:
                         metrics, values = _TCP_SUM_SEND, (rate, n)
-                    record = _new_record(Record, (key, t, metrics, values))
+                    record = new_record(Record, (key, t, metrics, values))
                     if agg is None:
                         return [record]
-                    acc = self._acc_add(agg, dur, rate)
+                    acc = running_totals(self._accs, agg, dur, rate)
                     if metrics is _UDP_SEND:
                         acc.pkts = (acc.pkts or 0.0) + n
                     else:
@@ -215,23 +214,8 @@ class Iperf3TextParser:
                     if agg == key:
                         return [record]
                     last_t[agg] = t
-                    return [record, _new_record(Record, (agg, t, metrics, values))]
+                    return [record, new_record(Record, (agg, t, metrics, values))]
         return self._feed_general(line)
-
-    def _quantity(self, text: str) -> float:
-        """A rate ("14.2 Gbits": bit/s) or size ("458 KBytes": bytes) as printed, remembered."""
-        number, _, unit = text.partition(" ")
-        exp = _BIT_EXP.get(unit)
-        if exp is not None:
-            value = float(number + exp)
-            self._units.note(number, unit)
-        else:
-            value = float(number) * _BYTES[unit]
-        known = self._quantities
-        if len(known) >= _MAX_KNOWN:
-            known.clear()
-        known[text] = value
-        return value
 
     def _feed_general(self, line: str, stamped: bool = False) -> list[Record]:
         """Any line: chatter, headers, summaries and every kind of interval line.
@@ -323,10 +307,10 @@ class Iperf3TextParser:
             else:  # TCP receiver
                 metrics = _TCP_RECV
                 values = (rate,)
-            record = _new_record(Record, (key, t, metrics, values))
+            record = new_record(Record, (key, t, metrics, values))
             if agg is None:
                 return [record]
-            acc = self._acc(agg, t, start_s, rate)
+            acc = running_totals(self._accs, agg, t - float(start_s), rate)
             if metrics is _UDP_SEND:
                 acc.pkts = (acc.pkts or 0.0) + count
             elif metrics is _UDP_RECV:
@@ -338,7 +322,7 @@ class Iperf3TextParser:
             if agg == key:
                 return [record]
             last_t[agg] = t
-            return [record, _new_record(Record, (agg, t, metrics, values))]
+            return [record, new_record(Record, (agg, t, metrics, values))]
         except (ValueError, KeyError) as exc:  # e.g. "1.2.3" matched by [\d.]+
             # Leave the state as it was, so that the caller may go on feeding.
             self._saw_sum = saw_sum
@@ -378,27 +362,6 @@ class Iperf3TextParser:
                 raise ParseError(f"iperf3: malformed summary line: {line[:200]!r}") from exc
         elif groups[14] is not None:
             self._omitted += 1
-
-    def _acc(self, agg: str, t: float, start_s: str, rate: float) -> IntervalTotals:
-        """The running totals of an aggregate, with this interval's throughput added."""
-        acc = self._accs.get(agg)
-        if acc is None:
-            acc = self._accs[agg] = IntervalTotals()
-        dur = t - float(start_s)
-        if dur > 0.0:
-            acc.weighted += rate * dur
-            acc.dur += dur
-        return acc
-
-    def _acc_add(self, agg: str, dur: float, rate: float) -> IntervalTotals:
-        """As ``_acc``, with the interval's length already known."""
-        acc = self._accs.get(agg)
-        if acc is None:
-            acc = self._accs[agg] = IntervalTotals()
-        if dur > 0.0:
-            acc.weighted += rate * dur
-            acc.dur += dur
-        return acc
 
     def _unmatched_bracket_line(self, line: str) -> bool:
         """A bracketed line that is no interval or summary line; False: none of iperf3's."""
@@ -478,8 +441,3 @@ class Iperf3TextParser:
 def parse_text_output(text: str) -> tuple[list[Record], Summary]:
     """Parse a whole iperf3 text output (lines split on "\\n") and return records and summary."""
     return feed_text(Iperf3TextParser(), text)
-
-
-def server_streams(records: list[Record]) -> list[Record]:
-    """The server's records (--get-server-output) as streams of their own: "server-5", ..."""
-    return [_new_record(Record, (SERVER_PREFIX + r[0], r[1], r[2], r[3])) for r in records]

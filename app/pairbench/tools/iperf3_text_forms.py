@@ -13,6 +13,7 @@ __all__ = [
     "form_name",
     "printed_rate",
     "rate_from_transfer",
+    "read_quantity",
 ]
 
 # Rates: bits are 1000-based; the exponent is appended to the printed digits so that the float
@@ -145,3 +146,24 @@ def printed_rate(number: str, unit: str, line: str, start: str, end: str, units:
             if better is not None:
                 return better
     return rate
+
+
+# How many distinct rate and size texts ("14.2 Gbits", "458 KBytes") a parser remembers; iperf3
+# prints three significant digits, so a long run repeats a few thousand of them.
+_MAX_KNOWN: Final = 8192
+
+
+def read_quantity(text: str, known: dict[str, float], units: UnitForm) -> float:
+    """A rate ("14.2 Gbits": bit/s) or size ("458 KBytes": bytes) as printed, remembered in
+    ``known``; a rate's digits tell ``units`` the form (``-f``)."""
+    number, _, unit = text.partition(" ")
+    exp = BIT_EXP.get(unit)
+    if exp is not None:
+        value = float(number + exp)
+        units.note(number, unit)
+    else:
+        value = float(number) * BYTES[unit]
+    if len(known) >= _MAX_KNOWN:
+        known.clear()
+    known[text] = value
+    return value
