@@ -14,6 +14,7 @@ from pathlib import Path
 import pytest
 from layout_kit import (
     SCREEN,
+    VERDICT,
     hover_every_plot,
     layout_problems,
     on_screen,
@@ -22,7 +23,7 @@ from layout_kit import (
     shot,
 )
 from PySide6.QtCore import QSettings, Qt
-from PySide6.QtWidgets import QApplication
+from PySide6.QtWidgets import QApplication, QLabel
 from pytestqt.qtbot import QtBot
 from run_kit import isolated_settings, tab_of
 
@@ -41,6 +42,7 @@ SHOTS = REPO / "test-output" / "layout-1280"
 
 # (tool, capture, parameters as the run asked for them): one per kind of plot layout.
 RUNS = [
+    ("iperf3", "v321_tcp_P4_ff.out", {"streams": "4"}),  # the widest Hosts panel: TCP's
     ("iperf3", "v321_tcp_P2_ft.out", {"streams": "2"}),
     ("iperf3", "v321_udp_R_client.out", {"udp": "true", "reverse": "true", "bitrate": "20M"}),
     ("iperf3", "v321_bidir_fK.out", {"bidir": "true"}),
@@ -121,6 +123,29 @@ def test_a_long_summary_scrolls_in_its_box(window: MainWindow) -> None:
     assert {label for label, _ in summary_rows(run.summary, "uperf")} <= shown
     assert tab.summary_area.verticalScrollBar().maximum() > 0
     _fits(window, "uperf summary")
+    for each in list(window.run_tabs.tabs):
+        window.run_tabs.close_tab(each, ask=False)
+
+
+def test_the_verdict_reads_whole_beside_the_hosts(window: MainWindow) -> None:
+    """A finished 4-stream TCP run: the verdict (the longest the diagnosis words) is shown
+    whole under the summary, wrapped to its lines, its limit and side first; the Hosts
+    panel beside it wraps its columns into bands (none scrolls sideways), every figure in
+    view."""
+    window.resize(*SCREEN)
+    controller = replay_run(window, "iperf3", "v321_tcp_P4_ff.out", {"streams": "4"})[0]
+    tab = tab_of(window, controller)
+    line = tab.summary_box.findChild(QLabel, "verdict")
+    assert isinstance(line, QLabel)
+    assert line.text() == VERDICT.sentence()
+    assert line.text().startswith("Limited by cpu on the client: ")
+    assert line.height() >= line.heightForWidth(line.width()) > line.fontMetrics().height()
+    assert on_screen(line, window)
+    assert len(tab.hosts.bands()) > 1
+    cells = {t for role, row in tab.hosts.texts().items() for t in (role, *row, *row.values())}
+    shown = {label.text() for label in tab.hosts.findChildren(QLabel) if on_screen(label, window)}
+    assert cells <= shown
+    _fits(window, "verdict and hosts")
     for each in list(window.run_tabs.tabs):
         window.run_tabs.close_tab(each, ask=False)
 

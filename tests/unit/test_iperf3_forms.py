@@ -343,6 +343,18 @@ GOLDEN: dict[str, Golden] = {
         {THR: 17.9 * MiB * 8 / 3.00, JIT: 0.145, LOST: 0, PKTS: 573, PCT: 0},
         params={"udp": "true", "bitrate": "50M"},
     ),
+    "v321_tcp_P4_ff": Golden(
+        "text",
+        {
+            THR: 11.9e9,  # "[SUM]   0.00-3.03   sec  4.20 GBytes  11.9 Gbits/sec  receiver"
+            SND: 11.9e9,  # "[SUM]   0.00-3.02   sec  4.20 GBytes  11.9 Gbits/sec   94  sender"
+            RETR: 94,
+        },
+        sums=[8.12e9, 18.6e9, 9.26e9],  # "[SUM]   0.00-1.01   sec   982 MBytes  8.12 Gbits/sec"
+        times=[1.01, 2.00, 3.02],
+        params={"streams": "4"},
+        streams={"5", "7", "9", "12", "sum"},
+    ),
     "v321_tcp_P2_ft": Golden(
         "text -f t",
         {
