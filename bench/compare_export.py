@@ -13,7 +13,8 @@ from pathlib import Path
 
 from bench.common import Out, Verdict, fmt, median, ratio, spread, timed
 from bench.compare_data import POINTS, RUNS, make_library
-from pairbench.analysis.compare import GroupBy, compare
+from pairbench.analysis.compare import compare
+from pairbench.analysis.compare_runs import GroupBy
 from pairbench.export.charts import ChartKind, chart_spec
 from pairbench.export.selection import load_inputs
 from pairbench.library import Library

@@ -24,7 +24,7 @@ from bench.runs_library import PAIRS, RUNS, YEAR_START, build
 from bench.team_setup import ROLE
 from pairbench.lab.team_server import TeamServer
 from pairbench.library import Library
-from pairbench.library.team_store import TeamStore
+from pairbench.library.team.store import TeamStore
 from pairbench.services.runs import RunFilter, find_runs
 
 NAME = "team_list"

@@ -21,11 +21,11 @@ from bench import team_setup
 from bench.common import Out, Verdict, fmt, median
 from pairbench.domain import Record, RunSpec, RunStatus
 from pairbench.library import Library
-from pairbench.library import team_local as local
 from pairbench.library.recorder import Recorder
 from pairbench.library.runs import create_run, finish_run
-from pairbench.library.team_store import TeamStore
-from pairbench.library.team_watch import LiveListener
+from pairbench.library.team import local
+from pairbench.library.team.store import TeamStore
+from pairbench.library.team.watch import LiveListener
 from pairbench.services.team_live import LIVE_INTERVAL_S, LivePublisher, LiveTarget
 
 NAME = "team_live"

@@ -28,7 +28,7 @@ from pairbench.domain import Record, RunSpec, RunStatus
 from pairbench.library import Library, Recorder
 from pairbench.library.runs import create_run, finish_run
 from pairbench.library.series import compact_series
-from pairbench.library.team_store import TeamStore
+from pairbench.library.team.store import TeamStore
 
 NAME = "team_publish"
 # Publishing may cost this much of a bare COPY's rate (reading SQLite, keys, indexes, checks).

@@ -9,7 +9,7 @@ from typing import Any
 from bench.common import NotRunnable
 from pairbench.lab import team_server
 from pairbench.lab.team_server import TeamServer
-from pairbench.library.team_store import TeamStore
+from pairbench.library.team.store import TeamStore
 
 ROLE = "alice"  # a writer: it creates the tables, so it may also empty them between rounds
 

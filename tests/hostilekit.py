@@ -22,8 +22,9 @@ from pathlib import Path
 from pairbench.cli.environment import Environment
 from pairbench.cli.main import run_cli
 from pairbench.library import Library
-from pairbench.services.hosts import HostForm, PairForm, save_new_host, save_new_pair
+from pairbench.services.hosts import HostForm, save_new_host
 from pairbench.services.importing import import_output
+from pairbench.services.pairs import PairForm, save_new_pair
 from testkit import FIXTURES
 
 MARK = "pwned"  # the file a shell payload would create: it must never exist

@@ -14,7 +14,7 @@ import pytest
 
 from pairbench.cli.environment import Environment
 from pairbench.cli.main import run_cli
-from pairbench.library.team_schema import SCHEMA_VERSION, SchemaVersionError, parse_version
+from pairbench.library.team.schema import SCHEMA_VERSION, SchemaVersionError, parse_version
 from teamkit import TeamServer
 from testkit import FIXTURES
 

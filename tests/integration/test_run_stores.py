@@ -19,11 +19,12 @@ import numpy as np
 import pytest
 
 from pairbench.domain import Record, Run, RunSpec, RunStatus
-from pairbench.library import Library, Recorder, team_filter
+from pairbench.library import Library, Recorder
 from pairbench.library.run_filter import SORT_KEYS, IdRange, RunFilter
 from pairbench.library.run_store import LocalRunStore, RunStore, TeamRunStore
 from pairbench.library.runs import create_run, finish_run, update_run_notes
-from pairbench.library.team_store import TeamStore
+from pairbench.library.team import filter as team_filter
+from pairbench.library.team.store import TeamStore
 from pairbench.services.run_browser import RunQuery, browse_store, query_filter
 from pairbench.tools.registry import TOOLS as TOOL_NAMES
 from teamkit import TeamServer

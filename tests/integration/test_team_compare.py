@@ -21,13 +21,14 @@ import pytest
 from PySide6.QtCore import QSettings
 from pytestqt.qtbot import QtBot
 
-from pairbench.analysis.compare import Comparison, GroupBy, RunInput, compare
+from pairbench.analysis.compare import Comparison, compare
+from pairbench.analysis.compare_runs import GroupBy, RunInput
 from pairbench.domain import Record, RunSpec, RunStatus
 from pairbench.export.compare_json import comparison_payload
 from pairbench.library import Library, Recorder
-from pairbench.library import team_local as local
 from pairbench.library.runs import create_run, finish_run
-from pairbench.library.team_store import TeamUnreachableError
+from pairbench.library.team import local
+from pairbench.library.team.store import TeamUnreachableError
 from pairbench.services import team
 from pairbench.services.compare import compare_inputs
 from pairbench.services.compare_refs import TeamRef, load_compare_inputs, parse_refs

@@ -16,7 +16,7 @@ from team_entity_kit import make_suite
 from pairbench.domain import RunSpec, RunStatus
 from pairbench.library import Library
 from pairbench.library.runs import create_run, finish_run
-from pairbench.library.team_store import TeamStore
+from pairbench.library.team.store import TeamStore
 from pairbench.ui.bridge import EngineBridge
 from pairbench.ui.library.library_view import LibraryView
 from pairbench.ui.team_dialog import TeamDialog

@@ -14,9 +14,7 @@ import psycopg
 import pytest
 from team_entity_kit import finished_run, make_campaign, make_suite
 
-from pairbench.library import Library, team_schema
-from pairbench.library import team_entity_local as entity_local
-from pairbench.library import team_local as local
+from pairbench.library import Library
 from pairbench.library.campaigns import (
     claim_campaign,
     finish_campaign,
@@ -24,8 +22,10 @@ from pairbench.library.campaigns import (
     record_campaign_run,
 )
 from pairbench.library.suites import get_suite
-from pairbench.library.team_entity_list import list_team_campaigns, list_team_suites
-from pairbench.library.team_store import TeamError, TeamStore
+from pairbench.library.team import entity_local, local
+from pairbench.library.team import schema as team_schema
+from pairbench.library.team.entity_list import list_team_campaigns, list_team_suites
+from pairbench.library.team.store import TeamError, TeamStore
 from pairbench.services import team
 from teamkit import TeamServer
 

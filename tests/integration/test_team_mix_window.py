@@ -20,11 +20,12 @@ import pytest
 from PySide6.QtCore import QItemSelectionModel, QSettings
 from pytestqt.qtbot import QtBot
 
-from pairbench.analysis.compare import GroupBy, compare
+from pairbench.analysis.compare import compare
+from pairbench.analysis.compare_runs import GroupBy
 from pairbench.domain import Record, RunSpec, RunStatus
 from pairbench.library import Library, Recorder
-from pairbench.library import team_local as local
 from pairbench.library.runs import create_run, finish_run
+from pairbench.library.team import local
 from pairbench.services import team
 from pairbench.services.compare import compare_inputs
 from pairbench.services.compare_refs import team_compare_id

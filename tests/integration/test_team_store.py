@@ -13,7 +13,7 @@ import numpy as np
 import pytest
 
 from pairbench.domain import Line, LineSource, Record, RunSpec, RunStatus
-from pairbench.library import Library, Recorder, team_schema, team_store
+from pairbench.library import Library, Recorder
 from pairbench.library.analyses import store_analysis
 from pairbench.library.runs import (
     RunFilter,
@@ -25,7 +25,9 @@ from pairbench.library.runs import (
 )
 from pairbench.library.runs import list_runs as local_list_runs
 from pairbench.library.series import load_raw_output, load_series
-from pairbench.library.team_store import (
+from pairbench.library.team import schema as team_schema
+from pairbench.library.team import store as team_store
+from pairbench.library.team.store import (
     SCHEMA_VERSION,
     TeamAuthError,
     TeamError,

@@ -18,10 +18,10 @@ from pytestqt.qtbot import QtBot
 
 from pairbench.domain import Line, LineSource, Record, RunSpec, RunStatus
 from pairbench.library import Library, Recorder
-from pairbench.library import team_local as local
 from pairbench.library.analyses import store_analysis
 from pairbench.library.runs import create_run, finish_run, list_runs
 from pairbench.library.series import load_series
+from pairbench.library.team import local
 from pairbench.services import team
 from pairbench.services.run_browser import load_run_detail
 from pairbench.ui.bridge import EngineBridge

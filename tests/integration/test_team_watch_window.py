@@ -19,8 +19,8 @@ from pytestqt.qtbot import QtBot
 
 from pairbench.domain import Record, RunSpec, RunStatus
 from pairbench.library import Library, Recorder
-from pairbench.library import team_local as local
 from pairbench.library.runs import create_run, finish_run
+from pairbench.library.team import local
 from pairbench.services import team
 from pairbench.services.team_follow import LiveCopy
 from pairbench.services.team_live import LivePublisher, LiveTarget

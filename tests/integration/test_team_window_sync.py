@@ -14,10 +14,10 @@ from pytestqt.qtbot import QtBot
 
 from pairbench.domain import Record, RunSpec, RunStatus
 from pairbench.library import Library
-from pairbench.library import team_local as local
 from pairbench.library.recorder import Recorder
 from pairbench.library.runs import create_run, finish_run
-from pairbench.library.team_store import TeamRun, TeamStore
+from pairbench.library.team import local
+from pairbench.library.team.store import TeamRun, TeamStore
 from pairbench.services.team import connect
 from pairbench.ui.bridge import EngineBridge
 from pairbench.ui.team_sync import TeamSync

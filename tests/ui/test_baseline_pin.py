@@ -9,7 +9,7 @@ import numpy as np
 import pytest
 from pytestqt.qtbot import QtBot
 
-from pairbench.analysis.compare import RunInput
+from pairbench.analysis.compare_runs import RunInput
 from pairbench.domain import LOCAL_PAIR, Record, Run, RunSpec, RunStatus
 from pairbench.library import Library, Recorder
 from pairbench.library.runs import create_run, finish_run

@@ -12,7 +12,8 @@ from PySide6.QtCore import QSettings
 from pytestqt.qtbot import QtBot
 from run_kit import isolated_settings, open_window, save_png
 
-from pairbench.analysis.burst import BurstState, analyze_series
+from pairbench.analysis.burst import BurstState
+from pairbench.analysis.burst_model import analyze_series
 from pairbench.domain import LOCAL_PAIR, Record, Run, RunSpec, RunStatus
 from pairbench.domain.units import format_bits
 from pairbench.library import Library

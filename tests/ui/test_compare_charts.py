@@ -17,7 +17,8 @@ from PySide6.QtGui import QColor, QImage
 from pytestqt.qtbot import QtBot
 
 from compare_runs import store_run, two_shapes
-from pairbench.analysis.compare import Comparison, GroupBy, compare
+from pairbench.analysis.compare import Comparison, compare
+from pairbench.analysis.compare_runs import GroupBy
 from pairbench.export.charts import ChartKind, ChartSpec, chart_spec
 from pairbench.export.selection import load_inputs
 from pairbench.library import Library

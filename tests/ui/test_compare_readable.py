@@ -14,7 +14,8 @@ import pyqtgraph as pg
 from PySide6.QtCore import Qt
 from pytestqt.qtbot import QtBot
 
-from pairbench.analysis.compare import GroupBy, compare
+from pairbench.analysis.compare import compare
+from pairbench.analysis.compare_runs import GroupBy
 from pairbench.domain import RunSpec, RunStatus
 from pairbench.export.charts import ChartKind, chart_spec
 from pairbench.library import Library

@@ -17,11 +17,11 @@ from PySide6.QtTest import QTest
 from PySide6.QtWidgets import QMessageBox
 from pytestqt.qtbot import QtBot
 
-from pairbench.analysis.compare import RunInput
+from pairbench.analysis.compare_runs import RunInput
 from pairbench.domain import Run, RunSpec, RunStatus
 from pairbench.library import Library, LibraryError
-from pairbench.library import team_local as local
 from pairbench.library.runs import create_run, delete_runs, finish_run, get_run
+from pairbench.library.team import local
 from pairbench.services.compare_refs import TeamRef, team_compare_id
 from pairbench.services.team_browser import Published
 from pairbench.ui.bridge import EngineBridge

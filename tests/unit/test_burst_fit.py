@@ -6,12 +6,8 @@ import math
 
 import pytest
 
-from pairbench.analysis.burst import (
-    BurstEstimate,
-    BurstState,
-    group_estimates,
-    workload_fit,
-)
+from pairbench.analysis.burst import BurstEstimate, BurstState
+from pairbench.analysis.burst_workload import group_estimates, workload_fit
 
 # The field study's r4.large: 0.75 Gbit/s baseline, 10 Gbit/s burst, 2,700 Gbit bucket.
 R4_LARGE = {"baseline_bps": 0.75e9, "burst_bps": 10e9, "bucket_bits": 2700e9}

@@ -9,15 +9,9 @@ from typing import Any
 import numpy as np
 import pytest
 
-import pairbench.analysis.burst as burst_module
-from pairbench.analysis.burst import (
-    BurstEstimate,
-    BurstModel,
-    BurstParams,
-    BurstState,
-    analyze_series,
-    refill_time_s,
-)
+import pairbench.analysis.burst_model as burst_module
+from pairbench.analysis.burst import BurstEstimate, BurstParams, BurstState, refill_time_s
+from pairbench.analysis.burst_model import BurstModel, analyze_series
 from pairbench.domain import Record
 from pairbench.tools.iperf3_text import Iperf3TextParser
 from testkit import FIXTURES, require

@@ -8,7 +8,8 @@ import numpy as np
 import pytest
 from test_burst_model import BASE, BURST, expected_bucket, noisy, step_series
 
-from pairbench.analysis.burst import BurstModel, BurstParams, BurstState, analyze_series
+from pairbench.analysis.burst import BurstParams, BurstState
+from pairbench.analysis.burst_model import BurstModel, analyze_series
 from pairbench.analysis.compare import Curve, median_curve
 
 DT = 0.1

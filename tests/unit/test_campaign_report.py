@@ -17,7 +17,7 @@ import pytest
 from campaign_shown import T0, make_cells, make_plan, make_shown
 from pairbench.analysis.campaign import cell_verdict
 from pairbench.analysis.campaign_groups import ranks, time_bins
-from pairbench.analysis.compare import lower_is_better
+from pairbench.analysis.compare_runs import lower_is_better
 from pairbench.analysis.stats import describe, welch
 from pairbench.domain.campaign import Cell, Plan, Schedule
 from pairbench.domain.units import metric_scale

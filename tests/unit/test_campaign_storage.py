@@ -11,7 +11,7 @@ import json
 import pytest
 
 from pairbench.analysis.campaign_cells import PlanError, main_metric
-from pairbench.analysis.compare import lower_is_better
+from pairbench.analysis.compare_runs import lower_is_better
 from pairbench.analysis.storage_columns import (
     HEADLINE,
     column_names,

@@ -9,15 +9,13 @@ import numpy as np
 import pytest
 
 from compare_runs import two_shapes
-from pairbench.analysis.compare import (
+from pairbench.analysis.compare import compare, median_curve, metadata_diff
+from pairbench.analysis.compare_runs import (
     CompareError,
     GroupBy,
     GroupKind,
     RunInput,
-    compare,
     default_metric,
-    median_curve,
-    metadata_diff,
 )
 from pairbench.analysis.outliers import OutlierPolicy
 from pairbench.analysis.stats import describe, welch

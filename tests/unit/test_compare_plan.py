@@ -9,8 +9,8 @@ import uuid
 
 from pairbench.domain import RunSpec, RunStatus
 from pairbench.library import Library
-from pairbench.library import team_local as local
 from pairbench.library.runs import create_run, delete_runs, finish_run
+from pairbench.library.team import local
 from pairbench.services.compare_refs import TeamRef, plan_compare
 
 

@@ -9,7 +9,8 @@ import uuid
 
 import pytest
 
-from pairbench.analysis.compare import CompareError, GroupBy, GroupKind, compare
+from pairbench.analysis.compare import compare
+from pairbench.analysis.compare_runs import CompareError, GroupBy, GroupKind
 from pairbench.domain import Record, RunSpec, RunStatus
 from pairbench.export.selection import SelectionError
 from pairbench.library import Library, Recorder

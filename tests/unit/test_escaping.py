@@ -19,7 +19,8 @@ from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
 from compare_runs import DAY, store_run
-from pairbench.analysis.compare import Comparison, GroupBy, compare
+from pairbench.analysis.compare import Comparison, compare
+from pairbench.analysis.compare_runs import GroupBy
 from pairbench.cli.environment import Environment
 from pairbench.cli.main import run_cli
 from pairbench.domain import AuthMethod, Host, HostPair
@@ -38,7 +39,8 @@ from pairbench.export.escaping import (
 )
 from pairbench.export.runs_csv import runs_csv
 from pairbench.export.selection import load_inputs
-from pairbench.export.tables import comparison_csv, comparison_report, to_html, to_markdown
+from pairbench.export.table_render import comparison_csv, to_html, to_markdown
+from pairbench.export.tables import comparison_report
 from pairbench.library import Library
 from pairbench.library.hosts import add_host, add_pair
 from pairbench.library.runs import get_run

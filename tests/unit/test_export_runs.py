@@ -14,7 +14,8 @@ import pytest
 
 from compare_runs import DAY, add_lab_pair, store_run, two_shapes
 from pairbench.domain import LineSource, RunStatus
-from pairbench.export.bundle import BundleError, import_bundle, write_bundle
+from pairbench.export.bundle import BundleError, write_bundle
+from pairbench.export.bundle_import import import_bundle
 from pairbench.export.charts import ChartSpec, ChartUnavailable
 from pairbench.export.run_json import pair_from_payload, pair_payload, runs_document
 from pairbench.export.runs_csv import runs_csv

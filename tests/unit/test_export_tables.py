@@ -12,19 +12,20 @@ from html.parser import HTMLParser
 import pytest
 
 from compare_runs import DAY, store_run, two_shapes
-from pairbench.analysis.compare import Comparison, GroupBy, compare
+from pairbench.analysis.compare import Comparison, compare
+from pairbench.analysis.compare_runs import GroupBy
 from pairbench.analysis.outliers import OutlierPolicy
 from pairbench.domain.units import format_value, metric_scale
 from pairbench.export.formatting import format_p, format_percent_change
 from pairbench.export.selection import load_inputs
-from pairbench.export.tables import (
+from pairbench.export.table_render import (
     comparison_csv,
-    comparison_report,
     markdown_table,
     to_html,
     to_markdown,
     to_text,
 )
+from pairbench.export.tables import comparison_report
 from pairbench.library import Library
 
 

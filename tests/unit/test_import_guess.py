@@ -11,7 +11,7 @@ from pairbench.domain import RunSpec, RunStatus
 from pairbench.library import Library
 from pairbench.library.runs import create_run, finish_run
 from pairbench.services.import_guess import check_readable, guess_tool, read_output_file
-from pairbench.services.run_browser import RunQuery, find_runs, load_run_detail, tag_matches
+from pairbench.services.run_browser import RunQuery, load_run_detail, run_listing, tag_matches
 
 
 @pytest.mark.parametrize(
@@ -79,9 +79,9 @@ def test_find_runs_by_tag_and_dates(library: Library) -> None:
         )
         finish_run(library, run_id, RunStatus.COMPLETED, summary={}, complete=True)
         ids[name] = run_id
-    assert [r.label for r in find_runs(library, RunQuery()).runs] == ["new", "old"]
-    assert [r.label for r in find_runs(library, RunQuery(tag="zone=b")).runs] == ["old"]
-    recent = find_runs(library, RunQuery(since=now - 86400))
+    assert [r.label for r in run_listing(library, RunQuery()).runs] == ["new", "old"]
+    assert [r.label for r in run_listing(library, RunQuery(tag="zone=b")).runs] == ["old"]
+    recent = run_listing(library, RunQuery(since=now - 86400))
     assert [r.label for r in recent.runs] == ["new"]
     assert "local" in recent.pairs and "iperf3" in recent.tools
     assert RunQuery().is_empty() and not RunQuery(tag="x").is_empty()

@@ -19,7 +19,7 @@ import pytest
 from pairbench.cli.environment import Environment
 from pairbench.cli.main import run_cli
 from pairbench.domain import Record, Summary
-from pairbench.tools import iperf3, iperf3_metrics, iperf3_text
+from pairbench.tools import iperf3, iperf3_metrics, iperf3_text_summary
 from pairbench.tools.base import Capabilities, ParseError
 from pairbench.tools.feed import feed_text
 from pairbench.tools.iperf3_auto import Iperf3AutoParser, output_kind
@@ -60,8 +60,8 @@ class Golden:
 
 
 T123 = [1.0, 2.0, 3.0]
-SERVER_TCP = iperf3_text.REASON_SERVER_TCP
-OLD_UDP = iperf3_text.REASON_OLD_UDP_CLIENT
+SERVER_TCP = iperf3_text_summary.REASON_SERVER_TCP
+OLD_UDP = iperf3_text_summary.REASON_OLD_UDP_CLIENT
 
 GOLDEN: dict[str, Golden] = {
     # ------------------------------------------------------------------ 3.12: --timestamps
@@ -417,7 +417,7 @@ GOLDEN: dict[str, Golden] = {
         },  # "[  5] 0.00-3.00 sec 7.16 MBytes 20.0 Mbits/sec 0.000 ms 0/229 (0%) sender"
         sums=[20.2e6, 19.9e6, 19.9e6],
         complete=False,
-        reason=iperf3_text.REASON_SERVER_UDP_SENDER,
+        reason=iperf3_text_summary.REASON_SERVER_UDP_SENDER,
     ),
     "v321_tcp_P2_gso": Golden(
         "text --get-server-output",
@@ -590,7 +590,7 @@ GOLDEN: dict[str, Golden] = {
         sums=[15.7e6, 14.2e6, 15.9e6, 0.0],
         times=[1.0, 2.0, 3.0, 3.04],
         complete=False,
-        reason=iperf3_text.REASON_ZERO_UDP_SUMMARY,
+        reason=iperf3_text_summary.REASON_ZERO_UDP_SUMMARY,
         params={"udp": "true", "bitrate": "20M"},
     ),
     "v33_tcp": Golden("text", {THR: 27.0e9, SND: 27.3e9, RETR: 1}),
@@ -944,7 +944,7 @@ def test_unknown_losses_after_omit() -> None:
     )
     assert summary.values == {THR: 20.0e6, JIT: 0.027, PKTS: 229, SND: 20.0e6}
     assert summary.complete is False
-    assert summary.reason == iperf3_text.REASON_LOST_UNKNOWN
+    assert summary.reason == iperf3_text_summary.REASON_LOST_UNKNOWN
     with pytest.raises(ParseError):  # never an interval's
         text_of("[  5]   1.00-2.00   sec  2.38 MBytes  19.9 Mbits/sec  0.014 ms  Unknown/76  ")
 

@@ -20,7 +20,7 @@ from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
 from pairbench.domain import Record, Sample, Summary, expand
-from pairbench.tools import iperf3_text
+from pairbench.tools import iperf3_text_grammar, iperf3_text_summary
 from pairbench.tools.base import ParseError, Parser
 from pairbench.tools.iperf3_text import Iperf3TextParser, parse_text_output
 from parser_checks import split_lines
@@ -313,7 +313,7 @@ def test_server_oneoff_tcp() -> None:
     # Its own figures are all there, but a receiving server has no retransmits: the form
     # cannot carry them, and the summary says so (complete False, with the reason).
     assert summary.complete is False
-    assert summary.reason == iperf3_text.REASON_SERVER_TCP
+    assert summary.reason == iperf3_text_summary.REASON_SERVER_TCP
     assert summary.values == {"throughput_bps": 13.5e9}
 
 
@@ -354,7 +354,7 @@ def test_server_session_multi_whole_log() -> None:
     # whose client was interrupted but whose server printed no "client has terminated"; a
     # receiving server's form has no retransmits (complete False, with the reason).
     assert summary.complete is False
-    assert summary.reason == iperf3_text.REASON_SERVER_TCP
+    assert summary.reason == iperf3_text_summary.REASON_SERVER_TCP
     assert summary.values == {"throughput_bps": 17.6e9}
     assert summary.error is None
     # The same samples as the tests parsed one by one.
@@ -414,7 +414,7 @@ def test_server_session_multi_bidir_roles() -> None:
     assert values(samples, "sum-reverse", "throughput_bps") == [929e6, 931e6, 927e6, 919e6, 935e6]
     assert values(samples, "sum-reverse", "cwnd_bytes")[0] == 277 * KB
     assert summary.complete is False  # no retransmits of the client's sending streams
-    assert summary.reason == iperf3_text.REASON_SERVER_TCP
+    assert summary.reason == iperf3_text_summary.REASON_SERVER_TCP
     # The server prints only its own side: receiver for [RX-S], sender for [TX-S].
     assert summary.values == {"throughput_bps": 1.69e9, "throughput_reverse_bps": 928e6}
 
@@ -439,7 +439,7 @@ def test_server_session_multi_client_terminated() -> None:
     samples, summary = parse_text(tests[13])
     assert times(samples, "5") == [1.0, 2.0, 3.0]
     assert summary.complete is False  # a receiving server: no retransmits (the reason says)
-    assert summary.reason == iperf3_text.REASON_SERVER_TCP
+    assert summary.reason == iperf3_text_summary.REASON_SERVER_TCP
     assert summary.values == {"throughput_bps": 17.6e9}
 
 
@@ -886,7 +886,9 @@ def check_truncated(name: str, cut: int) -> None:
         assert summary.complete is False
     elif name == "server_oneoff_tcp.out":  # a receiving server: its form has no retransmits
         assert summary.complete is False
-        assert summary.reason == (iperf3_text.REASON_SERVER_TCP if len(lines) > receiver else None)
+        assert summary.reason == (
+            iperf3_text_summary.REASON_SERVER_TCP if len(lines) > receiver else None
+        )
     else:
         assert summary.complete is (len(lines) > receiver), (cut, len(lines), receiver)
     if cut == len(data):
@@ -959,7 +961,7 @@ def test_udp_receiver_line_is_one_record_of_five_metrics() -> None:
 
 
 def test_the_fast_path_takes_the_usual_sender_lines() -> None:
-    fast = iperf3_text._FAST_MATCH
+    fast = iperf3_text_grammar.FAST_MATCH
     assert fast("[  5]   0.00-1.00   sec   675 MBytes  5.66 Gbits/sec    0    856 KBytes       ")
     assert fast("[SUM]   0.00-1.00   sec  3.91 GBytes  33.6 Gbits/sec  2227             ")
     assert fast("[  5]   0.00-1.00   sec  5.96 MBytes  50.0 Mbits/sec  4461  ")

@@ -20,7 +20,7 @@ from pairbench.library.runs import (
     query_plan,
 )
 from pairbench.library.suites import set_suite_verdicts, suite_jobs
-from pairbench.library.team_filter import where_clause as team_where
+from pairbench.library.team.filter import where_clause as team_where
 from pairbench.services.storage import show_suite
 from pairbench.services.studies import list_studies, study_counts
 from storage_suites import params_of, store_suite

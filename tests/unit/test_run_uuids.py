@@ -19,7 +19,8 @@ import pytest
 from compare_runs import store_run
 from pairbench.cli.environment import Environment
 from pairbench.cli.main import run_cli
-from pairbench.export.bundle import BundleError, import_bundle, write_bundle
+from pairbench.export.bundle import BundleError, write_bundle
+from pairbench.export.bundle_import import import_bundle
 from pairbench.library import Library
 from pairbench.library.campaigns import create_campaign
 from pairbench.library.suites import create_suite

@@ -13,6 +13,7 @@ from keyring.backends import fail
 from pairbench.domain import Host, HostPair
 from pairbench.library.hosts import pin_host_key
 from pairbench.services import hosts as svc
+from pairbench.services import pairs as pair_svc
 from pairbench.services.library import Library, LibraryError, open_library
 
 
@@ -28,8 +29,8 @@ def lib(tmp_path: Path) -> Iterator[Library]:
     with open_library(tmp_path / "l.sqlite") as library:
         for name, address in (("a1", "10.0.0.1"), ("b2", "10.0.0.2")):
             svc.save_new_host(library, svc.HostForm(name=name, address=address), None)
-        svc.save_new_pair(library, svc.PairForm(name="p-ab", client="a1", server="b2"))
-        svc.save_new_pair(library, svc.PairForm(name="p-ba", client="b2", server="a1"))
+        pair_svc.save_new_pair(library, pair_svc.PairForm(name="p-ab", client="a1", server="b2"))
+        pair_svc.save_new_pair(library, pair_svc.PairForm(name="p-ba", client="b2", server="a1"))
         yield library
 
 
@@ -91,12 +92,12 @@ def test_store_edited_pair_replaces_the_stored_pair(lib: Library) -> None:
         description="swapped",
         tags={"cloud": "aws"},
     )
-    svc.store_edited_pair(lib, new)
+    pair_svc.store_edited_pair(lib, new)
     assert svc.get_pair(lib, "p-ab") == new
 
 
 def test_delete_pair_removes_only_that_pair(lib: Library) -> None:
-    svc.delete_pair(lib, "p-ab")
+    pair_svc.delete_pair(lib, "p-ab")
     assert [p.name for p in svc.list_pairs(lib) if p.name.startswith("p-")] == ["p-ba"]
 
 

@@ -7,7 +7,7 @@ from __future__ import annotations
 
 import pytest
 
-from pairbench.library.team_connect import Bounds, bounds, connect_settings, describe
+from pairbench.library.team.connect import Bounds, bounds, connect_settings, describe
 
 
 def _options(settings: dict[str, object]) -> dict[str, str]:

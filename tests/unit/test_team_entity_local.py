@@ -9,11 +9,11 @@ import pytest
 
 from pairbench.domain import RunSpec
 from pairbench.library import Library, LibraryError
-from pairbench.library import team_entity_local as local
-from pairbench.library import team_local as runs_local
 from pairbench.library.campaigns import claim_campaign, create_campaign, finish_campaign
 from pairbench.library.runs import create_run
 from pairbench.library.suites import create_suite, delete_suite, finish_suite, record_job
+from pairbench.library.team import entity_local as local
+from pairbench.library.team import local as runs_local
 from pairbench.services.team_entities import blocked, parse_ref, prepare
 
 

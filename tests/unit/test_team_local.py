@@ -8,8 +8,8 @@ import pytest
 
 from pairbench.domain import RunSpec, RunStatus
 from pairbench.library import Library, LibraryError
-from pairbench.library import team_local as local
 from pairbench.library.runs import create_run, delete_run, finish_run
+from pairbench.library.team import local
 from pairbench.services.team import TeamSetupError, configured_url, split_url
 
 

@@ -1,4 +1,4 @@
-"""The client-side bound on a team server call (``library/team_watchdog.py``), on a real
+"""The client-side bound on a team server call (``library/team/watchdog.py``), on a real
 socket pair: a call that hears nothing is cut (its blocked read returns), a call that keeps
 making progress is not, ``cut`` ends one at once from another thread, and a closed watchdog
 never touches the descriptor again."""
@@ -11,7 +11,7 @@ import time
 
 import pytest
 
-from pairbench.library.team_watchdog import CallWatchdog
+from pairbench.library.team.watchdog import CallWatchdog
 
 
 @pytest.mark.timeout(30)

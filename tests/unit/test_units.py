@@ -11,7 +11,8 @@ import pytest
 from hypothesis import given
 from hypothesis import strategies as st
 
-from pairbench.analysis.compare import GroupBy, RunInput, compare
+from pairbench.analysis.compare import compare
+from pairbench.analysis.compare_runs import GroupBy, RunInput
 from pairbench.domain import METRICS, Run, RunSpec, RunStatus, metric_unit
 from pairbench.domain.units import (
     NO_VALUE,
@@ -28,13 +29,8 @@ from pairbench.domain.units import (
     step_decimals,
 )
 from pairbench.export.charts import chart_spec
-from pairbench.export.tables import (
-    comparison_report,
-    comparison_title,
-    headline_table,
-    stats_table,
-    to_text,
-)
+from pairbench.export.table_render import to_text
+from pairbench.export.tables import comparison_report, comparison_title, headline_table, stats_table
 from pairbench.services.parsing import parse_output
 
 LADDER_UNITS = ("bit/s", "bit", "B/s", "B", SI_BYTES, "µs", "ms", "IO/s", "op/s", "count")

@@ -1,9 +1,10 @@
-"""Burst credits: an online model of a throughput series that runs at a burst rate until a
-credit bucket drains, then at a baseline; and a calculator of what a workload can do with it.
+"""Burst credits: the estimate of a step from a burst rate to a baseline, and the fit behind it.
 
-The model (``BurstModel``) is fed one interval at a time (``update(t, throughput_bps)``, ``t``
-the end of the interval in seconds since the run's start) and answers a ``BurstEstimate`` at
-each step. Method, at every update over the whole (bounded) history:
+A throughput series runs at a burst rate until a credit bucket drains, then at a baseline.
+The model (``analysis.burst_model.BurstModel``) is fed one interval at a time
+(``update(t, throughput_bps)``, ``t`` the end of the interval in seconds since the run's
+start) and answers a ``BurstEstimate`` at each step. Method, at every update over the whole
+(bounded) history:
 
 1. **Split.** The two-level least-squares fit (burst level before index ``k``, baseline
    after) is found for every ``k`` at once from cumulative sums, keeping only splits where the
@@ -34,21 +35,19 @@ each step. Method, at every update over the whole (bounded) history:
 
 Memory and time are bounded: the history grows by doubling and past ``max_samples`` pairs of
 samples are merged (time-weighted), so an hour at 1 s is 3,600 floats per array and an update
-costs a few O(n) numpy passes (~0.3 ms at n = 3,600).
+costs a few O(n) numpy passes (~0.3 ms at n = 3,600). What a workload can do with the
+bucket is ``analysis.burst_workload``.
 """
 
 from __future__ import annotations
 
 import enum
 import math
-from collections.abc import Iterable
-from dataclasses import asdict, dataclass, field, replace
+from dataclasses import asdict, dataclass, replace
 from typing import Any
 
 import numpy as np
 import numpy.typing as npt
-
-from pairbench.domain import Record
 
 FloatArray = npt.NDArray[np.float64]
 
@@ -224,173 +223,6 @@ def _per_second(dt: FloatArray) -> int:
     return max(1, round(1.0 / max(interval, MIN_SCALED_INTERVAL_S)))
 
 
-@dataclass
-class _History:
-    """Growable arrays of interval ends, durations and values."""
-
-    t: FloatArray = field(default_factory=lambda: np.empty(256))
-    dt: FloatArray = field(default_factory=lambda: np.empty(256))
-    v: FloatArray = field(default_factory=lambda: np.empty(256))
-    n: int = 0
-
-    def append(self, t: float, dt: float, v: float) -> None:
-        if self.n == self.t.size:
-            self.t, self.dt, self.v = (np.resize(a, 2 * a.size) for a in (self.t, self.dt, self.v))
-        self.t[self.n], self.dt[self.n], self.v[self.n] = t, dt, v
-        self.n += 1
-
-    def halve(self) -> None:
-        """Merge pairs of samples (an odd last sample stays as it is)."""
-        pairs = self.n // 2
-        odd = self.n % 2
-        t = self.t[: 2 * pairs].reshape(pairs, 2)
-        dt = self.dt[: 2 * pairs].reshape(pairs, 2)
-        v = self.v[: 2 * pairs].reshape(pairs, 2)
-        merged_dt = dt.sum(axis=1)
-        merged_v = (v * dt).sum(axis=1) / merged_dt
-        keep = slice(2 * pairs, self.n)
-        self.t = np.concatenate([t[:, 1], self.t[keep], np.empty(pairs)])
-        self.dt = np.concatenate([merged_dt, self.dt[keep], np.empty(pairs)])
-        self.v = np.concatenate([merged_v, self.v[keep], np.empty(pairs)])
-        self.n = pairs + odd
-
-
-class BurstModel:
-    """Online burst/baseline model; feed it intervals in time order with ``update``.
-
-    ``start_t`` is when the run (and the burst) started, 0 for a series whose ``t`` counts
-    from the run's start. Samples that are not finite, or not after the previous one, are
-    ignored (the current estimate is returned).
-    """
-
-    def __init__(self, params: BurstParams | None = None, *, start_t: float = 0.0) -> None:
-        self.params = params or BurstParams()
-        # Default knobs follow the series' interval (``BurstParams.for_interval``), learnt
-        # from its first intervals; given ones are kept as they are.
-        self._learning = params is None
-        self.start_t = float(start_t)
-        self._history = _History()
-        self._confirmed_at: float | None = None
-        self._estimate = BurstEstimate(BurstState.NO_STEP, self.start_t, 0, start_t=self.start_t)
-
-    @property
-    def estimate(self) -> BurstEstimate:
-        """The latest estimate."""
-        return self._estimate
-
-    @property
-    def samples(self) -> int:
-        """How many (possibly merged) samples the model holds."""
-        return self._history.n
-
-    def series(self) -> tuple[FloatArray, FloatArray]:
-        """Copies of the (possibly merged) interval ends and values the model holds."""
-        h = self._history
-        return h.t[: h.n].copy(), h.v[: h.n].copy()
-
-    def update(self, t: float, throughput_bps: float) -> BurstEstimate:
-        """Add one interval (ending at ``t``) and return the new estimate."""
-        if self._append(t, throughput_bps):
-            self._refit()
-        return self._estimate
-
-    def _append(self, t: float, throughput_bps: float) -> bool:
-        """Hold one more interval; False (and nothing held) for a repeated or bad one."""
-        h = self._history
-        last = h.t[h.n - 1] if h.n else self.start_t
-        if not (math.isfinite(t) and math.isfinite(throughput_bps)) or t <= last:
-            return False
-        h.append(t, t - last, throughput_bps)
-        if self._learning and h.n <= LEARN_INTERVALS:
-            self.params = BurstParams().for_interval(learnt_interval(h.dt[: h.n]))
-        if h.n >= self.params.max_samples:
-            h.halve()
-        return True
-
-    def _refit(self) -> None:
-        h = self._history
-        keep = self._confirmed_at is not None
-        estimate = _fit(h.t[: h.n], h.dt[: h.n], h.v[: h.n], self.params, self.start_t, keep)
-        if estimate.state is BurstState.CONFIRMED:
-            if self._confirmed_at is None:
-                self._confirmed_at = estimate.t
-            estimate = replace(estimate, confirmed_at=self._confirmed_at)
-        else:
-            self._confirmed_at = None
-        self._estimate = estimate
-
-    def update_records(
-        self,
-        records: Iterable[Record],
-        *,
-        stream: str = "sum",
-        metric: str = "throughput_bps",
-    ) -> BurstEstimate | None:
-        """Feed the ``stream``/``metric`` values among ``records`` (one line's, from a
-        parser or ``RunObserver.on_records``); the new estimate, or None if none matched.
-
-        The records are fitted once, after the last of them (a fit costs ~0.3 ms: a batch of
-        a minute of intervals, as a replay or a busy window delivers, is one fit, not sixty);
-        fed one line at a time, as a live run does, this is the same as ``update`` each.
-        """
-        matched = False
-        added = False
-        for record in records:
-            if record.stream != stream or metric not in record.metrics:
-                continue
-            matched = True
-            added |= self._append(record.t, record.values[record.metrics.index(metric)])
-        if added:
-            self._refit()
-        return self._estimate if matched else None
-
-
-def analyze_series(
-    t: npt.ArrayLike,
-    v: npt.ArrayLike,
-    *,
-    params: BurstParams | None = None,
-    start_t: float = 0.0,
-) -> BurstEstimate:
-    """The estimate for a whole stored series (``t`` interval ends, ``v`` throughput).
-
-    The same as feeding every sample to a ``BurstModel`` (unless a confirmation there was
-    withdrawn and made again): the whole series is fitted once, and ``confirmed_at`` is found
-    by replaying only the prefixes that end after the step.
-    """
-    model = BurstModel(params, start_t=start_t)
-    t_arr = np.asarray(t, dtype=np.float64)
-    v_arr = np.asarray(v, dtype=np.float64)
-    if t_arr.shape != v_arr.shape or t_arr.ndim != 1:
-        raise ValueError("t and v must be one-dimensional and of the same length")
-    ok = np.isfinite(t_arr) & np.isfinite(v_arr)
-    t_arr, v_arr = t_arr[ok], v_arr[ok]
-    if t_arr.size == 0:
-        return model.estimate
-    increasing = np.concatenate([[t_arr[0] > start_t], np.diff(t_arr) > 0])
-    if not increasing.all():  # keep what ``update`` would keep: strictly after the previous
-        keep = t_arr > np.maximum.accumulate(np.concatenate([[start_t], t_arr[:-1]]))
-        t_arr, v_arr = t_arr[keep], v_arr[keep]
-    dt = np.diff(np.concatenate([[start_t], t_arr]))
-    if params is None:  # as the model learns it
-        params = BurstParams().for_interval(learnt_interval(dt))
-    if t_arr.size >= params.max_samples:  # merging depends on arrival: replay it exactly
-        estimate = model.estimate
-        for ti, vi in zip(t_arr.tolist(), v_arr.tolist(), strict=True):
-            estimate = model.update(ti, vi)
-        return estimate
-    final = _fit(t_arr, dt, v_arr, params, start_t, keep=True)
-    if final.state is not BurstState.CONFIRMED or final.step_t is None:
-        return final
-    # When would the online model have confirmed it (by the first-confirmation rule)?
-    first = int(np.searchsorted(t_arr, final.step_t))
-    for end in range(max(first, 1), t_arr.size + 1):
-        trial = _fit(t_arr[:end], dt[:end], v_arr[:end], params, start_t)
-        if trial.state is BurstState.CONFIRMED:
-            return replace(final, confirmed_at=float(t_arr[end - 1]))
-    return replace(final, state=BurstState.SUSPECTED)
-
-
 def _best_split(v: FloatArray, min_left: int) -> int | None:
     """The ``k`` (left = v[:k]) of the least-squares two-level fit with a lower right level."""
     n = v.size
@@ -527,178 +359,3 @@ def refill_time_s(bucket_bits: float, baseline_bps: float, idle_use_bps: float =
     if bucket_bits < 0:
         raise ValueError("the bucket cannot be negative")
     return math.inf if gain <= 0 else bucket_bits / gain
-
-
-@dataclass(frozen=True, slots=True)
-class WorkloadFit:
-    """Whether a workload fits a burst-credit link, and how long and how often it can burst.
-
-    The workload runs at ``steady_bps`` and now and then needs ``need_bps``. Credits (bits)
-    accrue at ``baseline − steady`` while steady and drain at ``need − baseline`` while
-    bursting (the baseline keeps refilling during a burst). ``max_burst_s`` is the longest
-    burst from a full bucket; ``refill_s`` the steady time that fills an empty one;
-    ``period_s`` = one full burst plus its refill; ``duty_cycle`` the long-run share of time at
-    ``need_bps``. With ``burst_length_s`` given, ``every_s`` is the shortest cycle of such bursts.
-    """
-
-    fits: bool
-    reason: str
-    baseline_bps: float
-    burst_bps: float
-    bucket_bits: float
-    steady_bps: float
-    need_bps: float
-    refill_bps: float
-    drain_bps: float
-    max_burst_s: float
-    refill_s: float
-    period_s: float
-    duty_cycle: float
-    burst_seconds_per_hour: float
-    burst_length_s: float | None = None
-    every_s: float | None = None
-
-    def to_json(self) -> dict[str, Any]:
-        """A JSON-ready dict (infinity becomes null)."""
-        return {k: _finite_or_none(v) for k, v in asdict(self).items()}
-
-
-def workload_fit(
-    *,
-    baseline_bps: float,
-    burst_bps: float,
-    bucket_bits: float,
-    steady_bps: float,
-    need_bps: float,
-    burst_length_s: float | None = None,
-) -> WorkloadFit:
-    """Will a workload (steady use plus bursts at ``need_bps``) fit this link's credits?"""
-    for name, value in (
-        ("baseline", baseline_bps),
-        ("burst rate", burst_bps),
-        ("bucket", bucket_bits),
-        ("steady use", steady_bps),
-        ("need", need_bps),
-    ):
-        if not math.isfinite(value) or value < 0:
-            raise ValueError(f"{name} must be a finite number ≥ 0, got {value!r}")
-    if burst_bps < baseline_bps:
-        raise ValueError("the burst rate cannot be below the baseline")
-    if burst_length_s is not None and not burst_length_s > 0:
-        raise ValueError("the burst length must be positive")
-    refill = baseline_bps - steady_bps
-    drain = need_bps - baseline_bps
-    max_burst = math.inf if drain <= 0 else bucket_bits / drain
-    refill_s = refill_time_s(bucket_bits, baseline_bps, steady_bps)
-    if drain <= 0:
-        duty = 1.0
-    elif refill <= 0:
-        duty = 0.0
-    else:
-        duty = refill / (need_bps - steady_bps)
-    every = None
-    if burst_length_s is not None and drain > 0:
-        every = math.inf if refill <= 0 else burst_length_s + burst_length_s * drain / refill
-    fits, reason = _verdict(
-        baseline_bps, burst_bps, steady_bps, need_bps, max_burst, refill_s, burst_length_s
-    )
-    return WorkloadFit(
-        fits=fits,
-        reason=reason,
-        baseline_bps=baseline_bps,
-        burst_bps=burst_bps,
-        bucket_bits=bucket_bits,
-        steady_bps=steady_bps,
-        need_bps=need_bps,
-        refill_bps=refill,
-        drain_bps=max(drain, 0.0),
-        max_burst_s=max_burst,
-        refill_s=refill_s,
-        period_s=max_burst + refill_s,
-        duty_cycle=duty,
-        burst_seconds_per_hour=duty * 3600,
-        burst_length_s=burst_length_s,
-        every_s=every,
-    )
-
-
-def _verdict(
-    baseline: float,
-    burst: float,
-    steady: float,
-    need: float,
-    max_burst: float,
-    refill_s: float,
-    length: float | None,
-) -> tuple[bool, str]:
-    if need > burst:
-        return False, "the need is above the burst rate: the link never goes that fast"
-    if steady > baseline:
-        return False, "the steady use is above the baseline: it drains the bucket by itself"
-    if need <= baseline:
-        return True, "the need is within the baseline: no credits are used"
-    if steady == baseline:
-        return False, (
-            f"the steady use equals the baseline: credits never come back; a full bucket "
-            f"gives one burst of {_secs(max_burst)}"
-        )
-    if length is not None and length > max_burst:
-        return False, f"a {length:g} s burst needs more than a full bucket ({_secs(max_burst)})"
-    return True, (
-        f"bursts of up to {_secs(max_burst)} from a full bucket, which refills in "
-        f"{_secs(refill_s)} at the steady use"
-    )
-
-
-def _secs(seconds: float) -> str:
-    return f"{seconds:.0f} s" if seconds >= 10 else f"{seconds:.2g} s"
-
-
-@dataclass(frozen=True, slots=True)
-class BurstGroup:
-    """Burst runs of one group (e.g. one instance type), like the field study's table.
-
-    Rates are medians over the runs; ``bucket_bits`` and ``burst_seconds`` are the largest
-    (a run can start with a full or a partly drained bucket, never with more than full).
-    """
-
-    group: str
-    runs: tuple[int, ...]
-    burst_bps: float
-    baseline_bps: float
-    bucket_bits: float
-    burst_seconds: float
-
-    def to_json(self) -> dict[str, Any]:
-        """A JSON-ready dict."""
-        data = asdict(self)
-        data["runs"] = list(self.runs)
-        return data
-
-
-def group_estimates(rows: Iterable[tuple[str, int, BurstEstimate]]) -> list[BurstGroup]:
-    """(group, run id, estimate) rows → one ``BurstGroup`` per group, by group name; runs
-    without a confirmed step are left out."""
-    grouped: dict[str, list[tuple[int, BurstEstimate]]] = {}
-    for group, run_id, estimate in rows:
-        if estimate.detected:
-            grouped.setdefault(group, []).append((run_id, estimate))
-    out: list[BurstGroup] = []
-    for group in sorted(grouped):
-        members = grouped[group]
-        out.append(
-            BurstGroup(
-                group=group,
-                runs=tuple(run_id for run_id, _ in members),
-                burst_bps=_median(e.burst_bps for _, e in members),
-                baseline_bps=_median(e.baseline_bps for _, e in members),
-                bucket_bits=max(e.bucket_bits or 0.0 for _, e in members),
-                burst_seconds=max(e.burst_seconds or 0.0 for _, e in members),
-            )
-        )
-    return out
-
-
-def _median(values: Iterable[float | None]) -> float:
-    kept = [v for v in values if v is not None]
-    return float(np.median(kept)) if kept else math.nan

@@ -15,7 +15,7 @@ from typing import Any, Final
 import numpy as np
 import numpy.typing as npt
 
-from pairbench.analysis.compare import SeriesLike
+from pairbench.analysis.compare_runs import SeriesLike
 from pairbench.domain.telemetry import CPU, Role, core_of, split_stream
 
 __all__ = ["MOST", "Picked", "RunView", "SeriesLike", "median_of", "most_common"]

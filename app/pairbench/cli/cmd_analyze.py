@@ -8,12 +8,14 @@ import math
 import re
 from typing import Any
 
-from pairbench.analysis.burst import BurstEstimate, BurstGroup, WorkloadFit, workload_fit
+from pairbench.analysis.burst import BurstEstimate
+from pairbench.analysis.burst_workload import BurstGroup, WorkloadFit, workload_fit
 from pairbench.cli.environment import Environment
 from pairbench.cli.exit_status import ExitStatus
 from pairbench.domain.units import SI_BYTES, format_bits, format_quantity
 from pairbench.export.escaping import terminal_text
-from pairbench.export.tables import TextTable, markdown_table, text_table
+from pairbench.export.table_render import markdown_table, text_table
+from pairbench.export.tables import TextTable
 from pairbench.services.burst import (
     AnalysisError,
     analyze_stored_burst,

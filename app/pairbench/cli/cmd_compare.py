@@ -8,7 +8,8 @@ import json
 import re
 from pathlib import Path
 
-from pairbench.analysis.compare import CompareError, Comparison, GroupBy, compare
+from pairbench.analysis.compare import Comparison, compare
+from pairbench.analysis.compare_runs import CompareError, GroupBy
 from pairbench.analysis.outliers import OutlierPolicy
 from pairbench.analysis.stats import StatsError
 from pairbench.cli.environment import Environment
@@ -23,14 +24,8 @@ from pairbench.export.charts import (
 from pairbench.export.compare_json import comparison_payload
 from pairbench.export.escaping import terminal_text
 from pairbench.export.selection import SelectionError
-from pairbench.export.tables import (
-    Report,
-    comparison_csv,
-    comparison_report,
-    to_html,
-    to_markdown,
-    to_text,
-)
+from pairbench.export.table_render import comparison_csv, to_html, to_markdown, to_text
+from pairbench.export.tables import Report, comparison_report
 from pairbench.services.compare_refs import (
     load_compare_inputs,
     parse_refs,

@@ -24,7 +24,8 @@ from pairbench.domain.host_text import (
 from pairbench.domain.validation import check_address, check_name, check_port, check_user, shown
 from pairbench.export.escaping import terminal_text
 from pairbench.export.run_json import host_payload
-from pairbench.export.tables import TextTable, text_table
+from pairbench.export.table_render import text_table
+from pairbench.export.tables import TextTable
 from pairbench.services.hosts import (
     HostForm,
     check_edit_allowed,

@@ -8,7 +8,8 @@ from pathlib import Path
 
 from pairbench.cli.environment import Environment
 from pairbench.cli.exit_status import ExitStatus
-from pairbench.export.bundle import BundleError, import_bundle
+from pairbench.export.bundle import BundleError
+from pairbench.export.bundle_import import import_bundle
 from pairbench.export.escaping import terminal_text
 
 

@@ -17,20 +17,20 @@ from pairbench.domain import HostPair
 from pairbench.domain.failures import TransportError
 from pairbench.domain.host_text import describe_host, edit_tags, format_tags, key_fingerprint
 from pairbench.domain.validation import MAX_DESCRIPTION, check_address, check_description
-from pairbench.export.tables import TextTable, text_table
-from pairbench.services.hosts import (
+from pairbench.export.table_render import text_table
+from pairbench.export.tables import TextTable
+from pairbench.services.hosts import get_pair, list_pairs
+from pairbench.services.library import LibraryError
+from pairbench.services.pair_check import CHECKABLE_TOOLS, report_lines, run_check
+from pairbench.services.pairs import (
     PairForm,
     check_pair_edit_allowed,
     delete_pair,
-    get_pair,
-    list_pairs,
     pair_from_form,
     store_edited_pair,
     store_new_pair,
     stored_host,
 )
-from pairbench.services.library import LibraryError
-from pairbench.services.pair_check import CHECKABLE_TOOLS, report_lines, run_check
 
 _COMMANDS = "add|list|show|edit|rename|remove|check"
 _TAG_HELP = "a tag such as cloud=aws region=eu-west-1 zone=... type=... placement=..."

@@ -229,7 +229,8 @@ def handle_list(args: argparse.Namespace, env: Environment) -> ExitStatus:
         else:
             env.out("no runs yet: try `pairbench run --pair local --tool iperf3 --set duration=5`")
         return ExitStatus.OK
-    from pairbench.export.tables import TextTable, text_table
+    from pairbench.export.table_render import text_table
+    from pairbench.export.tables import TextTable
 
     rows = tuple(
         (

@@ -38,7 +38,8 @@ def print_team_runs(flt: RunFilter, args: argparse.Namespace, env: Environment) 
         env.out("no team runs match")
         return ExitStatus.OK
     from pairbench.cli.cmd_runs import key_metric, when_text
-    from pairbench.export.tables import TextTable, text_table
+    from pairbench.export.table_render import text_table
+    from pairbench.export.tables import TextTable
 
     rows = tuple(
         (

@@ -26,14 +26,9 @@ from typing import Any
 
 import numpy as np
 
-from pairbench.analysis.burst import (
-    BurstEstimate,
-    BurstModel,
-    BurstParams,
-    analyze_series,
-    learnt_interval,
-)
+from pairbench.analysis.burst import BurstEstimate, BurstParams, learnt_interval
 from pairbench.analysis.burst_allowance import confirming, onsets_of
+from pairbench.analysis.burst_model import BurstModel, analyze_series
 from pairbench.domain import HostPair, Record, Run, RunSpec, RunStatus
 from pairbench.domain.failures import AnalysisError
 from pairbench.engine.execute import Prepared, execute_run

@@ -20,7 +20,7 @@ from pairbench.analysis.campaign_groups import (
     time_bins,
     wants_time_of_day,
 )
-from pairbench.analysis.compare import lower_is_better
+from pairbench.analysis.compare_runs import lower_is_better
 from pairbench.analysis.stats import GroupStats
 from pairbench.analysis.verdicts import count_labels
 from pairbench.domain.campaign import Cell

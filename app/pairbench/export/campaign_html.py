@@ -10,31 +10,11 @@ from collections.abc import Sequence
 from pairbench.export.campaign_data import ReportModel
 from pairbench.export.campaign_tables import report_title, sections
 from pairbench.export.escaping import html_text
-from pairbench.export.storage_html import ChartFiles
-from pairbench.export.tables import html_table
+from pairbench.export.report_page import REPORT_CSS, ChartFiles, chart_figure, page_start
+from pairbench.export.table_render import html_table
 
 GENERATOR = "Pairbench campaign report"
-_CSS = (
-    "body{font-family:system-ui,sans-serif;margin:2em;color:#222;max-width:110em}"
-    "table{border-collapse:collapse;margin:0.5em 0 1.2em}"
-    "th,td{border:1px solid #ccc;padding:0.3em 0.6em}"
-    "th{background:#f3f3f3}td.r,th.r{text-align:right}"
-    "p.note,figcaption{color:#555;font-size:0.9em}"
-    "figure{margin:1em 0 2em}figure img{max-width:100%;height:auto;border:1px solid #eee}"
-)
-
-
-def _figure(chart: ChartFiles) -> str:
-    links = " · ".join(
-        f'<a href="{html_text(name)}">{html_text(name.rsplit(".", 1)[-1].upper())}</a>'
-        for name in chart.others
-    )
-    caption = html_text(chart.title) + (f" ({links})" if links else "")
-    return (
-        f'<figure id="chart-{html_text(chart.name)}">'
-        f'<img src="{html_text(chart.shown)}" alt="{html_text(chart.title)}"/>'
-        f"<figcaption>{caption}</figcaption></figure>"
-    )
+_CSS = REPORT_CSS.format(width=110)
 
 
 def report_html(
@@ -48,13 +28,7 @@ def report_html(
     title = report_title(model)
     when = time.strftime("%Y-%m-%d %H:%M:%S %Z", time.localtime())
     parts = [
-        "<!DOCTYPE html>",
-        '<html lang="en">',
-        '<head><meta charset="utf-8"/>'
-        f'<meta name="generator" content="{GENERATOR}"/>'
-        f"<title>{html_text(title)}</title><style>{_CSS}</style></head>",
-        "<body>",
-        f"<h1>{html_text(title)}</h1>",
+        *page_start(title, _CSS, GENERATOR),
         f'<p class="note">Written {html_text(when)} by Pairbench. Tables as Markdown: '
         f'<a href="{html_text(md_name)}">{html_text(md_name)}</a>; raw numbers: '
         f'<a href="{html_text(csv_name)}">{html_text(csv_name)}</a></p>',
@@ -73,6 +47,6 @@ def report_html(
         parts += [f'<p class="note">{html_text(line)}</p>' for line in section.lines]
         parts.append("</section>")
     parts += ['<section id="charts">', "<h2>Charts</h2>"]
-    parts += [_figure(chart) for chart in charts] or ["<p>no run to chart yet</p>"]
+    parts += [chart_figure(chart) for chart in charts] or ["<p>no run to chart yet</p>"]
     parts += ["</section>", "</body>", "</html>"]
     return "\n".join(parts) + "\n"

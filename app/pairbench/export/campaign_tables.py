@@ -12,7 +12,8 @@ from pairbench.domain.units import Scale, axis_label, format_value, metric_scale
 from pairbench.export.campaign_data import PAIR, Column, GroupCell, ReportModel
 from pairbench.export.escaping import csv_line
 from pairbench.export.formatting import format_fraction, format_p, format_percent_change
-from pairbench.export.tables import Report, Section, TextTable, to_markdown
+from pairbench.export.table_render import to_markdown
+from pairbench.export.tables import Report, Section, TextTable
 
 NO_VALUE = "—"
 REASON_MAX = 60  # characters of a skip reason in a grid cell

@@ -20,7 +20,8 @@ from typing import Protocol
 
 import numpy as np
 
-from pairbench.analysis.compare import Comparison, Curve, GroupKind
+from pairbench.analysis.compare import Comparison, Curve
+from pairbench.analysis.compare_runs import GroupKind
 from pairbench.analysis.stats import FloatArray
 from pairbench.domain.units import Scale, axis_label
 from pairbench.export.chart_overlap import dash_styles, overlapping_pairs

@@ -8,8 +8,8 @@ from collections.abc import Iterable
 from pathlib import Path
 
 from pairbench.export.charts import ChartRenderer
+from pairbench.export.report_page import ChartFiles
 from pairbench.export.storage_charts import NamedChart
-from pairbench.export.storage_html import ChartFiles
 
 FORMATS = ("png", "svg", "pdf")
 INDEX = "index.html"

@@ -22,7 +22,7 @@ import io
 from collections.abc import Iterable
 from typing import TextIO
 
-from pairbench.analysis.compare import SeriesLike
+from pairbench.analysis.compare_runs import SeriesLike
 from pairbench.domain import Run, metric_unit
 from pairbench.export.escaping import csv_field, csv_line
 

@@ -9,7 +9,7 @@ from __future__ import annotations
 
 from collections.abc import Iterable, Sequence
 
-from pairbench.analysis.compare import RunInput
+from pairbench.analysis.compare_runs import RunInput
 from pairbench.domain import HostPair, Run, RunStatus
 from pairbench.domain.diagnosis import DIAGNOSIS_KIND, from_payload
 from pairbench.library import Library, LibraryError

@@ -6,10 +6,10 @@ from __future__ import annotations
 
 import time
 from collections.abc import Sequence
-from dataclasses import dataclass
 
 from pairbench.analysis.storage_columns import suite_columns
 from pairbench.export.escaping import csv_line, html_text
+from pairbench.export.report_page import REPORT_CSS, ChartFiles, chart_figure, page_start
 from pairbench.export.storage_data import SuiteData
 from pairbench.export.storage_tables import (
     TitledTable,
@@ -20,28 +20,11 @@ from pairbench.export.storage_tables import (
     result_tables,
     verdict_line,
 )
-from pairbench.export.tables import TextTable, html_table
+from pairbench.export.table_render import html_table
+from pairbench.export.tables import TextTable
 
 GENERATOR = "Pairbench storage report"
-_CSS = (
-    "body{font-family:system-ui,sans-serif;margin:2em;color:#222;max-width:100em}"
-    "table{border-collapse:collapse;margin:0.5em 0 1.2em}"
-    "th,td{border:1px solid #ccc;padding:0.3em 0.6em}"
-    "th{background:#f3f3f3}td.r,th.r{text-align:right}"
-    "p.note,figcaption{color:#555;font-size:0.9em}"
-    "figure{margin:1em 0 2em}figure img{max-width:100%;height:auto;border:1px solid #eee}"
-    ".suites{display:flex;flex-wrap:wrap;gap:2em}"
-)
-
-
-@dataclass(frozen=True, slots=True)
-class ChartFiles:
-    """One chart as the report links it: its title, the file shown and the other formats."""
-
-    name: str
-    title: str
-    shown: str
-    others: tuple[str, ...]
+_CSS = REPORT_CSS.format(width=100) + ".suites{display:flex;flex-wrap:wrap;gap:2em}"
 
 
 def _heading(suites: Sequence[SuiteData]) -> str:
@@ -61,19 +44,6 @@ def _table(titled: TitledTable, level: int = 3) -> str:
 
 def _plain(table: TextTable) -> str:
     return html_table(table)
-
-
-def _figure(chart: ChartFiles) -> str:
-    links = " · ".join(
-        f'<a href="{html_text(name)}">{html_text(name.rsplit(".", 1)[-1].upper())}</a>'
-        for name in chart.others
-    )
-    caption = html_text(chart.title) + (f" ({links})" if links else "")
-    return (
-        f'<figure id="chart-{html_text(chart.name)}">'
-        f'<img src="{html_text(chart.shown)}" alt="{html_text(chart.title)}"/>'
-        f"<figcaption>{caption}</figcaption></figure>"
-    )
 
 
 def _per_suite(suites: Sequence[SuiteData], body: str, data: SuiteData) -> str:
@@ -109,19 +79,13 @@ def report_html(
     title = _heading(suites)
     when = time.strftime("%Y-%m-%d %H:%M:%S %Z", time.localtime())
     parts = [
-        "<!DOCTYPE html>",
-        '<html lang="en">',
-        '<head><meta charset="utf-8"/>'
-        f'<meta name="generator" content="{GENERATOR}"/>'
-        f"<title>{html_text(title)}</title><style>{_CSS}</style></head>",
-        "<body>",
-        f"<h1>{html_text(title)}</h1>",
+        *page_start(title, _CSS, GENERATOR),
         f'<p class="note">Written {html_text(when)} by Pairbench. CSV (CloudHarmony column '
         f'names): <a href="{html_text(csv_name)}">{html_text(csv_name)}</a></p>',
     ]
     parts += _verdicts(suites)
     parts += ['<section id="charts">', "<h2>Charts</h2>"]
-    parts += [_figure(chart) for chart in charts]
+    parts += [chart_figure(chart) for chart in charts]
     parts.append("</section>")
     parts += ['<section id="results">', "<h2>Results (means over the measurement window)</h2>"]
     parts.append('<div class="suites">')

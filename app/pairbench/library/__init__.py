@@ -1,4 +1,8 @@
-"""The run library: one SQLite file holding hosts, pairs, runs, their series and raw output."""
+"""The run library: one SQLite file holding hosts, pairs, runs, their series and raw output.
+
+Its ``team`` subpackage is the other store: the team library on a PostgreSQL server (psycopg
+is imported there and nowhere else).
+"""
 
 from __future__ import annotations
 

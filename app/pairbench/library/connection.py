@@ -9,10 +9,10 @@ import sqlite3
 import stat
 from collections.abc import Iterator, Mapping
 from pathlib import Path
-from types import TracebackType
 
 from pairbench.domain.failures import LibraryFullError
 from pairbench.library.attach import attach
+from pairbench.library.closing import ClosedOnExit
 from pairbench.library.disk import (
     FULL_BELOW,
     DiskRoom,
@@ -59,7 +59,7 @@ def default_library_path(environ: Mapping[str, str] | None = None) -> Path:
     return Path(platformdirs.user_data_dir("pairbench", appauthor=False)) / "library.sqlite"
 
 
-class Library:
+class Library(ClosedOnExit):
     """An open library: one SQLite connection, owned by the thread that opened it.
 
     Open one ``Library`` per thread (the engine thread and the GUI thread each have their
@@ -193,17 +193,6 @@ class Library:
     def close(self) -> None:
         """Close the connection (idempotent)."""
         self.conn.close()
-
-    def __enter__(self) -> Library:
-        return self
-
-    def __exit__(
-        self,
-        exc_type: type[BaseException] | None,
-        exc: BaseException | None,
-        tb: TracebackType | None,
-    ) -> None:
-        self.close()
 
 
 def check_library_file(path: Path | str) -> IntegrityReport:

@@ -21,7 +21,7 @@ if TYPE_CHECKING:
     from pairbench.domain import Run
     from pairbench.library.connection import Library
     from pairbench.library.series import SeriesArrays
-    from pairbench.library.team_store import TeamRun, TeamStore
+    from pairbench.library.team.store import TeamRun, TeamStore
 
 
 class RunStore(Protocol):
@@ -96,7 +96,7 @@ class TeamRunStore:
             self.list_team_runs(RunFilter(ids=(IdRange(run.id, run.id),)))
             found = self._listed.get(run.id)
         if found is None:
-            from pairbench.library.team_store import TeamError
+            from pairbench.library.team.store import TeamError
 
             raise TeamError(f"the team library {self.store.target} has no run {run.id}")
         return found

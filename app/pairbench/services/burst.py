@@ -5,7 +5,8 @@ from __future__ import annotations
 
 from typing import Any
 
-from pairbench.analysis.burst import BurstEstimate, BurstGroup, BurstParams, group_estimates
+from pairbench.analysis.burst import BurstEstimate, BurstParams
+from pairbench.analysis.burst_workload import BurstGroup, group_estimates
 from pairbench.domain import HostPair, RunSpec
 from pairbench.domain.failures import AnalysisError as AnalysisError
 from pairbench.engine import burst as probe

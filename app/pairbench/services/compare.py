@@ -6,7 +6,7 @@ from __future__ import annotations
 import dataclasses
 from collections.abc import Iterator, Mapping, Sequence
 
-from pairbench.analysis.compare import RunInput
+from pairbench.analysis.compare_runs import RunInput
 from pairbench.export.selection import load_inputs
 from pairbench.library import Library
 from pairbench.tools.registry import TOOLS

@@ -17,7 +17,7 @@ from collections.abc import Iterable, Iterator, Sequence
 from dataclasses import dataclass, field
 from typing import Any
 
-from pairbench.analysis.compare import GroupBy, RunInput
+from pairbench.analysis.compare_runs import GroupBy, RunInput
 from pairbench.domain import Run
 from pairbench.export.selection import SelectionError, select_run_ids
 from pairbench.library import Library
@@ -87,7 +87,7 @@ def team_inputs(
 ) -> list[tuple[RunInput, Published]]:
     """Team runs as compare inputs (network: call it off the GUI and engine threads): the
     runs not listed yet are read from the server, their series come from ``cache``."""
-    from pairbench.library.team_store import TeamError, TeamUnreachableError
+    from pairbench.library.team.store import TeamError, TeamUnreachableError
     from pairbench.services.team import open_store
 
     wanted = [r.uuid for r in refs if r.listed is None or r.published is None]
@@ -141,7 +141,7 @@ def local_input(lib: Library, run_id: int, *, ran_by: str = "") -> RunInput:
 
 def local_name(lib: Library) -> str:
     """Who runs this library's runs, as its published runs name them."""
-    from pairbench.library import team_local as local
+    from pairbench.library.team import local
     from pairbench.services.team import default_name
 
     return local.get_setting(lib, local.NAME) or default_name()
@@ -191,8 +191,8 @@ def plan_compare(lib: Library, refs: Sequence[RunRef]) -> ComparePlan:
     fetched, and it keeps its pair). Runs of this computer that are gone are left out and
     listed in ``missing``. Reads the library (the engine thread), never the network."""
     from pairbench.library import LibraryError
-    from pairbench.library import team_local as local
     from pairbench.library.runs import get_run
+    from pairbench.library.team import local
 
     mixed = any(isinstance(ref, TeamRef) for ref in refs)
     local_ids: list[int] = []

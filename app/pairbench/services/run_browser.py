@@ -105,7 +105,7 @@ def _local_choices(lib: Library) -> tuple[list[str], list[str]]:
     return _choices(LocalRunStore(lib), (p.name for p in list_pairs(lib)))
 
 
-def find_runs(lib: Library, query: RunQuery) -> RunListing:
+def run_listing(lib: Library, query: RunQuery) -> RunListing:
     """Every run matching ``query``, newest first, with the filter choices."""
     pairs, tools = _local_choices(lib)
     return RunListing(list_runs(lib, query_filter(query)), pairs, tools)

@@ -10,7 +10,7 @@ from collections.abc import Sequence
 from pathlib import Path
 
 from pairbench import __version__
-from pairbench.analysis.compare import SeriesLike
+from pairbench.analysis.compare_runs import SeriesLike
 from pairbench.domain import Series
 from pairbench.export.bundle import BundleError as BundleError
 from pairbench.export.bundle import write_bundle

@@ -12,17 +12,17 @@ from dataclasses import dataclass, field, replace
 from pathlib import Path
 
 from pairbench.library import Library, LibraryError
-from pairbench.library import team_local as local
 from pairbench.library.run_filter import RunFilter
-from pairbench.library.team_entity_local import Kind, forget_entities
-from pairbench.library.team_errors import (
+from pairbench.library.team import local
+from pairbench.library.team.entity_local import Kind, forget_entities
+from pairbench.library.team.errors import (
     STOPS_A_PUSH,
     TeamLockedError,
     TeamTimeoutError,
     TeamUnreachableError,
 )
-from pairbench.library.team_locks import locked_message
-from pairbench.library.team_store import TeamError, TeamRun, TeamStore
+from pairbench.library.team.locks import locked_message
+from pairbench.library.team.store import TeamError, TeamRun, TeamStore
 from pairbench.remote.secrets import keyring_status, store_secret, stored_secret
 from pairbench.services.team_entities import EntityPush, EntityTally, prepare, publish_entities
 from pairbench.services.team_entities import waiting as entities_waiting
@@ -30,7 +30,7 @@ from pairbench.services.team_outbox import publishing_due
 
 SCHEMES = ("postgresql", "postgres")
 # How long a call waits for the server to answer (a lock wait included); the environment's
-# PAIRBENCH_TEAM_TIMEOUT replaces both (library/team_connect.py).
+# PAIRBENCH_TEAM_TIMEOUT replaces both (library/team/connect.py).
 CONNECT_TIMEOUT_S = 10.0
 AUTO_TIMEOUT_S = 3.0  # an automatic publish after a command never holds it up longer
 

@@ -16,9 +16,9 @@ from dataclasses import dataclass, field
 
 from pairbench.domain import Run
 from pairbench.library import Library
-from pairbench.library import team_local as local
 from pairbench.library.run_filter import SortKey
 from pairbench.library.run_store import TeamRunStore
+from pairbench.library.team import local
 from pairbench.services.run_browser import (
     PAGE_SIZE,
     RunDetail,
@@ -141,7 +141,7 @@ class TeamSeriesCache:
     def detail(self, url: str, run: Run, uuid: str) -> RunDetail:
         """What the detail view shows of a team run: the run as listed, its series (cached),
         its raw output and analyses (read from the server each time it is opened)."""
-        from pairbench.library.team_extras import load_extras
+        from pairbench.library.team.extras import load_extras
         from pairbench.services.team import open_store
 
         series = self.series(url, uuid)

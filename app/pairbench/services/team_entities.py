@@ -8,13 +8,13 @@ from collections.abc import Iterable, Sequence
 from dataclasses import dataclass, field
 
 from pairbench.library import Library
-from pairbench.library import team_entity_local as local
-from pairbench.library import team_local as runs_local
-from pairbench.library.team_entities import publish_entity
-from pairbench.library.team_entity_local import KINDS
-from pairbench.library.team_entity_local import Kind as Kind
-from pairbench.library.team_errors import STOPS_A_PUSH
-from pairbench.library.team_store import TeamError, TeamStore
+from pairbench.library.team import entity_local as local
+from pairbench.library.team import local as runs_local
+from pairbench.library.team.entities import publish_entity
+from pairbench.library.team.entity_local import KINDS
+from pairbench.library.team.entity_local import Kind as Kind
+from pairbench.library.team.errors import STOPS_A_PUSH
+from pairbench.library.team.store import TeamError, TeamStore
 
 ENTITY_SCHEMA = 2  # the team server's first schema version holding suites and campaigns
 

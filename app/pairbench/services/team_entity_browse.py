@@ -10,7 +10,7 @@ from pairbench.analysis.campaign import planned_runs
 from pairbench.analysis.campaign_schedule import slot_times
 from pairbench.domain.campaign import plan_from_json
 from pairbench.library import Library
-from pairbench.library.team_entity_list import (
+from pairbench.library.team.entity_list import (
     Published,
     TeamCampaign,
     TeamSuite,

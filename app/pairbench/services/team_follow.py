@@ -16,7 +16,7 @@ from pairbench.services.run_browser import RunDetail, SeriesArrays
 from pairbench.services.team_browser import BROWSE_TIMEOUT_S, NO_RAW_TEXT, Published
 
 if TYPE_CHECKING:
-    from pairbench.library.team_store import TeamStore
+    from pairbench.library.team.store import TeamStore
 
 POLL_S = 0.25  # how often the follower looks whether it was stopped while it listens
 RETRY_S = 3.0  # after the server could not be reached
@@ -46,12 +46,12 @@ def sample_count(series: list[SeriesArrays]) -> int:
 def read_copy(store: TeamStore, uuid: str) -> LiveCopy | None:
     """The run with this UUID as the server holds it now, series included (None: no such
     run)."""
-    from pairbench.library.team_watch import team_run
+    from pairbench.library.team.watch import team_run
 
     found = team_run(store, uuid)
     if found is None:
         return None
-    from pairbench.library.team_extras import load_extras
+    from pairbench.library.team.extras import load_extras
     from pairbench.services.run_browser import raw_text
 
     series = store.load_series(uuid)
@@ -125,7 +125,7 @@ class RunFollower:
     def _follow(self) -> bool:
         """Listen, read the run, then read it again at each notification of its UUID; True
         when following is over (the final copy handed over, no such run, or stopped)."""
-        from pairbench.library.team_watch import LiveListener
+        from pairbench.library.team.watch import LiveListener
         from pairbench.services.team import open_store
 
         key = str(uuidlib.UUID(self.uuid))  # as the notifications spell it

@@ -12,10 +12,10 @@ from pathlib import Path
 from typing import TYPE_CHECKING
 
 from pairbench.library import Library
-from pairbench.library import team_local as local
+from pairbench.library.team import local
 
 if TYPE_CHECKING:
-    from pairbench.library.team_store import TeamStore
+    from pairbench.library.team.store import TeamStore
 
 LIVE_INTERVAL_S = 1.0  # how often a running run's new samples are published
 OUTBOX_EVERY_S = 10.0  # how often the finished runs waiting in the outbox are published
@@ -142,7 +142,7 @@ def watch(
     ``timeout_s`` passes: each publish of a run gives one update (its newest values)."""
     import time
 
-    from pairbench.library.team_watch import LiveListener, team_run
+    from pairbench.library.team.watch import LiveListener, team_run
     from pairbench.services.team import configured_url, open_store
 
     deadline = time.monotonic() + timeout_s

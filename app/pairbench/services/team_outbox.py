@@ -5,8 +5,8 @@ command that stores)."""
 from __future__ import annotations
 
 from pairbench.library import Library
-from pairbench.library import team_local as local
-from pairbench.library.team_entity_local import KINDS, waiting_count
+from pairbench.library.team import local
+from pairbench.library.team.entity_local import KINDS, waiting_count
 
 
 def publishing_due(lib: Library) -> bool:

@@ -3,10 +3,10 @@
 from __future__ import annotations
 
 import re
-from collections.abc import Callable
 from typing import Final
 
 from pairbench.domain import Record, Summary
+from pairbench.domain.samples import new_record
 from pairbench.tools.base import ParseError
 from pairbench.tools.feed import feed_text
 
@@ -67,10 +67,6 @@ _BYTES: Final[dict[str, float]] = {
 
 # How many distinct rate texts a parser remembers (iperf prints three significant digits).
 _MAX_KNOWN: Final = 8192
-
-_new_record: Final[
-    Callable[[type[Record], tuple[str, float, tuple[str, ...], tuple[float, ...]]], Record]
-] = tuple.__new__
 
 
 class Iperf2TextParser:
@@ -186,7 +182,7 @@ class Iperf2TextParser:
         if end <= start or (last is not None and end <= last):
             return []
         last_t[key] = end
-        record = _new_record(Record, (key, end, THROUGHPUT, (rate,)))
+        record = new_record(Record, (key, end, THROUGHPUT, (rate,)))
         if not (is_sum or copy):
             return [record]
         self._weighted += rate * (end - start)
@@ -194,7 +190,7 @@ class Iperf2TextParser:
         if is_sum:
             return [record]
         last_t["sum"] = end
-        return [record, _new_record(Record, ("sum", end, THROUGHPUT, (rate,)))]
+        return [record, new_record(Record, ("sum", end, THROUGHPUT, (rate,)))]
 
     def _other_line(self, line: str) -> None:
         if len(line) > MAX_LINE:

@@ -1,8 +1,16 @@
-"""The metric names and per-kind metric tuples that both iperf3 parsers (text and JSON) give."""
+"""What both iperf3 parsers (text and JSON) share: metric names and tuples, totals, a run's end.
+
+The metric names and per-kind metric tuples they give; the running totals of an aggregate
+(``IntervalTotals``, ``running_totals``); how a run ended as iperf3 said it (``RunEnd``); the
+server's records (--get-server-output) as streams of their own (``server_streams``).
+"""
 
 from __future__ import annotations
 
+from dataclasses import dataclass
 from typing import Final
+
+from pairbench.domain.samples import Record, new_record
 
 __all__ = [
     "CWND",
@@ -21,6 +29,7 @@ __all__ = [
     "THROUGHPUT_REVERSE",
     "UDP_RECV",
     "UDP_SEND",
+    "RunEnd",
 ]
 
 THROUGHPUT: Final = "throughput_bps"
@@ -98,3 +107,48 @@ class IntervalTotals:
                 values[JITTER] = self.jitter  # iperf3's final jitter is its last running estimate
         elif self.pkts is not None:
             values[PACKETS] = self.pkts
+
+
+@dataclass(slots=True)
+class RunEnd:
+    """How a run ended as iperf3 said it (both parsers): its first message, an interrupt, a
+    peer that terminated; the summaries trust fewer figures after the last two."""
+
+    error: str | None = None
+    interrupted: bool = False  # (client) "interrupt - ...": the peer's figures never came
+    peer_terminated: bool = False  # "the client/server has terminated": a wrong duration
+
+    def note(self, msg: str) -> None:
+        """A message of iperf3's (an ``iperf3: ...`` line's, a JSON ``error``)."""
+        if msg.startswith("interrupt - "):
+            self.interrupted = True
+        elif msg in ("the client has terminated", "the server has terminated"):
+            self.peer_terminated = True
+        if self.error is None:
+            self.error = msg
+
+    def note_line(self, line: str) -> None:
+        """An ``iperf3: ...`` line (stderr, or a 3.12 option error): its message."""
+        msg = line[8:].rstrip()
+        if msg.startswith("error - "):
+            msg = msg[8:]
+        self.note(msg)
+
+
+def running_totals(
+    accs: dict[str, IntervalTotals], agg: str, dur: float, rate: float
+) -> IntervalTotals:
+    """The running totals of aggregate ``agg`` in ``accs`` (made when new), with an interval
+    of ``dur`` seconds at ``rate`` added to its throughput."""
+    acc = accs.get(agg)
+    if acc is None:
+        acc = accs[agg] = IntervalTotals()
+    if dur > 0.0:
+        acc.weighted += rate * dur
+        acc.dur += dur
+    return acc
+
+
+def server_streams(records: list[Record]) -> list[Record]:
+    """The server's records (--get-server-output) as streams of their own: "server-5", ..."""
+    return [new_record(Record, (SERVER_PREFIX + r[0], r[1], r[2], r[3])) for r in records]

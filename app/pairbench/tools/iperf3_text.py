@@ -2,124 +2,47 @@
 
 from __future__ import annotations
 
-import re
-from collections.abc import Callable
-from typing import Any, Final
+from typing import Any
 
 from pairbench.domain import Record, Summary
+from pairbench.domain.samples import new_record
 from pairbench.tools.base import ParseError
 from pairbench.tools.feed import feed_text
-
-# The metric names and the metrics tuple of each kind of interval line (shared with the JSON
-# parser: every Record of a kind shares one tuple, which the recorder keys its buffers on).
-from pairbench.tools.iperf3_metrics import JITTER as _JIT
-from pairbench.tools.iperf3_metrics import LOST as _LOST
-from pairbench.tools.iperf3_metrics import LOST_PERCENT as _LOSTPCT
-from pairbench.tools.iperf3_metrics import PACKETS as _PKTS
-from pairbench.tools.iperf3_metrics import RETRANSMITS as _RETR
-from pairbench.tools.iperf3_metrics import SERVER_PREFIX, IntervalTotals
 from pairbench.tools.iperf3_metrics import TCP_RECV as _TCP_RECV
 from pairbench.tools.iperf3_metrics import TCP_SEND as _TCP_SEND
 from pairbench.tools.iperf3_metrics import TCP_SUM_SEND as _TCP_SUM_SEND
-from pairbench.tools.iperf3_metrics import THROUGHPUT as _THR
 from pairbench.tools.iperf3_metrics import UDP_RECV as _UDP_RECV
 from pairbench.tools.iperf3_metrics import UDP_SEND as _UDP_SEND
-from pairbench.tools.iperf3_text_forms import BIT_EXP as _BIT_EXP
+
+# The metric names and the metrics tuple of each kind of interval line (shared with the JSON
+# parser: every Record of a kind shares one tuple, which the recorder keys its buffers on).
+from pairbench.tools.iperf3_metrics import IntervalTotals, RunEnd, running_totals, server_streams
 from pairbench.tools.iperf3_text_forms import BYTES as _BYTES
-from pairbench.tools.iperf3_text_forms import UnitForm, body_offset, form_name, rate_from_transfer
-
-__all__ = ["Iperf3TextParser", "parse_text_output", "server_streams"]
-
-# Lines longer than this are never run through a regex: iperf3 itself never prints more than
-# ~150 characters per line, so such a line is garbage (ignored, or a ParseError when it starts
-# with "[" and therefore claims to be a stream line).
-MAX_LINE: Final = 4096
-
-# One interval or summary line, everything in one pass. Every whitespace run sits between tokens
-# of disjoint character classes and is possessive (``\s++``/``\s*+``, Python >= 3.11), so a
-# failing match costs linear time even on a line full of spaces: no catastrophic backtracking.
-# Numbers are matched loosely as ``[\d.]`` runs (faster); a float() that then fails is a
-# ParseError. They are at most 32 characters (exponents 2 digits), so that every value is
-# finite: a line with a longer one does not match, and its "[ id] a-b sec" prefix makes it a
-# ParseError.
-_INTERVAL_RE: Final = re.compile(
-    r"\[\s*+(\d+|SUM)\](?:\[([TR]X-[CS])\])?\s++"  # 1 id, 2 role (--bidir)
-    r"([\d.]{1,32}+)-([\d.]{1,32}+)\s++sec\s++"  # 3 start, 4 end
-    r"[\d.]+\s[KMGT]?Bytes\s++"  # transfer (unused)
-    r"([\d.]{1,32}+)\s([KMGT]?(?:bits|Bytes))/sec"  # 5, 6 rate (bits; Bytes with -f K|M|G|T)
-    r"(?:\s++(?:"
-    r"(\d{1,32}+)\s++([\d.]{1,32}+)\s([KMGT]?Bytes)"  # 7 retr, 8-9 cwnd (TCP sender stream)
-    r"|([\d.]{1,32}+)\sms\s++(\d{1,32}+|Unknown)/(\d{1,32}+)"  # 10 jitter, 11-12 lost/total (UDP)
-    r"(?:\s++\(([-+]?(?:[\d.]{1,32}+(?:e[-+]?\d{1,2}+)?|nan|inf))%\))?"  # 13 loss % (%.2g)
-    r"|(\d{1,32}+)"  # 14 retr (TCP [SUM] sender / summary) or datagrams (UDP sender)
-    r"))?"
-    r"\s*+(\(omitted\))?\s*+(sender|receiver)?\s*+\Z"  # 15 omitted (-O), 16 summary side
+from pairbench.tools.iperf3_text_forms import (
+    UnitForm,
+    body_offset,
+    form_name,
+    printed_rate,
+    read_quantity,
 )
-_MATCH: Final = _INTERVAL_RE.match
-
-# The fast path's lines: TCP or UDP sender interval lines, per stream (TCP: with retransmits
-# and cwnd) or [SUM], printed with ASCII digits and single spaces inside numbers. Every line
-# this matches, ``_INTERVAL_RE`` matches too, with the same id, times, rate, count (its group
-# 7 or 14) and cwnd, no role, no (omitted) and no summary side; [0-9] rather than Unicode \d
-# and possessive quantifiers make it about twice as fast.
-_FAST_RE: Final = re.compile(
-    r"\[ *+([0-9]++|SUM)\] ++([0-9.]{1,32}+)-([0-9.]{1,32}+) ++sec ++[0-9.]++ [KMGT]?Bytes ++"
-    r"([0-9.]{1,32}+ [KMGT]?bits)/sec ++([0-9]{1,32}+)(?: ++([0-9.]{1,32}+ [KMGT]?Bytes))? *+\Z"
+from pairbench.tools.iperf3_text_grammar import (
+    CHATTER_FIRST,
+    CONNECTED_RE,
+    FAST_MATCH,
+    INTERVAL_MATCH,
+    MAX_LINE,
+    PREFIX_RE,
+    SUM_KEY,
+    percent,
 )
-_FAST_MATCH: Final = _FAST_RE.match
-
-# What makes a line "look like" an interval line (DESIGN §3). A line that matches this but not
-# ``_INTERVAL_RE`` is not iperf3 3.12 output: ParseError.
-_PREFIX_RE: Final = re.compile(r"\[\s*(\d+|SUM)\](\[[TR]X-[CS]\])?\s+([\d.]+)-([\d.]+)\s+sec")
-_CONNECTED_RE: Final = re.compile(r"\[\s*+\d+\]\s++local\s")
-
-# Aggregate stream name for a role: the forward direction carries client->server data (TX-C on
-# the client, RX-S on the server); without --bidir there is one direction, "sum".
-_SUM_KEY: Final[dict[str | None, str]] = {
-    None: "sum",
-    "TX-C": "sum",
-    "RX-S": "sum",
-    "RX-C": "sum-reverse",
-    "TX-S": "sum-reverse",
-}
-
-# First characters of the non-bracket lines that matter ("iperf3: ...", "Accepted connection",
-# "Connecting to host", "Server listening", "Server output:", "- - -" separators, -V's "Test
-# Complete." and "CPU Utilization:"); every other line is only looked at for a time stamp.
-_CHATTER_FIRST: Final = frozenset("iACST-")
-
-# A printed transfer, for a rate printed with fewer than 3 digits (-f with a large unit).
-_TRANSFER_RE: Final = re.compile(r"sec\s++([\d.]{1,32}+)\s([KMGT]?Bytes)\s")
-
-# Why a summary is incomplete although the tool ended normally: what the form cannot carry.
-REASON_SERVER_TCP: Final = (
-    "iperf3's server output has no TCP retransmits: the sending client counts them"
+from pairbench.tools.iperf3_text_summary import (
+    SummaryLine,
+    SummarySeen,
+    summary_figures,
+    text_summary,
 )
-REASON_SERVER_UDP_SENDER: Final = (
-    "the sending server's output has no receiver figures (throughput received, jitter, loss)"
-)
-REASON_OLD_UDP_CLIENT: Final = (
-    "the client's UDP summary of iperf3 before 3.2 gives the sender's rate only:"
-    " no receiver throughput (jitter and loss are the receiver's)"
-)
-REASON_ZERO_UDP_SUMMARY: Final = (
-    "the UDP summary line says 0 bits/sec although datagrams arrived (iperf3 3.1's server):"
-    " throughput_bps is the intervals' mean"
-)
-REASON_LOST_UNKNOWN: Final = "iperf3 printed the datagrams lost as Unknown (-O with UDP)"
 
-# ``tuple.__new__(Record, ...)`` builds a real Record about twice as fast as ``Record(...)``
-# (whose generated ``__new__`` is a Python function); this is the ingest hot path.
-_new_record: Final[
-    Callable[[type[Record], tuple[str, float, tuple[str, ...], tuple[float, ...]]], Record]
-] = tuple.__new__
-
-# How many distinct rate and size texts ("14.2 Gbits", "458 KBytes") a parser remembers; iperf3
-# prints three significant digits, so a long run repeats a few thousand of them.
-_MAX_KNOWN: Final = 8192
-
-# A parsed summary line: rate, retransmits, jitter, lost, total, lost %.
-_SummaryLine = tuple[float, float | None, float | None, float | None, float | None, float | None]
+__all__ = ["Iperf3TextParser", "parse_text_output"]
 
 
 class Iperf3TextParser:
@@ -149,17 +72,7 @@ class Iperf3TextParser:
     an interval that does not advance its stream's time (the server repeats the last interval
     when its client is interrupted), so each stream's times strictly increase.
 
-    Summary: ``throughput_bps`` is the forward aggregate's ``receiver`` line (a sending server,
-    which prints no receiver line, gives its ``sender`` line), ``throughput_reverse_bps`` the
-    reverse one's (--bidir); ``sender_throughput_bps`` and TCP ``retransmits`` come from the
-    ``sender`` line, UDP ``jitter_ms``/``lost_packets``/``packets``/``lost_percent`` from the
-    receiver line: all exactly as printed. ``complete`` means that receiver line was seen.
-    Without it (a truncated or killed run), the values come from the aggregate's intervals:
-    the time-weighted mean throughput, summed counters, the last jitter. Summary lines that
-    iperf3 prints but that are known to be wrong are treated as missing: after the client's
-    ``iperf3: interrupt - ...`` the side it never heard from says "0.00 bits/sec", and after
-    the server's ``iperf3: the client has terminated`` its summary used the wrong duration.
-    ``error`` is the text after ``iperf3: error - `` (or the whole ``iperf3: ...`` message).
+    Summary: ``tools.iperf3_text_summary.text_summary`` (iperf3's summary lines, judged).
 
     A server log holding several tests starts afresh at each ``Accepted connection`` line;
     the summary is then the last test's.
@@ -167,15 +80,13 @@ class Iperf3TextParser:
 
     __slots__ = (
         "_accs",
-        "_error",
         "_in_summary",
-        "_interrupted",
         "_last_t",
         "_nconn",
         "_nested",
         "_omitted",
-        "_peer_terminated",
         "_quantities",
+        "_said",
         "_saw_sep",
         "_saw_sum",
         "_section",
@@ -194,7 +105,7 @@ class Iperf3TextParser:
         (--get-server-output), so it opens no such section of its own."""
         self._omitted = 0
         self._server = False
-        self._quantities: dict[str, float] = {}  # see _quantity
+        self._quantities: dict[str, float] = {}  # see read_quantity
         self._stamped = False  # a line had a time stamp before it (--timestamps)
         self._units = UnitForm()
         self._verbose = False
@@ -209,12 +120,10 @@ class Iperf3TextParser:
         self._nconn = 0  # "[  5] local ... connected to ..." lines: the number of streams
         self._saw_sum = False
         self._udp = False
-        self._interrupted = False
-        self._peer_terminated = False
-        self._error: str | None = None
+        self._said = RunEnd()  # its messages: an error, an interrupt, a peer that ended
         self._last_t: dict[str, float] = {}
         self._accs: dict[str, IntervalTotals] = {}
-        self._summ: dict[tuple[str, str], _SummaryLine] = {}
+        self._summ: dict[tuple[str, str], SummaryLine] = {}
         self._saw_sep = False  # a "- - -" separator line was seen
         self._in_summary = False  # a "[ ID]" header came after a separator: the summary
         self._sideless = False  # a UDP summary line without "sender"/"receiver" (< 3.2)
@@ -245,10 +154,10 @@ class Iperf3TextParser:
             return self._server_line(line)
         # The fast path: TCP sender interval lines (per stream with retransmits and cwnd, or
         # [SUM] with retransmits) and UDP sender lines, about all of a long run's output. It
-        # accepts only lines that the general path would read the same way (see _FAST_RE),
+        # accepts only lines that the general path would read the same way (see FAST_RE),
         # and changes no state until every number converted; anything else, including a
         # malformed number (the ParseError and its rollback), is left to _feed_general.
-        m = _FAST_MATCH(line)
+        m = FAST_MATCH(line)
         if m is not None and len(line) <= MAX_LINE:
             sid, start_s, end_s, rate_s, n_s, cwnd_s = m.groups()
             # Else zero-length (see _feed_general), or a rate below 1 that may have too few
@@ -266,11 +175,15 @@ class Iperf3TextParser:
                     t = float(end_s)
                     rate = known.get(rate_s)
                     if rate is None:
-                        rate = self._quantity(rate_s)
+                        rate = read_quantity(rate_s, known, self._units)
                     n = float(n_s)
                     if cwnd_s is not None:
                         known_cwnd = known.get(cwnd_s)
-                        cwnd = self._quantity(cwnd_s) if known_cwnd is None else known_cwnd
+                        cwnd = (
+                            read_quantity(cwnd_s, known, self._units)
+                            if known_cwnd is None
+                            else known_cwnd
+                        )
                     dur = 0.0 if agg is None else t - float(start_s)
                 except (ValueError, KeyError):
                     pass
@@ -290,10 +203,10 @@ class Iperf3TextParser:
                         metrics, values = _UDP_SEND, (rate, n)
                     else:
                         metrics, values = _TCP_SUM_SEND, (rate, n)
-                    record = _new_record(Record, (key, t, metrics, values))
+                    record = new_record(Record, (key, t, metrics, values))
                     if agg is None:
                         return [record]
-                    acc = self._acc_add(agg, dur, rate)
+                    acc = running_totals(self._accs, agg, dur, rate)
                     if metrics is _UDP_SEND:
                         acc.pkts = (acc.pkts or 0.0) + n
                     else:
@@ -301,23 +214,8 @@ class Iperf3TextParser:
                     if agg == key:
                         return [record]
                     last_t[agg] = t
-                    return [record, _new_record(Record, (agg, t, metrics, values))]
+                    return [record, new_record(Record, (agg, t, metrics, values))]
         return self._feed_general(line)
-
-    def _quantity(self, text: str) -> float:
-        """A rate ("14.2 Gbits": bit/s) or size ("458 KBytes": bytes) as printed, remembered."""
-        number, _, unit = text.partition(" ")
-        exp = _BIT_EXP.get(unit)
-        if exp is not None:
-            value = float(number + exp)
-            self._units.note(number, unit)
-        else:
-            value = float(number) * _BYTES[unit]
-        known = self._quantities
-        if len(known) >= _MAX_KNOWN:
-            known.clear()
-        known[text] = value
-        return value
 
     def _feed_general(self, line: str, stamped: bool = False) -> list[Record]:
         """Any line: chatter, headers, summaries and every kind of interval line.
@@ -326,12 +224,12 @@ class Iperf3TextParser:
         """
         first = line[:1]
         if first != "[":
-            if first in _CHATTER_FIRST and self._other_line(line):
+            if first in CHATTER_FIRST and self._other_line(line):
                 return []
             return self._after_stamp(line, stamped)
         if len(line) > MAX_LINE:
             raise ParseError(f"iperf3: line of {len(line)} characters: {line[:200]!r}")
-        m = _MATCH(line)
+        m = INTERVAL_MATCH(line)
         if m is None:
             if self._unmatched_bracket_line(line):
                 return []
@@ -371,9 +269,11 @@ class Iperf3TextParser:
         last: float | None = None
         try:
             t = float(end_s)
-            rate = self._rate(rate_s, rate_u, line, start_s, end_s)  # (before any return)
+            rate = printed_rate(
+                rate_s, rate_u, line, start_s, end_s, self._units
+            )  # (before any return)
             if sid == "SUM":
-                key = _SUM_KEY[role]
+                key = SUM_KEY[role]
                 self._saw_sum = True
                 agg: str | None = key
             else:
@@ -381,7 +281,7 @@ class Iperf3TextParser:
                 if self._saw_sum or self._nconn > (1 if role is None else 2):
                     agg = None
                 else:
-                    agg = _SUM_KEY[role]  # one stream per direction, no [SUM] lines: copy
+                    agg = SUM_KEY[role]  # one stream per direction, no [SUM] lines: copy
             last_t = self._last_t
             last = last_t.get(key)
             if last is not None and t <= last:
@@ -403,14 +303,14 @@ class Iperf3TextParser:
                     raise ValueError(line)
                 metrics = _UDP_RECV
                 jitter, lost_n, total_n = float(jit), float(lost), float(total)
-                values = (rate, jitter, lost_n, total_n, _percent(pct, total_n, line))
+                values = (rate, jitter, lost_n, total_n, percent(pct, total_n, line))
             else:  # TCP receiver
                 metrics = _TCP_RECV
                 values = (rate,)
-            record = _new_record(Record, (key, t, metrics, values))
+            record = new_record(Record, (key, t, metrics, values))
             if agg is None:
                 return [record]
-            acc = self._acc(agg, t, start_s, rate)
+            acc = running_totals(self._accs, agg, t - float(start_s), rate)
             if metrics is _UDP_SEND:
                 acc.pkts = (acc.pkts or 0.0) + count
             elif metrics is _UDP_RECV:
@@ -422,7 +322,7 @@ class Iperf3TextParser:
             if agg == key:
                 return [record]
             last_t[agg] = t
-            return [record, _new_record(Record, (agg, t, metrics, values))]
+            return [record, new_record(Record, (agg, t, metrics, values))]
         except (ValueError, KeyError) as exc:  # e.g. "1.2.3" matched by [\d.]+
             # Leave the state as it was, so that the caller may go on feeding.
             self._saw_sum = saw_sum
@@ -442,25 +342,6 @@ class Iperf3TextParser:
             return []  # chatter (-V details, blank lines, usage text, anything else)
         self._stamped = True
         return self._feed_general(line[offset:], True)
-
-    def _rate(self, number: str, unit: str, line: str, start: str, end: str) -> float:
-        """A printed rate in bit/s; from the printed transfer when the rate has fewer digits.
-
-        ``-f`` with a unit too large prints "0.05 Gbits/sec" or even "0.00 TBytes/sec"; the
-        transfer beside it ("5.84 MBytes", 3 digits) over the interval's length is then the
-        better of iperf3's own figures. ``ValueError`` or ``KeyError`` if malformed.
-        """
-        exp = _BIT_EXP.get(unit)
-        rate = float(number + exp) if exp is not None else float(number) * _BYTES[unit] * 8.0
-        self._units.note(number, unit)
-        if number[:2] == "0." and unit not in ("bits", "Bytes"):
-            m = _TRANSFER_RE.search(line)
-            if m is not None:
-                seconds = float(end) - float(start)
-                better = rate_from_transfer(m.group(1), m.group(2), seconds)
-                if better is not None:
-                    return better
-        return rate
 
     def _server_line(self, line: str) -> list[Record]:
         """A line after "Server output:": the server's, until the client's own end or message."""
@@ -482,34 +363,13 @@ class Iperf3TextParser:
         elif groups[14] is not None:
             self._omitted += 1
 
-    def _acc(self, agg: str, t: float, start_s: str, rate: float) -> IntervalTotals:
-        """The running totals of an aggregate, with this interval's throughput added."""
-        acc = self._accs.get(agg)
-        if acc is None:
-            acc = self._accs[agg] = IntervalTotals()
-        dur = t - float(start_s)
-        if dur > 0.0:
-            acc.weighted += rate * dur
-            acc.dur += dur
-        return acc
-
-    def _acc_add(self, agg: str, dur: float, rate: float) -> IntervalTotals:
-        """As ``_acc``, with the interval's length already known."""
-        acc = self._accs.get(agg)
-        if acc is None:
-            acc = self._accs[agg] = IntervalTotals()
-        if dur > 0.0:
-            acc.weighted += rate * dur
-            acc.dur += dur
-        return acc
-
     def _unmatched_bracket_line(self, line: str) -> bool:
         """A bracketed line that is no interval or summary line; False: none of iperf3's."""
-        if _PREFIX_RE.match(line) is not None:
+        if PREFIX_RE.match(line) is not None:
             if line.endswith(" datagrams received out-of-order"):
                 return True  # "[  5]  0.0- 3.0 sec  2 datagrams received out-of-order"
             raise ParseError(f"iperf3: malformed interval line: {line[:200]!r}")
-        if " connected to " in line and _CONNECTED_RE.match(line) is not None:
+        if " connected to " in line and CONNECTED_RE.match(line) is not None:
             self._nconn += 1
         elif line.startswith("[ ID]"):  # a column header
             if "Datagrams" in line:  # "... Total Datagrams" / "... Lost/Total Datagrams"
@@ -523,21 +383,13 @@ class Iperf3TextParser:
         return True
 
     def _other_line(self, line: str) -> bool:
-        """A line that begins with a letter of ``_CHATTER_FIRST``; False: none of iperf3's."""
+        """A line that begins with a letter of ``CHATTER_FIRST``; False: none of iperf3's."""
         if len(line) > MAX_LINE:
             return True
         if line.startswith("- - - "):
             self._saw_sep = True
         elif line.startswith("iperf3: "):
-            msg = line[8:].rstrip()
-            if msg.startswith("error - "):
-                msg = msg[8:]
-            if msg.startswith("interrupt - "):
-                self._interrupted = True  # (client) see _summary_of
-            elif msg in ("the client has terminated", "the server has terminated"):
-                self._peer_terminated = True  # see _summary_of
-            if self._error is None:
-                self._error = msg
+            self._said.note_line(line)
         elif line.startswith("Accepted connection from "):
             self._server = True
             self._reset()
@@ -557,53 +409,15 @@ class Iperf3TextParser:
         return True
 
     def _summary_line(self, line: str, groups: tuple[str | Any, ...]) -> None:
-        sid, role, start_s, end_s, rate_s, rate_u, retr = groups[:7]
-        jit, lost, total, pct, single, _, side = groups[9:]
+        sid, role, start_s, end_s, rate_s, rate_u = groups[:6]
+        side = groups[15]
         if sid != "SUM" and (self._saw_sum or self._nconn > (1 if role is None else 2)):
             return  # a per-stream summary line of a multi-stream test: [SUM] has the totals
         if side is None:  # a UDP summary before 3.2: the server's is the receiver's figures;
             side = "receiver" if self._server else "sender"  # the client's rate is sent data
             self._sideless = not self._server
-        retr_v: float | None = None
-        if retr is not None:
-            retr_v = float(retr)
-        elif single is not None and not self._udp:
-            retr_v = float(single)
-        rate = self._rate(rate_s, rate_u, line, start_s, end_s)
-        if jit is not None and pct is None and lost != "Unknown":
-            raise ValueError(line)  # a count of lost datagrams goes with its percentage
-        self._summ[(_SUM_KEY[role], side)] = (
-            rate,
-            retr_v,
-            None if jit is None else float(jit),
-            None if lost is None or lost == "Unknown" else float(lost),
-            None if total is None else float(total),
-            None if pct is None else _percent(pct, float(total or 0), line),
-        )
-
-    def _summary_of(self, key: str, side: str) -> _SummaryLine | None:
-        """A usable summary line of an aggregate, or None (absent or known to be bogus)."""
-        line = self._summ.get((key, side))
-        if line is None or self._peer_terminated:
-            # "the client has terminated" (server) or "error - the server has terminated"
-            # (client: its server was stopped first) follows a summary computed over the wrong
-            # duration (iperf3 3.12 divides all the bytes by the last full interval's end), and
-            # the client's receiver line is then "0.00 bits/sec": figures never sent to it.
-            return None
-        if line[0] == 0.0 and (self._interrupted or self._unreported(key, side, line)):
-            # Client: after "iperf3: interrupt - the client has terminated" iperf3 prints the
-            # side whose figures never came back from the server as "0.00 bits/sec".
-            return None
-        return line
-
-    def _unreported(self, key: str, side: str, line: _SummaryLine) -> bool:
-        """A receiver line of zero beside a sender line that sent something: the receiver's
-        figures never came (however the run ended; its stderr message may be missing). UDP
-        with datagrams counted (all lost) is a real zero."""
-        if side != "receiver" or (line[3] or 0.0) > 0.0 or (line[4] or 0.0) > 0.0:
-            return False
-        sender = self._summ.get((key, "sender"))
-        return sender is not None and sender[0] > 0.0
+        rate = printed_rate(rate_s, rate_u, line, start_s, end_s, self._units)
+        self._summ[(SUM_KEY[role], side)] = summary_figures(groups, rate, line, udp=self._udp)
 
     def close(self) -> Summary:
         """The run's summary: iperf3's own figures when it printed them, else the intervals'.
@@ -612,90 +426,18 @@ class Iperf3TextParser:
         receiving server's retransmits, a sending server's receiver figures, the receiver
         throughput of a client's UDP summary before 3.2, a lost count printed as "Unknown".
         """
-        values: dict[str, float] = {}
-        recv = self._summary_of("sum", "receiver")
-        send = self._summary_of("sum", "sender")
-        if send is not None and send[0] == 0.0 and recv is not None and recv[0] > 0.0:
-            send = None  # iperf3 3.1's server: "0.00 Bytes 0.00 bits/sec sender", not known
-        complete = False
-        reason: str | None = None
-        if recv is not None:
-            complete = True
-            values[_THR] = recv[0]
-            if recv[2] is not None:
-                reason = self._udp_figures(values, recv)
-                complete = reason is None
-            elif self._server and (send is None or send[1] is None):
-                complete, reason = False, REASON_SERVER_TCP
-        elif send is not None and self._server:
-            # A sending server (client used -R) prints only its own "sender" summary line.
-            complete = True
-            values[_THR] = send[0]
-            if self._udp:
-                complete, reason = False, REASON_SERVER_UDP_SENDER
-        elif send is not None and self._sideless and send[2] is not None:
-            self._udp_figures(values, send)
-            reason = REASON_OLD_UDP_CLIENT
-        else:
-            self._from_intervals(values, "sum", _THR)
-        if send is not None:
-            values["sender_throughput_bps"] = send[0]
-            if send[1] is not None:
-                values[_RETR] = send[1]
-        rrecv = self._summary_of("sum-reverse", "receiver")
-        rsend = self._summary_of("sum-reverse", "sender")
-        if rrecv is not None:
-            values["throughput_reverse_bps"] = rrecv[0]
-        elif rsend is not None and self._server:
-            values["throughput_reverse_bps"] = rsend[0]
-        elif "sum-reverse" in self._accs:
-            acc = self._accs["sum-reverse"]
-            if acc.dur > 0.0:
-                values["throughput_reverse_bps"] = acc.weighted / acc.dur
-        return Summary(
-            values=values, complete=complete, error=self._error, form=self.form, reason=reason
+        seen = SummarySeen(
+            lines=self._summ,
+            accs=self._accs,
+            server=self._server,
+            udp=self._udp,
+            sideless=self._sideless,
+            interrupted=self._said.interrupted,
+            peer_terminated=self._said.peer_terminated,
         )
-
-    def _udp_figures(self, values: dict[str, float], line: _SummaryLine) -> str | None:
-        """A UDP summary line's jitter and loss into ``values``; a reason if a figure is not."""
-        _, _, jitter, lost, total, pct = line
-        values[_JIT] = jitter if jitter is not None else 0.0
-        values[_PKTS] = total if total is not None else 0.0
-        if lost is None:
-            return REASON_LOST_UNKNOWN
-        values[_LOST] = lost
-        values[_LOSTPCT] = pct if pct is not None else 0.0
-        if line[0] == 0.0 and values[_PKTS] > lost and _THR in values:
-            # Datagrams arrived, yet "0.00 Bytes 0.00 bits/sec": iperf3 3.1's server.
-            acc = self._accs.get("sum")
-            if acc is not None and acc.dur > 0.0:
-                values[_THR] = acc.weighted / acc.dur
-            else:
-                del values[_THR]
-            return REASON_ZERO_UDP_SUMMARY
-        return None
-
-    def _from_intervals(self, values: dict[str, float], key: str, metric: str) -> None:
-        acc = self._accs.get(key)
-        if acc is not None:
-            acc.fold_into(values, metric)
+        return text_summary(seen, error=self._said.error, form=self.form)
 
 
 def parse_text_output(text: str) -> tuple[list[Record], Summary]:
     """Parse a whole iperf3 text output (lines split on "\\n") and return records and summary."""
     return feed_text(Iperf3TextParser(), text)
-
-
-def server_streams(records: list[Record]) -> list[Record]:
-    """The server's records (--get-server-output) as streams of their own: "server-5", ..."""
-    return [_new_record(Record, (SERVER_PREFIX + r[0], r[1], r[2], r[3])) for r in records]
-
-
-def _percent(text: str, total: float, line: str) -> float:
-    """A loss percentage; iperf 3.0's "0/0 (-nan%)" (no datagram in the interval) is 0 %."""
-    value = float(text)
-    if value != value:  # NaN
-        if total == 0.0:
-            return 0.0
-        raise ValueError(line)
-    return value

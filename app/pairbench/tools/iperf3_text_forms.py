@@ -11,7 +11,9 @@ __all__ = [
     "UnitForm",
     "body_offset",
     "form_name",
+    "printed_rate",
     "rate_from_transfer",
+    "read_quantity",
 ]
 
 # Rates: bits are 1000-based; the exponent is appended to the printed digits so that the float
@@ -46,6 +48,8 @@ _BODY_RE: Final = re.compile(
     r"|iperf Done\.|iperf3: |- - - - |-{20}|Test Complete\. |CPU Utilization: |Starting Test: "
     r"|Server output:"
 )
+# A printed transfer, for a rate printed with fewer than 3 digits (-f with a large unit).
+_TRANSFER_RE: Final = re.compile(r"sec\s++([\d.]{1,32}+)\s([KMGT]?Bytes)\s")
 _BODY_MATCH: Final = _BODY_RE.match
 _BODY_SEARCH: Final = _BODY_RE.search
 
@@ -122,3 +126,44 @@ def form_name(
     if server_output:
         parts.append("--get-server-output")
     return " ".join(parts)
+
+
+def printed_rate(number: str, unit: str, line: str, start: str, end: str, units: UnitForm) -> float:
+    """A printed rate in bit/s; from the printed transfer when the rate has fewer digits.
+
+    ``-f`` with a unit too large prints "0.05 Gbits/sec" or even "0.00 TBytes/sec"; the
+    transfer beside it ("5.84 MBytes", 3 digits) over the interval's length is then the
+    better of iperf3's own figures. ``ValueError`` or ``KeyError`` if malformed.
+    """
+    exp = BIT_EXP.get(unit)
+    rate = float(number + exp) if exp is not None else float(number) * BYTES[unit] * 8.0
+    units.note(number, unit)
+    if number[:2] == "0." and unit not in ("bits", "Bytes"):
+        m = _TRANSFER_RE.search(line)
+        if m is not None:
+            seconds = float(end) - float(start)
+            better = rate_from_transfer(m.group(1), m.group(2), seconds)
+            if better is not None:
+                return better
+    return rate
+
+
+# How many distinct rate and size texts ("14.2 Gbits", "458 KBytes") a parser remembers; iperf3
+# prints three significant digits, so a long run repeats a few thousand of them.
+_MAX_KNOWN: Final = 8192
+
+
+def read_quantity(text: str, known: dict[str, float], units: UnitForm) -> float:
+    """A rate ("14.2 Gbits": bit/s) or size ("458 KBytes": bytes) as printed, remembered in
+    ``known``; a rate's digits tell ``units`` the form (``-f``)."""
+    number, _, unit = text.partition(" ")
+    exp = BIT_EXP.get(unit)
+    if exp is not None:
+        value = float(number + exp)
+        units.note(number, unit)
+    else:
+        value = float(number) * BYTES[unit]
+    if len(known) >= _MAX_KNOWN:
+        known.clear()
+    known[text] = value
+    return value

@@ -3,10 +3,10 @@
 from __future__ import annotations
 
 import re
-from collections.abc import Callable
 from typing import Final
 
 from pairbench.domain import Record, Summary
+from pairbench.domain.samples import new_record
 from pairbench.tools.base import ParseError
 from pairbench.tools.feed import feed_text
 from pairbench.tools.nuttcp_verbose import plain_error, read_nuttcp_line
@@ -82,9 +82,6 @@ _FPARSE_FINAL: Final[dict[str, str]] = {
     "rx_cpu": "rx_cpu_percent",
 }
 
-_new_record: Final[
-    Callable[[type[Record], tuple[str, float, tuple[str, ...], tuple[float, ...]]], Record]
-] = tuple.__new__
 
 # A parsed final report: the summary values nuttcp printed.
 _Final = dict[str, float]
@@ -220,7 +217,7 @@ class NuttcpTextParser:
         self._hundredths += step
         self._intervals += 1
         self._bits += rate * (step / 100)
-        return [_new_record(Record, ("sum", self._hundredths / 100, metrics, values))]
+        return [new_record(Record, ("sum", self._hundredths / 100, metrics, values))]
 
     def _feed_other(self, line: str) -> list[Record]:
         if len(line) > MAX_LINE:

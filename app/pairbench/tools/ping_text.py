@@ -4,10 +4,10 @@ from __future__ import annotations
 
 import math
 import re
-from collections.abc import Callable
 from typing import Final
 
 from pairbench.domain import Record, Summary
+from pairbench.domain.samples import new_record
 from pairbench.tools.base import ParseError
 from pairbench.tools.feed import feed_text
 
@@ -78,10 +78,6 @@ _EXTRA_NAMES: Final[dict[str, str]] = {
 
 _SEQ_SPAN: Final = 65536  # icmp_seq is 16 bits and wraps
 _US: Final = 1_000_000
-
-_new_record: Final[
-    Callable[[type[Record], tuple[str, float, tuple[str, ...], tuple[float, ...]]], Record]
-] = tuple.__new__
 
 
 class PingTextParser:
@@ -262,7 +258,7 @@ class PingTextParser:
             self._dropped += 1
             return []
         self._last_t = t
-        return [_new_record(Record, ("sum", t, RTT, (rtt,)))]
+        return [new_record(Record, ("sum", t, RTT, (rtt,)))]
 
     def _other_line(self, line: str) -> None:
         if line.startswith("PING "):

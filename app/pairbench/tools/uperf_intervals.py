@@ -4,10 +4,10 @@ it, and the timed transaction's figures over its whole length."""
 
 from __future__ import annotations
 
-from collections.abc import Callable
 from typing import Final
 
 from pairbench.domain import Record
+from pairbench.domain.samples import new_record
 from pairbench.tools.uperf_details import FinalPoint
 from pairbench.tools.uperf_summary import Timed
 
@@ -20,10 +20,6 @@ _LAT: Final = "latency_avg_us"
 # One constant metrics tuple per kind of record (the recorder keys its buffers on it).
 _TXN_METRICS: Final[tuple[str, ...]] = (_THR, _OPS)
 _MAIN_METRICS: Final[tuple[str, ...]] = (_THR, _OPS, _LAT)
-
-_new_record: Final[
-    Callable[[type[Record], tuple[str, float, tuple[str, ...], tuple[float, ...]]], Record]
-] = tuple.__new__
 
 
 class Txn:
@@ -137,7 +133,7 @@ class TxnPoints:
         thr = 8.0 * db / dt
         ops_per_s = dops / dt
         if not txn.main:
-            return [_new_record(Record, (stream, t, _TXN_METRICS, (thr, ops_per_s)))]
+            return [new_record(Record, (stream, t, _TXN_METRICS, (thr, ops_per_s)))]
         opi = self.ops_per_iteration
         if opi is not None and dops > 0.0:
             values: tuple[float, ...] = (thr, ops_per_s, self.threads * dt * opi / dops * 1e6)
@@ -146,8 +142,8 @@ class TxnPoints:
             values, metrics = (thr, ops_per_s), _TXN_METRICS
         last["sum"] = t
         return [
-            _new_record(Record, (stream, t, metrics, values)),
-            _new_record(Record, ("sum", t, metrics, values)),
+            new_record(Record, (stream, t, metrics, values)),
+            new_record(Record, ("sum", t, metrics, values)),
         ]
 
     def timed(self, number: int) -> Timed:

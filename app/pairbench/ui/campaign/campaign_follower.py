@@ -14,7 +14,7 @@ from collections.abc import Awaitable, Callable
 import shiboken6
 from PySide6.QtCore import QObject, QTimer, Signal, Slot
 
-from pairbench.domain import Line, Record, Run, RunSpec
+from pairbench.domain import Run, RunSpec
 from pairbench.domain.campaign import Cell, Plan, RunKey
 from pairbench.domain.failures import RunError
 from pairbench.services.campaign_plan import PlanError
@@ -30,7 +30,7 @@ from pairbench.services.campaigns import (
 from pairbench.services.library import Library, LibraryError
 from pairbench.services.running import SecretPrompt
 from pairbench.ui.bridge import EngineBridge, RunHandle, RunSignals
-from pairbench.ui.run.error_line import friendly_error
+from pairbench.ui.followed import RecordsObserver, relay_outcome
 
 WATCH_INTERVAL_MS = 2000
 # Reads of the cells start at least this far apart (later ones wait, never dropped): runs
@@ -54,10 +54,11 @@ class _Relay(QObject):
     failed = Signal(str)
 
 
-class _Observer:
+class _Observer(RecordsObserver):
     """A CampaignObserver and a RunObserver at once, re-emitting everything."""
 
     def __init__(self, relay: _Relay) -> None:
+        super().__init__(relay)
         self._relay = relay
 
     def on_run_started(self, key: RunKey, cell: Cell) -> None:
@@ -74,15 +75,6 @@ class _Observer:
 
     def on_started(self, run_id: int, spec: RunSpec, expected_s: float) -> None:
         self._relay.runBegan.emit(run_id, spec)
-
-    def on_line(self, line: Line) -> None:
-        return None
-
-    def on_records(self, records: list[Record]) -> None:
-        self._relay.records.emit(records)
-
-    def on_finished(self, run: Run) -> None:
-        return None
 
     def on_created(self, campaign_id: int) -> None:
         self._relay.created.emit(campaign_id)
@@ -198,15 +190,8 @@ class CampaignFollower(QObject):
         observer = _Observer(relay)
 
         async def job(lib: Library) -> Run | None:
-            try:
-                outcome = await call(lib, observer, control)
-            except (RunError, PlanError, ValueError, LibraryError) as exc:
-                relay.failed.emit(friendly_error(str(exc)))
-                return None
-            except Exception as exc:  # never let an engine error vanish silently
-                relay.failed.emit(f"{type(exc).__name__}: {exc}")
-                return None
-            relay.finished.emit(outcome)
+            known = (RunError, PlanError, ValueError, LibraryError)
+            await relay_outcome(call(lib, observer, control), relay.finished, relay.failed, known)
             return None
 
         self.handle.future = self.bridge.submit(job)

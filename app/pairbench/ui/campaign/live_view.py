@@ -4,8 +4,6 @@ live plot and the notices (skips, retries, waits for the next pass)."""
 
 from __future__ import annotations
 
-import time
-
 from PySide6.QtCore import Qt, QTimer
 from PySide6.QtGui import QFont
 from PySide6.QtWidgets import (
@@ -27,7 +25,7 @@ from pairbench.domain import Record
 from pairbench.domain.campaign import Cell, RunKey
 from pairbench.ui.campaign.campaign_follower import CampaignFollower
 from pairbench.ui.campaign.cells_model import CellsModel
-from pairbench.ui.campaign.plan_editor import duration_words
+from pairbench.ui.campaign.live_texts import campaign_eta, campaign_note, campaign_title
 from pairbench.ui.plotting.run_plots import RunPlots
 
 TICK_MS = 1000
@@ -273,70 +271,11 @@ class CampaignLiveView(QWidget):
         if shown is not None:
             self.bar.setRange(0, max(1, shown.runs_planned))
             self.bar.setValue(min(shown.runs_done, shown.runs_planned))
-        _set_text(self.title_label, self.title_text(follower))
-        _set_text(self.note_label, self.note_text(follower))
-        _set_text(self.eta_label, self.eta_text(follower))
+        _set_text(self.title_label, campaign_title(follower))
+        _set_text(self.note_label, campaign_note(follower))
+        _set_text(self.eta_label, campaign_eta(follower))
         if not follower.in_flight and (follower.outcome is not None or follower.error is not None):
             _set_text(self.run_label, "")
-
-    @staticmethod
-    def title_text(follower: CampaignFollower) -> str:
-        shown = follower.shown
-        number = f"Campaign #{follower.campaign_id}" if follower.campaign_id else "Campaign"
-        if shown is None:
-            return f"{number}: checking the plan and its pairs…"
-        plan = shown.plan
-        status = shown.campaign.status
-        if follower.active:
-            status = "cancelling…" if follower.cancelling else "running"
-            if follower.paused:
-                status = "paused"
-            elif follower.pausing:
-                status = "pausing after the run in flight…"
-        elif shown.campaign.paused and status == "running":
-            status = "paused"
-        return (
-            f"{number} {plan.name} — {status} · {plan.repeats.describe()}, "
-            f"{plan.order.value}, {plan.schedule.describe()}"
-        )
-
-    @staticmethod
-    def note_text(follower: CampaignFollower) -> str:
-        if follower.error is not None:
-            return f"It stopped: {follower.error}"
-        shown = follower.shown
-        if follower.watching:
-            pid = f" (pid {follower.owner_pid})" if follower.owner_pid else ""
-            return (
-                f"Running in another process{pid}: shown read-only, read again every 2 s. "
-                "Stop it with `pairbench campaign cancel ID`."
-            )
-        if shown is not None and not follower.own and shown.campaign.status != "completed":
-            return "Stopped: its finished runs are kept; resume it from the Campaigns list."
-        outcome = follower.outcome
-        if outcome is not None and outcome.status.value != "completed":
-            return (
-                f"{outcome.status.value.capitalize()}: every finished run is kept; resume it "
-                "from the Campaigns list."
-            )
-        return ""
-
-    @staticmethod
-    def eta_text(follower: CampaignFollower) -> str:
-        shown = follower.shown
-        if shown is None:
-            return ""
-        done = f"{shown.runs_done} of {shown.runs_planned} runs planned (at least)"
-        if follower.waiting_until is not None:
-            left = max(0.0, follower.waiting_until - time.time())
-            return f"{done} · waiting {duration_words(left)} for the {follower.waiting_why}"
-        if not (follower.active or follower.watching):
-            return f"{shown.runs_done} runs done"
-        eta = follower.eta_s()
-        if eta is None:
-            return f"{done} · time left known after the first runs"
-        pace = follower.seconds_per_run() or 0.0
-        return f"{done} · about {duration_words(eta)} left ({pace:.1f} s a run)"
 
     # -- controls ----------------------------------------------------------------------------
 

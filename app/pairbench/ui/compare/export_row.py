@@ -20,7 +20,8 @@ from PySide6.QtWidgets import (
 
 from pairbench.analysis.compare import Comparison
 from pairbench.export.charts import ChartSpec
-from pairbench.export.tables import Report, comparison_csv, to_html, to_markdown
+from pairbench.export.table_render import comparison_csv, to_html, to_markdown
+from pairbench.export.tables import Report
 from pairbench.ui.compare.render import chart_image, render_chart
 from pairbench.ui.file_places import EXPORTS, documents, remember, start_path
 

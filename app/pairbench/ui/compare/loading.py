@@ -11,7 +11,7 @@ import threading
 from PySide6.QtCore import QObject, Qt, Signal
 from PySide6.QtWidgets import QMessageBox, QProgressDialog, QWidget
 
-from pairbench.analysis.compare import RunInput
+from pairbench.analysis.compare_runs import RunInput
 from pairbench.services.compare_refs import (
     RunRef,
     TeamRef,

@@ -27,18 +27,18 @@ from PySide6.QtWidgets import (
     QWidget,
 )
 
-from pairbench.analysis.compare import (
+from pairbench.analysis.compare import Comparison, compare
+from pairbench.analysis.compare_runs import (
     CompareError,
-    Comparison,
     GroupBy,
     RunInput,
-    compare,
     default_metric,
     metric_info,
     tag_value,
 )
 from pairbench.analysis.outliers import OutlierMethod, OutlierPolicy
 from pairbench.export.charts import ChartKind, ChartSpec, SummaryStyle, chart_spec
+from pairbench.export.table_render import to_html
 from pairbench.export.tables import (
     Report,
     TextTable,
@@ -46,7 +46,6 @@ from pairbench.export.tables import (
     diff_table,
     headline_table,
     stats_table,
-    to_html,
     welch_table,
 )
 from pairbench.ui.compare.export_row import ExportRow

@@ -6,13 +6,9 @@ from PySide6.QtCore import QObject, Signal
 from PySide6.QtWidgets import QMessageBox
 
 from pairbench.domain import Host, HostPair
-from pairbench.services.hosts import (
-    check_edit_allowed,
-    check_pair_edit_allowed,
-    delete_host,
-    delete_pair,
-)
+from pairbench.services.hosts import check_edit_allowed, delete_host
 from pairbench.services.library import Library
+from pairbench.services.pairs import check_pair_edit_allowed, delete_pair
 from pairbench.ui.hosts.host_dialog import HostDialog
 from pairbench.ui.hosts.hosts_book import HostsBook
 from pairbench.ui.hosts.pair_dialog import PairDialog

@@ -8,8 +8,8 @@ from PySide6.QtWidgets import QComboBox, QLabel, QLineEdit, QWidget
 
 from pairbench.domain import Host, HostPair
 from pairbench.domain.host_text import PAIR_TAG_FIELDS, tags_text
-from pairbench.services.hosts import PairForm, save_edited_pair, save_new_pair, split_pair_tags
 from pairbench.services.library import Library
+from pairbench.services.pairs import PairForm, save_edited_pair, save_new_pair, split_pair_tags
 from pairbench.ui.bridge import EngineBridge, EngineJob
 from pairbench.ui.hosts.form_rows import NOTE_STYLE, SavingDialog, blank_to_none
 

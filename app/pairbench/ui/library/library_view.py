@@ -12,21 +12,17 @@ from __future__ import annotations
 from collections.abc import Awaitable, Callable
 from pathlib import Path
 
-from PySide6.QtCore import Qt, Signal
+from PySide6.QtCore import Signal
 from PySide6.QtGui import QDragEnterEvent, QDragMoveEvent, QDropEvent
-from PySide6.QtWidgets import QLabel, QSplitter, QStackedWidget, QVBoxLayout, QWidget
+from PySide6.QtWidgets import QStackedWidget, QVBoxLayout, QWidget
 
 from pairbench.analysis.burst import BurstEstimate
 from pairbench.domain import Run, RunStatus
 from pairbench.domain.failures import FieldError
-from pairbench.domain.host_text import parse_tags, split_tags_text
 from pairbench.services.library import Library
 from pairbench.services.run_browser import RunPage
-from pairbench.services.runs import edit_many, edit_run, get_run
 from pairbench.services.studies import Study
-from pairbench.tools.registry import TOOLS
 from pairbench.ui.bridge import EngineBridge
-from pairbench.ui.hosts.form_rows import NOTE_STYLE
 from pairbench.ui.library.burst_box import has_step, step_headline
 from pairbench.ui.library.compare_pins import ComparePins
 from pairbench.ui.library.file_import import (
@@ -37,10 +33,12 @@ from pairbench.ui.library.file_import import (
 )
 from pairbench.ui.library.filter_bar import FilterBar
 from pairbench.ui.library.jobs import call_for, error_text
+from pairbench.ui.library.library_layout import drop_hint, list_page, runs_split
 from pairbench.ui.library.message_bar import MessageBar
 from pairbench.ui.library.run_delete import delete_asking
 from pairbench.ui.library.run_detail import RunDetailView
 from pairbench.ui.library.run_editor import RunEditor
+from pairbench.ui.library.run_edits import bulk_job, edit_job, label_job
 from pairbench.ui.library.runs_list import RunsList
 from pairbench.ui.library.runs_model import LABEL
 from pairbench.ui.library.studies_list import StudiesList
@@ -89,31 +87,15 @@ class LibraryView(QWidget):
         self.pins = ComparePins(self)  # runs pinned for a comparison, of either source
         self.tray = self.pins.tray
 
-        self.drop_hint = QLabel(
-            f"Drop saved tool output files ({', '.join(sorted(TOOLS))}) here to import them. "
-            "Double-click or Enter opens a run; F2 edits its label."
-        )
-        self.drop_hint.setStyleSheet(NOTE_STYLE)
-        self.drop_hint.setWordWrap(True)
-        split = QSplitter(Qt.Orientation.Vertical)
-        split.setObjectName("library_split")
-        split.addWidget(self.table)
-        split.addWidget(self.editor)
-        split.setStretchFactor(0, 5)
-        split.setStretchFactor(1, 1)
-        split.setChildrenCollapsible(False)
-        browser = QWidget()
-        browser_layout = QVBoxLayout(browser)
-        browser_layout.setContentsMargins(0, 0, 0, 0)
+        self.drop_hint = drop_hint()
         # Runs, or (Show ▸ Storage suites / Campaigns) one row per study.
         self.studies = StudiesList(bridge)
         self.list_stack = QStackedWidget()
-        self.list_stack.addWidget(split)
+        self.list_stack.addWidget(runs_split(self.table, self.editor))
         self.list_stack.addWidget(self.studies)
-        browser_layout.addWidget(self.filters)
-        browser_layout.addWidget(self.tray)
-        browser_layout.addWidget(self.list_stack, 1)
-        browser_layout.addWidget(self.drop_hint)
+        browser = list_page(
+            self.filters, self.tray, self.list_stack, self.drop_hint, stretch=self.list_stack
+        )
         self.detail = RunDetailView(bridge)
         self.detail.closed.connect(self.show_list)
         self.detail.run_again.connect(self.runAgainRequested)
@@ -201,11 +183,7 @@ class LibraryView(QWidget):
     # -- editing -----------------------------------------------------------------------------
 
     def _save_label(self, run_id: int, label: str) -> None:
-        async def job(lib: Library) -> Run:
-            edit_run(lib, run_id, label=label)
-            return get_run(lib, run_id)
-
-        self._store(job, f"Label of run {run_id} saved.")
+        self._store(label_job(run_id, label), f"Label of run {run_id} saved.")
 
     def save_selected(self) -> None:
         """Store the editor's label, tags and notes for the selected run."""
@@ -222,32 +200,14 @@ class LibraryView(QWidget):
         tags_line = self.tags_edit.text()
         notes = self.notes_edit.toPlainText()
         self.tags_error.hide()
-
-        async def job(lib: Library) -> Run:
-            try:
-                tags = parse_tags(split_tags_text(tags_line))
-            except ValueError as exc:
-                raise FieldError("tags", str(exc)) from None
-            edit_run(lib, run_id, label=label, tags=tags, notes=notes)
-            return get_run(lib, run_id)
-
-        self._store(job, f"Run {run_id} saved.")
+        self._store(edit_job(run_id, label, tags_line, notes), f"Run {run_id} saved.")
 
     def _save_many(self, ids: list[int]) -> None:
         """The bulk edit: a label for all (if given) and tags set or dropped on all."""
         label = self.label_edit.text().strip() or None
         tags_line = self.tags_edit.text()
         self.tags_error.hide()
-
-        async def job(lib: Library) -> list[Run]:
-            try:
-                words = split_tags_text(tags_line)
-                edit_many(lib, ids, label=label, tag_words=words)
-            except ValueError as exc:
-                raise FieldError("tags", str(exc)) from None
-            return [get_run(lib, run_id) for run_id in ids]
-
-        self._store(job, f"{len(ids)} runs saved.")
+        self._store(bulk_job(ids, label, tags_line), f"{len(ids)} runs saved.")
 
     def _store(self, job: Callable[[Library], Awaitable[Run | list[Run]]], message: str) -> None:
         """Run an edit on the engine thread; show the runs it returns, or why it failed (a

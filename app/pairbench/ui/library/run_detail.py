@@ -5,18 +5,14 @@ from __future__ import annotations
 from typing import Any
 
 from PySide6.QtCore import Qt, Signal
-from PySide6.QtGui import QFont, QFontDatabase
 from PySide6.QtWidgets import (
     QApplication,
     QHBoxLayout,
-    QHeaderView,
     QLabel,
-    QPlainTextEdit,
     QPushButton,
     QScrollArea,
     QSplitter,
     QTabWidget,
-    QTreeWidget,
     QTreeWidgetItem,
     QVBoxLayout,
     QWidget,
@@ -25,9 +21,7 @@ from PySide6.QtWidgets import (
 # isort: split
 
 from pairbench.analysis.burst import BurstEstimate
-from pairbench.domain import Run
 from pairbench.domain.telemetry import is_telemetry
-from pairbench.domain.timestamps import time_text
 from pairbench.services.burst import analyze_stored_burst
 from pairbench.services.library import Library
 from pairbench.services.run_again import (
@@ -44,14 +38,19 @@ from pairbench.ui.library.hosts_detail import HostsDetail
 from pairbench.ui.library.jobs import call_for, error_text
 from pairbench.ui.library.live_plots import plot_groups, update_plots
 from pairbench.ui.library.metric_plot import MetricPlot
-from pairbench.ui.library.run_info import duration_text, fill_info, wrap_values
-from pairbench.ui.library.runs_model import STATUS_COLORS
+from pairbench.ui.library.run_detail_parts import (
+    clear_layout,
+    info_tree,
+    mono_text,
+    raw_text_of,
+    run_subtitle,
+    run_title,
+    selectable_label,
+    title_label,
+)
+from pairbench.ui.library.run_info import duration_text, fill_info
 
 LIVE_COLOR = "#1f6feb"  # the live line: the colour of a running status
-
-
-def _when(epoch: float | None) -> str:
-    return time_text(epoch)
 
 
 class RunDetailView(QWidget):
@@ -76,32 +75,16 @@ class RunDetailView(QWidget):
 
         self.back_button = QPushButton("◀ All runs")
         self.back_button.clicked.connect(self.closed)
-        self.title = QLabel("Loading…")
-        font = self.title.font()
-        font.setPointSizeF(font.pointSizeF() * 1.25)
-        font.setBold(True)
-        self.title.setFont(font)
-        self.title.setWordWrap(True)  # a long label wraps: the window never widens for it
-        self.subtitle = QLabel()
-        self.subtitle.setWordWrap(True)
-        self.subtitle.setTextInteractionFlags(Qt.TextInteractionFlag.TextSelectableByMouse)
-        self.error_label = QLabel()
-        self.error_label.setWordWrap(True)
-        self.error_label.setStyleSheet("color: #b3261e;")
-        self.error_label.setTextInteractionFlags(Qt.TextInteractionFlag.TextSelectableByMouse)
+        self.title = title_label()
+        self.subtitle = selectable_label()
+        self.error_label = selectable_label("#b3261e")
         self.error_label.hide()
         self.live_label = QLabel()  # "live: updated HH:MM:SS, N samples" while it follows
         self.live_label.setObjectName("live_label")
         self.live_label.setStyleSheet(f"color: {LIVE_COLOR};")
         self.live_label.hide()
 
-        self.info_tree = QTreeWidget()
-        self.info_tree.setColumnCount(2)
-        self.info_tree.setHeaderLabels(["", "Value"])
-        self.info_tree.header().setSectionResizeMode(0, QHeaderView.ResizeMode.ResizeToContents)
-        self.info_tree.setAlternatingRowColors(True)
-        self.info_tree.setMinimumWidth(300)
-        wrap_values(self.info_tree)  # long values wrap: never cut, never a sideways scroll
+        self.info_tree = info_tree()
 
         self.plots_box = QWidget()
         self.plots_layout = QVBoxLayout(self.plots_box)
@@ -120,17 +103,8 @@ class RunDetailView(QWidget):
         plots_page_layout.addWidget(self.burst_box)
         plots_page_layout.addWidget(self.plots_scroll, 1)
 
-        self.raw_text = QPlainTextEdit()
-        self.raw_text.setReadOnly(True)
-        self.raw_text.setLineWrapMode(QPlainTextEdit.LineWrapMode.NoWrap)
-        mono = QFontDatabase.systemFont(QFontDatabase.SystemFont.FixedFont)
-        mono.setStyleHint(QFont.StyleHint.Monospace)
-        self.raw_text.setFont(mono)
-
-        self.commands_text = QPlainTextEdit()
-        self.commands_text.setReadOnly(True)
-        self.commands_text.setLineWrapMode(QPlainTextEdit.LineWrapMode.NoWrap)
-        self.commands_text.setFont(mono)
+        self.raw_text = mono_text()
+        self.commands_text = mono_text()
 
         self.tabs = QTabWidget()
         self.tabs.addTab(plots_page, "Plots")
@@ -244,7 +218,7 @@ class RunDetailView(QWidget):
         else:
             self.detail = detail
             self.duration_text = duration_text(detail.run, detail.series)
-            self.subtitle.setText(self._subtitle(detail.run))
+            self.subtitle.setText(run_subtitle(detail.run, self.duration_text, self.team_note))
             if not update_plots(self.plots, detail.series):
                 self._fill_plots(detail.series, detail.run.spec.tool)
         self.live_label.setText(live_line)
@@ -252,23 +226,14 @@ class RunDetailView(QWidget):
 
     def _clear_plots(self) -> None:
         self.plots = []
-        while self.plots_layout.count():
-            item = self.plots_layout.takeAt(0)
-            widget = item.widget() if item is not None else None
-            if widget is not None:
-                widget.hide()
-                widget.setParent(None)  # gone from the view now, not at the next event loop
-                widget.deleteLater()
+        clear_layout(self.plots_layout)
 
     def _show(self, detail: RunDetail) -> None:
         self.detail = detail
         run = detail.run
         self.duration_text = duration_text(run, detail.series)
-        self.title.setText(
-            f"{'Team run' if self.team_note else 'Run'} {run.id} · {run.spec.tool} on "
-            f"{run.spec.pair}" + (f" · {run.label}" if run.label else "")
-        )
-        self.subtitle.setText(self._subtitle(run))
+        self.title.setText(run_title(run, self.team_note))
+        self.subtitle.setText(run_subtitle(run, self.duration_text, self.team_note))
         if run.error:
             self.error_label.setText(run.error)
             self.error_label.show()
@@ -285,27 +250,11 @@ class RunDetailView(QWidget):
             if self.team_note
             else "Open the run panel with this run's tool and parameters"
         )
-        text = detail.raw_text
-        if detail.raw_truncated:
-            text += "\n\n[… the raw output is longer; the rest is not shown here]"
-        self.raw_text.setPlainText(text or "(no raw output stored)")
+        self.raw_text.setPlainText(raw_text_of(detail))
         self.loaded.emit(detail)
         if self._analyse_when_loaded:
             self._analyse_when_loaded = False
             self.analyse_burst()
-
-    def _subtitle(self, run: Run) -> str:
-        color = STATUS_COLORS.get(run.status)
-        status = (
-            f'<span style="color:{color.name()}">{run.status.value}</span>'
-            if color
-            else run.status.value
-        )
-        return (
-            f"{status} · started {_when(run.started_at)} · {self.duration_text}"
-            + (f" · {run.tool_version}" if run.tool_version else "")
-            + (f" · {self.team_note}" if self.team_note else "")
-        )
 
     # -- burst credits ---------------------------------------------------------------------
 

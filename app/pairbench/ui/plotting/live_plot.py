@@ -16,12 +16,11 @@ from __future__ import annotations
 
 import numpy as np
 import pyqtgraph as pg
-from PySide6.QtCore import QEvent, QPointF, Qt, Signal
+from PySide6.QtCore import QEvent, QPointF, Signal
 from PySide6.QtGui import QColor
 from PySide6.QtWidgets import QGraphicsItem, QVBoxLayout, QWidget
 
-from pairbench.domain.metrics import metric_resolution
-from pairbench.domain.units import Scale, format_value, scale_for
+from pairbench.domain.units import Scale, scale_for
 from pairbench.ui.plotting.buffers import GrowableSeries
 from pairbench.ui.plotting.curves import (
     PALETTE,
@@ -35,26 +34,13 @@ from pairbench.ui.plotting.curves import (
 from pairbench.ui.plotting.intervals import is_aggregate, usual_spacing
 from pairbench.ui.plotting.layout import INSTANT_METRICS, PlotSpec, curve_name
 from pairbench.ui.plotting.legend import place_legend
+from pairbench.ui.plotting.plot_frame import crosshair, fitted, plot_widget, readout
 from pairbench.ui.plotting.plot_header import PlotHeader
 from pairbench.ui.plotting.right_axis import RightAxis
-from pairbench.ui.plotting.time_axis import TimeAxis, clock_text
 
 __all__ = ["PALETTE", "REVERSE_SUM_COLOR", "SUM_COLOR", "Curve", "LivePlot"]
 
-MAX_READOUT_CURVES = 6
-MIN_PLOT_HEIGHT = 120  # px: below this a plot reads as a strip
-READOUT_STEP_S = 0.1  # the pointer's time to a tenth of a second ("1.2 s"; "1:05" from 60 s)
 AUTO_DOWNSAMPLE_FACTOR = 1.0
-
-
-def _fitted(extent: tuple[float, float]) -> tuple[float, float]:
-    """A y range for values in ``extent``: zero included, a little room above and below."""
-    low, high = min(0.0, extent[0]), max(0.0, extent[1])
-    if high == low:
-        high = low + 1.0
-    span = high - low
-    # A little room below zero keeps a flat-at-zero curve off the axis line.
-    return low - span * 0.02, high + span * 0.08
 
 
 class LivePlot(QWidget):
@@ -89,30 +75,10 @@ class LivePlot(QWidget):
         self.readout = self.header.readout
         self.note = self.header.note
 
-        # No context menus (the run's toolbar has Follow and Show all): building pyqtgraph's
-        # view-box menu was a quarter of a plot's construction time.
-        self.widget = pg.PlotWidget(
-            viewBox=pg.ViewBox(enableMenu=False), axisItems={"bottom": TimeAxis("bottom")}
-        )
-        self.widget.setBackground("w")
-        self.widget.setMinimumHeight(MIN_PLOT_HEIGHT)
+        self.widget = plot_widget()
         self.plot_item: pg.PlotItem = self.widget.getPlotItem()
         self.view_box: pg.ViewBox = self.plot_item.getViewBox()
-        self.plot_item.setDownsampling(auto=True, mode="peak")
-        self.plot_item.setClipToView(True)
-        # No grid: pyqtgraph's axis grid made each repaint 4-6 times dearer (8-12 ms instead
-        # of ~2 ms offscreen); the crosshair reads values more precisely anyway.
-        self.plot_item.hideButtons()  # "follow" and "show all" live in the run's toolbar
-        self.plot_item.setMenuEnabled(False)
-        self.view_box.disableAutoRange()
-        self.view_box.setRange(xRange=(0, 10), yRange=(0, 1), padding=0)
-        for name in ("left", "bottom"):
-            axis = self.plot_item.getAxis(name)
-            axis.setPen(pg.mkPen("#444"))
-            axis.setTextPen(pg.mkPen("#222"))
         self.left_axis: pg.AxisItem = self.plot_item.getAxis("left")
-        self.left_axis.enableAutoSIPrefix(False)
-        self.left_axis.setWidth(64)
         self._apply_scale(self.scale)
         self.legend = place_legend(self.plot_item, labelTextColor="#222", labelTextSize="8pt")
         self.legend.sigSampleClicked.connect(self._legend_clicked)
@@ -122,13 +88,7 @@ class LivePlot(QWidget):
         for cached in (self.legend, self.left_axis, self.plot_item.getAxis("bottom")):
             cached.setCacheMode(QGraphicsItem.CacheMode.DeviceCoordinateCache)
 
-        pen = pg.mkPen(color="#888", width=1, style=Qt.PenStyle.DashLine)
-        self.v_line = pg.InfiniteLine(angle=90, movable=False, pen=pen)
-        self.h_line = pg.InfiniteLine(angle=0, movable=False, pen=pen)
-        for line in (self.v_line, self.h_line):
-            line.setVisible(False)
-            line.setZValue(20)
-            self.plot_item.addItem(line, ignoreBounds=True)
+        self.v_line, self.h_line = crosshair(self.plot_item)
         self._mouse_proxy = pg.SignalProxy(
             self.widget.scene().sigMouseMoved, rateLimit=30, slot=self._mouse_moved
         )
@@ -311,11 +271,11 @@ class LivePlot(QWidget):
         """Set the y range(s) to the visible data in [t_lo, t_hi], always including zero."""
         extent = self.y_extent(t_lo, t_hi)
         if extent is not None:
-            self.view_box.setYRange(*_fitted(extent), padding=0)
+            self.view_box.setYRange(*fitted(extent), padding=0)
         if self.right_box is not None:
             right = self.y_extent(t_lo, t_hi, secondary=True)
             if right is not None:
-                self.right_box.setYRange(*_fitted(right), padding=0)
+                self.right_box.setYRange(*fitted(right), padding=0)
 
     def fit_y_to_view(self) -> None:
         """Fit y to the visible curves over the x range in view."""
@@ -367,25 +327,14 @@ class LivePlot(QWidget):
 
     def readout_text(self, x: float, y: float | None = None) -> str:
         """The values of the visible curves nearest to time ``x`` ("sum first")."""
-        parts = [clock_text(max(0.0, x), READOUT_STEP_S)]
-        if y is not None:
-            finest = metric_resolution(self.spec.primary)
-            parts.append(f"cursor {self.scale.format(y, finest=finest)}")
-        shown = 0
-        ordered = sorted(self.curves.values(), key=lambda c: not is_aggregate(c.stream))
-        for curve in ordered:
-            if not curve.visible:
-                continue
-            found = curve.series.value_at(x)
-            if found is None:
-                continue
-            if shown == MAX_READOUT_CURVES:
-                parts.append("…")
-                break
-            scale = self.right_scale if curve.secondary else self.scale
-            parts.append(f"{curve.name} {format_value(curve.key[1], found[1], scale=scale)}")
-            shown += 1
-        return "  │  ".join(parts)
+        return readout(
+            self.curves.values(),
+            x,
+            y,
+            primary=self.spec.primary,
+            scale=self.scale,
+            right_scale=self.right_scale,
+        )
 
     def colors(self) -> dict[str, QColor]:
         """Each curve's pen colour by legend name (for tests and exports)."""

@@ -17,7 +17,6 @@ them; once the run ends, everything is drawn.
 from __future__ import annotations
 
 import time
-from collections import deque
 from collections.abc import Iterable
 from functools import partial
 
@@ -35,9 +34,10 @@ from pairbench.domain import Record
 from pairbench.ui.plotting.buffers import GrowableSeries
 from pairbench.ui.plotting.follow_bar import DEFAULT_FOLLOW_WINDOW_S, FollowBar
 from pairbench.ui.plotting.intervals import run_horizon
-from pairbench.ui.plotting.layout import PlotSpec, plot_for
+from pairbench.ui.plotting.layout import PlotSpec
 from pairbench.ui.plotting.live_plot import LivePlot
 from pairbench.ui.plotting.plot_rows import PlotRows
+from pairbench.ui.plotting.run_series import RunSeries
 
 REDRAW_INTERVAL_MS = 100  # ~10 Hz
 PLOTS_PER_TICK = 1
@@ -46,7 +46,6 @@ PLOTS_PER_TICK = 1
 REDRAW_GAP_S = 0.25
 INGEST_BUDGET_S = 0.008  # per tick: ~8 % of the GUI thread at most for a flood of records
 ATTACH_BUDGET_S = 0.004  # per tick, for new curves (unless a plot was built instead)
-INGEST_CHUNK = 500  # records taken in at once (~1 ms), between looks at the clock
 
 
 class RunPlots(QWidget):
@@ -63,11 +62,9 @@ class RunPlots(QWidget):
     ) -> None:
         super().__init__(parent)
         self.plots: dict[str, LivePlot] = {}  # plot id → widget (once created)
-        self.series: dict[tuple[str, str], GrowableSeries] = {}  # (stream, metric) → data
-        self._specs: dict[str, PlotSpec] = {}  # metric → its plot
-        self._missing: dict[str, list[tuple[str, str]]] = {}  # plot id → series not yet drawn
-        self._changed = False
-        self._queued: deque[list[Record]] = deque()  # records not yet in the buffers
+        self.data = RunSeries()
+        self.series = self.data.series  # (stream, metric) → data
+        self._missing = self.data.missing  # plot id → series not yet drawn
         self._next_plot = 0  # round robin of the plots redrawn on a tick
         self._show_all_when_drawn = False  # the run ended while following
         self._stream_colors: dict[str, int] = {}  # one colour per stream in every plot
@@ -118,55 +115,19 @@ class RunPlots(QWidget):
         (``INGEST_BUDGET_S``), so the event loop always gets back to its timers soon. Reading
         (``buffer``, ``sample_count``...) takes in whatever is still queued first.
         """
-        batch = records if isinstance(records, list) else list(records)
-        if batch:
-            self._queued.append(batch)
-
-    def _ingest(self, budget_s: float | None) -> None:
-        """Move queued records into the buffers (all of them, or until ``budget_s`` is spent)."""
-        deadline = None if budget_s is None else time.perf_counter() + budget_s
-        while self._queued:
-            batch = self._queued.popleft()
-            if len(batch) > INGEST_CHUNK:
-                self._queued.appendleft(batch[INGEST_CHUNK:])
-                batch = batch[:INGEST_CHUNK]
-            self._ingest_batch(batch)
-            if deadline is not None and time.perf_counter() > deadline:
-                break
-
-    def _ingest_batch(self, records: list[Record]) -> None:
-        groups: dict[tuple[str, tuple[str, ...]], tuple[list[float], list[tuple[float, ...]]]]
-        groups = {}
-        for stream, t, metrics, values in records:
-            group = groups.get((stream, metrics))
-            if group is None:
-                group = groups[(stream, metrics)] = ([], [])
-            group[0].append(t)
-            group[1].append(values)
-        for (stream, metrics), (times, rows) in groups.items():
-            if len(times) == 1:
-                t = times[0]
-                for metric, value in zip(metrics, rows[0], strict=True):
-                    self._buffer_for(stream, metric).append(t, value)
-                continue
-            t_array = np.asarray(times, dtype=np.float64)
-            v_array = np.asarray(rows, dtype=np.float64)
-            for j, metric in enumerate(metrics):
-                self._buffer_for(stream, metric).extend(t_array, v_array[:, j])
-        self._changed = True
+        self.data.queue(records)
 
     def add_series(self, stream: str, metric: str, t: np.ndarray, v: np.ndarray) -> None:
         """Append a whole series at once (a stored run, a replay)."""
-        self._buffer_for(stream, metric).extend(t, v)
-        self._changed = True
+        self.data.add(stream, metric, t, v)
 
     def buffer(self, stream: str, metric: str) -> GrowableSeries | None:
         """The buffer of (stream, metric), or None if no such sample arrived."""
-        self._ingest(None)
+        self.data.ingest(None)
         return self.series.get((stream, metric))
 
     def sample_count(self) -> int:
-        self._ingest(None)
+        self.data.ingest(None)
         return sum(series.n for series in self.series.values())
 
     def t_max(self) -> float:
@@ -179,16 +140,6 @@ class RunPlots(QWidget):
         self.horizon = None if self._finished else run_horizon(self.series)
         for plot in self.plots.values():
             plot.set_horizon(self.horizon)
-
-    def _buffer_for(self, stream: str, metric: str) -> GrowableSeries:
-        series = self.series.get((stream, metric))
-        if series is None:
-            series = self.series[(stream, metric)] = GrowableSeries()
-            spec = self._specs.get(metric)
-            if spec is None:
-                spec = self._specs[metric] = plot_for(metric)
-            self._missing.setdefault(spec.id, []).append((stream, metric))
-        return series
 
     def _attach_missing(self, force: bool) -> bool:
         """Build missing plots and give new series their curves; True if anything was done.
@@ -203,7 +154,7 @@ class RunPlots(QWidget):
             if plot is None:
                 if did and not force:
                     return True
-                spec = next(self._specs[m] for _s, m in self._missing[plot_id])
+                spec = next(self.data.specs[m] for _s, m in self._missing[plot_id])
                 plot = self._add_plot(spec)
                 did = True
                 if not force:
@@ -222,7 +173,7 @@ class RunPlots(QWidget):
         self.placeholder.hide()
         plot = LivePlot(spec, stream_colors=self._stream_colors)
         plot.set_horizon(self.horizon)
-        plot.userRangeChanged.connect(self._user_changed_range)
+        plot.userRangeChanged.connect(partial(self.set_follow, False))  # a zoom or pan
         plot.view_box.sigXRangeChanged.connect(partial(self._sync_x, plot))
         plot.cursorMoved.connect(partial(self._sync_cursor, plot))
         plot.legendToggled.connect(self._legend_toggled)
@@ -288,7 +239,7 @@ class RunPlots(QWidget):
         a run that ends must not freeze the window either.
         """
         self._finished = True
-        self._changed = True  # the streams held back for their total are drawn now
+        self.data.changed = True  # the streams held back for their total are drawn now
         if self._follow:
             self._show_all_when_drawn = True
 
@@ -335,9 +286,6 @@ class RunPlots(QWidget):
             else:
                 plot.show_cursor(x)
 
-    def _user_changed_range(self) -> None:
-        self.set_follow(False)
-
     def _legend_toggled(self) -> None:
         self._ranges_stale = True
 
@@ -362,17 +310,17 @@ class RunPlots(QWidget):
         long one, which keeps the event loop's worst lag down. ``every_plot`` redraws every
         changed plot; ``force`` does everything at once (tests, ``show_all``).
         """
-        self._ingest(None if force else INGEST_BUDGET_S)
+        self.data.ingest(None if force else INGEST_BUDGET_S)
         if not force and not self.isVisible():
             return False
-        if self._show_all_when_drawn and not self._queued and not self._missing:
+        if self._show_all_when_drawn and not self.data.queued and not self._missing:
             self._show_all_when_drawn = False
             if self._follow:
                 self.show_all()
                 return True
         built = self._attach_missing(force) if self._missing else False
-        if self._changed or self._ranges_stale:
-            self._changed = self._ranges_stale = False
+        if self.data.changed or self._ranges_stale:
+            self.data.changed = self._ranges_stale = False
             self._update_horizon()
             for plot in self.plots.values():
                 plot.mark_dirty()

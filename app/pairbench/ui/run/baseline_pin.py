@@ -33,7 +33,8 @@ from PySide6.QtWidgets import (
     QWidget,
 )
 
-from pairbench.analysis.compare import CompareError, Curve, RunInput, median_curve, pick_series
+from pairbench.analysis.compare import Curve, median_curve
+from pairbench.analysis.compare_runs import CompareError, RunInput, pick_series
 from pairbench.analysis.stats import FloatArray
 from pairbench.domain import Run, RunStatus
 from pairbench.domain.timestamps import time_text

@@ -17,8 +17,9 @@ from typing import Any
 from PySide6.QtCore import QObject, Qt, QTimer
 from PySide6.QtWidgets import QFrame, QGridLayout, QLabel, QVBoxLayout, QWidget
 
-from pairbench.analysis.burst import BurstEstimate, BurstModel, BurstState
+from pairbench.analysis.burst import BurstEstimate, BurstState
 from pairbench.analysis.burst_allowance import AllowanceWatch, confirming
+from pairbench.analysis.burst_model import BurstModel
 from pairbench.domain import Record, RunSpec
 from pairbench.domain.units import SI_BYTES, format_bits, format_quantity, scale_for
 from pairbench.ui.plotting.run_plots import RunPlots

@@ -7,8 +7,8 @@ from PySide6.QtCore import Signal
 from PySide6.QtWidgets import QComboBox, QHBoxLayout, QToolButton, QWidget
 
 from pairbench.domain import LOCAL_PAIR, HostPair
-from pairbench.services.hosts import all_pairs
 from pairbench.services.library import Library
+from pairbench.services.pairs import all_pairs
 from pairbench.ui.bridge import EngineBridge
 
 

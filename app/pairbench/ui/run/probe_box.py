@@ -6,6 +6,9 @@ from __future__ import annotations
 from PySide6.QtWidgets import QDoubleSpinBox, QFormLayout, QGroupBox, QLabel, QSpinBox, QWidget
 
 from pairbench.services.burst import DEFAULT_AFTER_STEP_S, DEFAULT_MAX_DURATION_S
+from pairbench.ui.run.form_origins import Origin
+from pairbench.ui.run.presets import Preset, burst_probe_label
+from pairbench.ui.run.run_form import RunForm
 
 MAX_AFTER_STEP_S = 3600.0
 MAX_DURATION_S = 24 * 3600
@@ -48,3 +51,21 @@ class BurstProbeBox(QGroupBox):
     @property
     def max_duration_s(self) -> int:
         return int(self.max_duration.value())
+
+    def follow_preset(self, preset: Preset) -> None:
+        """Shown for a probe preset, its maximum duration the preset's duration."""
+        self.setVisible(preset.probe == "burst")
+        if preset.probe == "burst" and preset.params.get("duration", "").isdigit():
+            self.max_duration.setValue(int(preset.params["duration"]))
+
+    def relabel(self, run_form: RunForm) -> None:
+        """While the burst probe is chosen, the label it set follows its parameters
+        (streams, after step); a label the user typed stays."""
+        form = run_form.form
+        if self.isHidden() or form is None or "streams" not in form.fields:
+            return
+        if run_form.label_origin is not Origin.PRESET:
+            return
+        label = burst_probe_label(form.values().get("streams", "1"), self.after_step_s)
+        if label != run_form.label():
+            run_form.set_label(label, Origin.PRESET)

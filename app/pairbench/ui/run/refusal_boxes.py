@@ -5,7 +5,7 @@ from __future__ import annotations
 from PySide6.QtCore import Qt, Signal
 from PySide6.QtWidgets import QFrame, QLabel, QPushButton, QVBoxLayout, QWidget
 
-from pairbench.domain.failures import HostKeyUnknownError, ToolNotInstalledError
+from pairbench.domain.failures import HostKeyUnknownError, RunError, ToolNotInstalledError
 from pairbench.ui.hosts.tool_install_dialog import install_label
 
 
@@ -76,3 +76,16 @@ class InstallOfferBox(QFrame):
         """The tool is there now: nothing to offer."""
         self.setVisible(False)
         self.missing = None
+
+
+def offer_answer(failure: object, host_key: HostKeyBox, install: InstallOfferBox) -> bool:
+    """Offer the answer to a refused run, chosen by the failure's type (a tool that can be
+    built, an unknown host key); False when there is none to offer."""
+    if isinstance(failure, ToolNotInstalledError) and failure.installable:
+        install.offer(failure)
+        return True
+    cause = failure.cause if isinstance(failure, RunError) else None
+    if isinstance(cause, HostKeyUnknownError):
+        host_key.offer(cause)
+        return True
+    return False

@@ -10,8 +10,6 @@ field). Each tool's own typed values are kept while another tool is shown, and s
 
 from __future__ import annotations
 
-import json
-
 from PySide6.QtCore import QSettings, Qt, Signal
 from PySide6.QtWidgets import (
     QComboBox,
@@ -33,10 +31,16 @@ from pairbench.ui.run.form_origins import (
     Origin,
     ToolChoices,
     after_edit,
-    origins_from_json,
-    origins_to_json,
     with_preset,
     without_preset,
+)
+from pairbench.ui.run.form_settings import (
+    KEY_PAIR,
+    KEY_PRESET,
+    KEY_TOOL,
+    label_tag,
+    save_choices,
+    saved_choices,
 )
 from pairbench.ui.run.pair_choice import PairChoice
 from pairbench.ui.run.param_form import TAG_STYLE, TAG_WIDTH, ParamForm
@@ -44,13 +48,6 @@ from pairbench.ui.run.presets import Preset
 
 DEFAULT_TOOL = "iperf3"
 LABEL_HINT = "optional, e.g. same zone, placement group"
-
-# QSettings keys
-KEY_PAIR = "run/pair"
-KEY_TOOL = "run/tool"
-KEY_PARAMS = "run/params"  # JSON: tool → {param: value}
-KEY_ORIGINS = "run/origins"  # JSON: tool → {param: "preset"} (the others are the user's)
-KEY_PRESET = "run/preset"  # the preset the form follows ("": none)
 
 
 def _tool_tip(tool: Tool) -> str:
@@ -79,7 +76,7 @@ class RunForm(QWidget):
         self.preset: Preset | None = None  # the preset the form follows
         self.label_origin: Origin | None = None
         self._label_tool = ""  # the tool (and kind of run) a typed label was typed for
-        self._choices: dict[str, ToolChoices] = self._saved_choices()
+        self._choices: dict[str, ToolChoices] = saved_choices(settings)
         self._switching = False  # the program changes the tool (a preset, Run again)
 
         wanted = str(settings.value(KEY_PAIR, LOCAL_PAIR.name) or LOCAL_PAIR.name)
@@ -318,36 +315,11 @@ class RunForm(QWidget):
             self.form.show_origins(self._current().origins, name)
 
     def _show_label_origin(self) -> None:
-        if self.label_origin is Origin.PRESET:
-            self.label_tag.setText("preset")
-            self.label_tag.setToolTip("The preset's name: it changes with the preset")
-        elif self.label_origin is Origin.USER:
-            self.label_tag.setText("yours")
-            self.label_tag.setToolTip(
-                "Typed by you: cleared if the tool or the kind of run changes"
-            )
-        else:
-            self.label_tag.setText("")
-            self.label_tag.setToolTip("")
+        text, tip = label_tag(self.label_origin)
+        self.label_tag.setText(text)
+        self.label_tag.setToolTip(tip)
 
     # -- settings ------------------------------------------------------------------------------
-
-    def _saved_choices(self) -> dict[str, ToolChoices]:
-        try:
-            data = json.loads(str(self.settings.value(KEY_PARAMS, "") or "{}"))
-            origins = json.loads(str(self.settings.value(KEY_ORIGINS, "") or "{}"))
-        except ValueError:
-            return {}
-        if not isinstance(data, dict):
-            return {}
-        found: dict[str, ToolChoices] = {}
-        for tool, values in data.items():
-            if not isinstance(values, dict):
-                continue
-            kept = {str(k): str(v) for k, v in values.items()}
-            marks = origins_from_json(origins, str(tool))
-            found[str(tool)] = ToolChoices(kept, {k: marks.get(k, Origin.USER) for k in kept})
-        return found
 
     def saved_preset(self) -> str:
         """The name of the preset the form followed when it was saved ("": none)."""
@@ -361,9 +333,5 @@ class RunForm(QWidget):
         if pair is not None:
             self.settings.setValue(KEY_PAIR, pair.name)
         self.settings.setValue(KEY_TOOL, self.current_tool().name)
-        values = {tool: dict(c.values) for tool, c in self._choices.items()}
-        self.settings.setValue(KEY_PARAMS, json.dumps(values, sort_keys=True))
-        self.settings.setValue(
-            KEY_ORIGINS, json.dumps(origins_to_json(self._choices), sort_keys=True)
-        )
+        save_choices(self.settings, self._choices)
         self.settings.setValue(KEY_PRESET, self.preset.name if self.preset else "")

@@ -10,30 +10,26 @@ failure's type, never its message.
 from __future__ import annotations
 
 from PySide6.QtCore import QSettings, Signal
-from PySide6.QtWidgets import QComboBox, QHBoxLayout, QPushButton, QSpinBox, QVBoxLayout, QWidget
+from PySide6.QtWidgets import QComboBox, QHBoxLayout, QVBoxLayout, QWidget
 
 from pairbench.domain import HostPair, RunSpec
-from pairbench.domain.failures import HostKeyUnknownError, RunError, ToolNotInstalledError
-from pairbench.services.burst import burst_probe_spec
 from pairbench.tools.base import Tool
 from pairbench.tools.registry import TOOLS
 from pairbench.ui.bridge import EngineBridge, RunSignals
 from pairbench.ui.hosts.tool_install_dialog import ToolInstallDialog
 from pairbench.ui.run.controller import RunController
 from pairbench.ui.run.error_line import ErrorLine, friendly_error
-from pairbench.ui.run.form_origins import Origin
 from pairbench.ui.run.iperf3_banner import LocalIperf3Banner
 from pairbench.ui.run.panel_focus import chain_panel
 from pairbench.ui.run.param_form import ParamForm
 from pairbench.ui.run.preset_picker import PresetPicker
-from pairbench.ui.run.presets import Preset, burst_probe_label
+from pairbench.ui.run.presets import Preset
 from pairbench.ui.run.probe_box import BurstProbeBox
 from pairbench.ui.run.progress import RunProgress
-from pairbench.ui.run.refusal_boxes import HostKeyBox, InstallOfferBox
+from pairbench.ui.run.refusal_boxes import HostKeyBox, InstallOfferBox, offer_answer
 from pairbench.ui.run.run_form import RunForm
 from pairbench.ui.run.run_queue import QueuedRun, RunQueue
-
-MAX_REPEATS = 999
+from pairbench.ui.run.run_start import checked_run, probe_run, start_row, submit_run
 
 
 class RunPanel(QWidget):
@@ -59,18 +55,8 @@ class RunPanel(QWidget):
         self.error_line = ErrorLine()
         self.host_key_box = HostKeyBox()
         self.install_box = InstallOfferBox()
-        self.start_button = QPushButton("Start")
-        self.start_button.setObjectName("start_run")
-        self.start_button.setDefault(True)
-        self.start_button.setMinimumHeight(32)
+        self.start_button, self.repeat_box, self.queue_button = start_row()
         self.progress = RunProgress()
-        self.repeat_box = QSpinBox()
-        self.repeat_box.setRange(1, MAX_REPEATS)
-        self.repeat_box.setPrefix("Runs: ")
-        self.repeat_box.setToolTip("Start this run so many times, one after the other")
-        self.repeat_box.setAccessibleName("Number of runs")
-        self.queue_button = QPushButton("Add to queue")
-        self.queue_button.setToolTip("Run after the runs already queued")
         self.queue = RunQueue(self._launch_queued)
 
         layout = QVBoxLayout(self)
@@ -162,9 +148,7 @@ class RunPanel(QWidget):
             return False
         unknown = self.run_form.apply_preset(preset)
         self.preset_picker.show_chosen(preset)
-        self.probe_box.setVisible(preset.probe == "burst")
-        if preset.probe == "burst" and preset.params.get("duration", "").isdigit():
-            self.probe_box.max_duration.setValue(int(preset.params["duration"]))
+        self.probe_box.follow_preset(preset)
         self._relabel_probe()
         if unknown:
             self.show_error(
@@ -192,17 +176,7 @@ class RunPanel(QWidget):
         return not self.probe_box.isHidden()
 
     def _relabel_probe(self) -> None:
-        """While the burst probe is chosen, the label it set follows its parameters
-        (streams, after step); a label the user typed stays."""
-        form = self.form
-        if not self.probe_mode or form is None or "streams" not in form.fields:
-            return
-        if self.run_form.label_origin is not Origin.PRESET:
-            return
-        streams = form.values().get("streams", "1")
-        label = burst_probe_label(streams, self.probe_box.after_step_s)
-        if label != self.run_form.label():
-            self.run_form.set_label(label, Origin.PRESET)
+        self.probe_box.relabel(self.run_form)
 
     def _probe_duration_changed(self, seconds: int) -> None:
         if self.form is not None and "duration" in self.form.fields:
@@ -212,26 +186,14 @@ class RunPanel(QWidget):
 
     def validate(self) -> tuple[HostPair, RunSpec] | str:
         """The pair and spec to run, or what is wrong (for the user)."""
-        pair = self.current_pair()
-        if pair is None:
-            return "Choose a pair to run on."
-        tool = self.current_tool()
         assert self.form is not None
-        errors = self.form.errors()
-        if errors:
-            return "Fix the parameters first:\n" + "\n".join(f"• {e}" for e in errors.values())
-        values = self.form.changed_values()  # as with --set: defaults are the tool's
-        try:
-            tool.resolve(values)
-        except ValueError as exc:
-            return f"These parameters cannot be combined: {exc}"
-        busy = next((c for c in self.controllers if c.active and c.pair.name == pair.name), None)
-        if busy is not None:
-            return (
-                f"{pair.name} is busy with run {busy.title}: two runs on one pair would "
-                "disturb each other's results. Wait for it or cancel it."
-            )
-        return pair, RunSpec(pair.name, tool.name, values, label=self.run_form.label())
+        return checked_run(
+            self.current_pair(),
+            self.current_tool(),
+            self.form,
+            self.run_form.label(),
+            self.controllers,
+        )
 
     def start(self) -> RunController | None:
         """Start a run with the current choices (``Runs`` > 1: that many, one after the
@@ -282,17 +244,10 @@ class RunPanel(QWidget):
         if not self.probe_mode:
             return QueuedRun(pair, spec)
         try:
-            streams = int(spec.params.get("streams", "") or 2)
-            spec = burst_probe_spec(
-                pair,
-                max_duration_s=self.probe_box.max_duration_s,
-                streams=streams,
-                label=spec.label,
-            )
+            return probe_run(pair, spec, self.probe_box.max_duration_s, self.probe_box.after_step_s)
         except ValueError as exc:
             self.show_error(f"The burst probe cannot start: {exc}")
             return None
-        return QueuedRun(pair, spec, self.probe_box.after_step_s)
 
     def _launch_queued(self, entry: QueuedRun) -> RunController | None:
         return self.launch(entry.pair, entry.spec, after_step_s=entry.after_step_s)
@@ -309,18 +264,14 @@ class RunPanel(QWidget):
         self.clear_error()
         signals = RunSignals()
         controller = RunController(signals, pair, spec, self)  # connected before submitting
-        if after_step_s is None:
-            controller.handle = self.bridge.start_run(
-                pair, spec, accept_new_host_key=accept_new_host_key, signals=signals
-            )
-        else:
-            controller.handle = self.bridge.start_probe(
-                pair,
-                spec,
-                after_step_s=after_step_s,
-                accept_new_host_key=accept_new_host_key,
-                signals=signals,
-            )
+        controller.handle = submit_run(
+            self.bridge,
+            pair,
+            spec,
+            signals,
+            accept_new_host_key=accept_new_host_key,
+            after_step_s=after_step_s,
+        )
         controller.failed.connect(lambda message: self._run_failed(controller, message))
         controller.changed.connect(self._prune)
         self.controllers.append(controller)
@@ -336,15 +287,8 @@ class RunPanel(QWidget):
 
     def _run_failed(self, controller: RunController, message: str) -> None:
         """Offer the answer to a refusal of the last run, chosen by the failure's type."""
-        failure = controller.failure
         last = controller is self.progress.controller
-        if isinstance(failure, ToolNotInstalledError) and failure.installable and last:
-            self.install_box.offer(failure)
-            self.error_line.setVisible(False)
-            return
-        cause = failure.cause if isinstance(failure, RunError) else None
-        if isinstance(cause, HostKeyUnknownError) and last:
-            self.host_key_box.offer(cause)
+        if last and offer_answer(controller.failure, self.host_key_box, self.install_box):
             self.error_line.setVisible(False)
             return
         self.show_error(f"The run could not start: {friendly_error(message)}")

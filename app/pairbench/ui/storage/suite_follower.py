@@ -12,7 +12,7 @@ from collections.abc import Awaitable, Callable
 from PySide6.QtCore import QObject, Signal, Slot
 
 from pairbench.analysis.storage_suite import StageProgress, jobs_total, suite_progress
-from pairbench.domain import Line, Record, Run, RunSpec, RunStatus
+from pairbench.domain import Run, RunSpec, RunStatus
 from pairbench.domain.failures import RunError, TargetHoldsDataError
 from pairbench.domain.storage import JobKey, SuiteParams, SuiteStatus
 from pairbench.services.library import Library, LibraryError
@@ -26,7 +26,7 @@ from pairbench.services.storage_watch import (
     suite_state,
 )
 from pairbench.ui.bridge import EngineBridge, RunHandle, RunSignals
-from pairbench.ui.run.error_line import friendly_error
+from pairbench.ui.followed import RecordsObserver, relay_outcome
 
 
 class _Relay(QObject):
@@ -44,10 +44,11 @@ class _Relay(QObject):
     shown = Signal(object, object)  # SuiteState, SuiteOutcome: a stored suite, only shown
 
 
-class _Observer:
+class _Observer(RecordsObserver):
     """A SuiteObserver and a RunObserver at once, re-emitting everything."""
 
     def __init__(self, relay: _Relay, signals: RunSignals) -> None:
+        super().__init__(relay)
         self._relay = relay
         self._signals = signals
 
@@ -64,15 +65,6 @@ class _Observer:
     # RunObserver (the job's own run)
     def on_started(self, run_id: int, spec: RunSpec, expected_s: float) -> None:
         self._signals.started.emit(run_id, spec, expected_s)
-
-    def on_line(self, line: Line) -> None:
-        return None
-
-    def on_records(self, records: list[Record]) -> None:
-        self._relay.records.emit(records)
-
-    def on_finished(self, run: Run) -> None:
-        return None
 
     def on_notice(self, text: str) -> None:
         self._signals.notice.emit(text)
@@ -185,18 +177,13 @@ class SuiteFollower(QObject):
         observer = _Observer(relay, handle.signals)
 
         async def job(lib: Library) -> Run | None:
-            try:
-                outcome = await call(lib, observer, handle.cancel_event)
-            except TargetHoldsDataError as exc:
-                relay.held.emit(exc)
-                return None
-            except (RunError, ValueError, LibraryError) as exc:
-                relay.failed.emit(friendly_error(str(exc)))
-                return None
-            except Exception as exc:  # never let an engine error vanish silently
-                relay.failed.emit(f"{type(exc).__name__}: {exc}")
-                return None
-            relay.finished.emit(outcome)
+            await relay_outcome(
+                call(lib, observer, handle.cancel_event),
+                relay.finished,
+                relay.failed,
+                (RunError, ValueError, LibraryError),
+                {TargetHoldsDataError: relay.held},
+            )
             return None
 
         handle.future = self.bridge.submit(job)

@@ -8,7 +8,7 @@ from typing import Any, NamedTuple
 from pairbench.library.campaigns import _COLUMNS as _CAMPAIGN_COLUMNS
 from pairbench.library.campaigns import StoredCampaign, _campaign
 from pairbench.library.suites import _SUITE_COLUMNS, StoredJob, StoredSuite, _object, _suite
-from pairbench.library.team_store import TeamError, TeamStore, _uuid
+from pairbench.library.team.store import TeamError, TeamStore, _uuid
 
 _PUBLISHED = "uuid::text, ran_by, origin, published_at"
 

@@ -1,7 +1,7 @@
 """How a team library connection is opened, and how long anything on it may wait: libpq's
 settings for a cut network on both ends, and the bounds of every call. The client gives up on
 a dead server within seconds (keepalives, a TCP user timeout) and on a silent one after its
-answer bound (``team_watchdog``); the server is asked (per session, ``options``) to end a
+answer bound (``watchdog``); the server is asked (per session, ``options``) to end a
 session whose client vanished just as soon, to give up a lock wait after the answer bound
 (``lock_timeout``), and to end a statement or a transaction left idle after the statement
 bound, so a frozen client never holds the team's tables for long."""

@@ -10,9 +10,9 @@ from typing import Any
 import psycopg
 
 from pairbench.library.connection import Library
-from pairbench.library.team_entity_local import Kind
-from pairbench.library.team_publish import local_snapshot
-from pairbench.library.team_store import TeamError, TeamStore, _uuid
+from pairbench.library.team.entity_local import Kind
+from pairbench.library.team.publish import local_snapshot
+from pairbench.library.team.store import TeamError, TeamStore, _uuid
 
 _Conn = psycopg.Connection[tuple[Any, ...]]
 

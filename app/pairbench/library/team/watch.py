@@ -6,8 +6,8 @@ from __future__ import annotations
 import time
 
 from pairbench.library.run_rows import runs_from_rows
-from pairbench.library.team_live import CHANNEL
-from pairbench.library.team_store import _TEAM_COLUMNS, TeamError, TeamRun, TeamStore, _uuid
+from pairbench.library.team.live import CHANNEL
+from pairbench.library.team.store import _TEAM_COLUMNS, TeamError, TeamRun, TeamStore, _uuid
 
 
 class LiveListener:

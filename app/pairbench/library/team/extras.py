@@ -6,7 +6,7 @@ from __future__ import annotations
 from typing import Any
 
 from pairbench.library.analyses import _object
-from pairbench.library.team_store import TeamError, TeamStore, _uuid
+from pairbench.library.team.store import TeamError, TeamStore, _uuid
 
 
 def load_extras(

@@ -6,7 +6,7 @@ from __future__ import annotations
 import psycopg
 
 from pairbench.library.connection import LibraryError
-from pairbench.library.team_locks import LockHolder, locked_message
+from pairbench.library.team.locks import LockHolder, locked_message
 
 PASSWORD_SOURCES = (
     "give it with `pairbench team connect` (kept in the OS keyring), in ~/.pgpass, or in PGPASSWORD"

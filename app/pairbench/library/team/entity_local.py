@@ -12,7 +12,7 @@ from typing import Literal
 
 from pairbench.library.connection import Library, LibraryError, write_transaction
 from pairbench.library.ownership import recover_orphaned_rows
-from pairbench.library.team_local import refuse_unqueueable
+from pairbench.library.team.local import refuse_unqueueable
 from pairbench.library.uuids import uuid_of
 
 Kind = Literal["suite", "campaign"]

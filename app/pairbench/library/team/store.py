@@ -6,7 +6,6 @@ import dataclasses
 import uuid as uuidlib
 from collections.abc import Iterator, Sequence
 from contextlib import contextmanager
-from types import TracebackType
 from typing import TYPE_CHECKING, Any, NamedTuple, NoReturn
 
 import psycopg
@@ -14,11 +13,12 @@ from psycopg import errors as pg_errors
 from psycopg.conninfo import conninfo_to_dict
 
 from pairbench.domain import Run, RunStatus
+from pairbench.library.closing import ClosedOnExit
 from pairbench.library.connection import Library
 from pairbench.library.run_filter import RunFilter
 from pairbench.library.run_rows import COLUMNS, runs_from_rows
-from pairbench.library.team_connect import Bounds, bounds, connect_settings, describe
-from pairbench.library.team_errors import (
+from pairbench.library.team.connect import Bounds, bounds, connect_settings, describe
+from pairbench.library.team.errors import (
     TeamAuthError,
     TeamError,
     TeamLockedError,
@@ -33,13 +33,13 @@ from pairbench.library.team_errors import (
     schema_version_error,
     silent_error,
 )
-from pairbench.library.team_filter import order_page, where_clause
-from pairbench.library.team_live import notify_live, replace_live_copy
-from pairbench.library.team_locks import LockHolder, lock_holders
-from pairbench.library.team_publish import LOCAL_RUN, copy_run, local_snapshot
-from pairbench.library.team_schema import SCHEMA_VERSION, SchemaVersionError, migrate, read_version
-from pairbench.library.team_series import assemble
-from pairbench.library.team_watchdog import CallWatchdog
+from pairbench.library.team.filter import order_page, where_clause
+from pairbench.library.team.live import notify_live, replace_live_copy
+from pairbench.library.team.locks import LockHolder, lock_holders
+from pairbench.library.team.publish import LOCAL_RUN, copy_run, local_snapshot
+from pairbench.library.team.schema import SCHEMA_VERSION, SchemaVersionError, migrate, read_version
+from pairbench.library.team.series import assemble
+from pairbench.library.team.watchdog import CallWatchdog
 
 if TYPE_CHECKING:
     from pairbench.library.series import SeriesArrays
@@ -61,9 +61,9 @@ class TeamRun(NamedTuple):
 _TEAM_COLUMNS = COLUMNS + ", uuid::text, ran_by, origin, published_at"
 
 
-class TeamStore:
+class TeamStore(ClosedOnExit):
     """One connection to a team library (one per thread, as a ``Library``). Every call on it
-    is bounded (``team_connect.Bounds``): a server that does not answer in time is an error."""
+    is bounded (``connect.Bounds``): a server that does not answer in time is an error."""
 
     def __init__(self, conn: _Conn, target: str, limits: Bounds | None = None) -> None:
         self._conn = conn
@@ -81,7 +81,7 @@ class TeamStore:
         (PGPASSWORD, ~/.pgpass, PGSERVICE, a client certificate). Nothing is stored.
         ``timeout_s`` bounds the connection and each call's answer (``$PAIRBENCH_TEAM_TIMEOUT``
         replaces it); keepalives, TCP user timeouts and the server's own timeouts make a cut
-        network or a frozen peer an error within seconds instead of a hang (``team_connect``).
+        network or a frozen peer an error within seconds instead of a hang (``connect``).
         """
         target = describe(url)
         try:
@@ -112,17 +112,6 @@ class TeamStore:
         """Cut the connection now, from any thread: a call in progress fails at once (a
         publisher told to stop does not wait for a server that does not answer)."""
         self._watch.cut()
-
-    def __enter__(self) -> TeamStore:
-        return self
-
-    def __exit__(
-        self,
-        exc_type: type[BaseException] | None,
-        exc: BaseException | None,
-        tb: TracebackType | None,
-    ) -> None:
-        self.close()
 
     def refuse_if_locked(self, doing: str) -> None:
         """``TeamLockedError`` at once when another session holds a table of the team
