@@ -5,7 +5,7 @@ run prints as it records them, SIGKILLs it at a random moment 1.5–4.5 s in, an
 how many of the printed intervals the library holds. An interval printed but not stored is
 lost; its "age" is how long before the kill it arrived. The figure is the age of the oldest
 lost interval (0 when none was lost): the window of received data a kill can lose. The
-verdict compares its maximum over the trials with the figure the README documents.
+verdict compares its maximum over the trials with the figure docs/guide/library.md documents.
 """
 
 from __future__ import annotations
@@ -26,7 +26,7 @@ from pairbench.library.runs import list_runs
 from pairbench.library.series import load_series
 
 NAME = "kill_loss"
-DOCUMENTED_S = 0.5  # README: "a killed Pairbench loses at most the last 0.5 s it received"
+DOCUMENTED_S = 0.5  # docs/guide/library.md: "a killed Pairbench loses at most the last 0.5 s"
 # The window lost may be this many of the recorder's flush periods (the baseline: a run commits
 # what it received every FLUSH_INTERVAL_S): 0.5 s documented ÷ 0.2 s.
 TARGET_RATIO = DOCUMENTED_S / FLUSH_INTERVAL_S

@@ -1,6 +1,6 @@
 """uperf's final figures read straight from its printed text: the reference the uperf tests
 compare Pairbench's stored summary with (differential: this reader is written apart from the
-parser, with the README's names).
+parser, with the guide's names).
 
 Read: each transaction's last progress piece (``TxnN  BYTES / SECS(s) = RATE  OPSop/s``) or
 last raw line (``timestamp_ms:… name:TxnN nr_bytes:B nr_ops:O``), the Total line, every Txn
@@ -39,7 +39,7 @@ _NIC = re.compile(r"^(?:Nic \S+? came online\s*)+")
 
 @dataclass
 class FinalLines:
-    """The figures, named as the README's "uperf: what a run stores" says; ``unsure``: the
+    """The figures, named as docs/guide/network-runs.md says; ``unsure``: the
     byte counts whose unit uperf cut off (``1011.02`` for ``1011.02MB``), to compare by size."""
 
     values: dict[str, float] = field(default_factory=dict)

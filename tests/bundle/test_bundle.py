@@ -101,6 +101,9 @@ def test_version(bundle: BundleUnderTest, home: Path) -> None:
 def test_window_offscreen_stays_up_and_ends_on_sigterm(bundle: BundleUnderTest, home: Path) -> None:
     with window(bundle, home, QT_QPA_PLATFORM="offscreen") as (proc, marker):
         assert _icon_sizes(marker) == ICON_SIZES, marker  # the icons came from the bundle
+        guide = Path(marker.split(" guide=", 1)[1])  # Help ▸ User guide's pages: the bundle's
+        assert bundle.directory in guide.parents and (guide / "index.md").is_file(), marker
+        assert (guide.parent / "images" / "run-live.png").is_file()  # the pages' pictures
         time.sleep(3)
         assert proc.poll() is None
         mapped = _mapped_files(proc.pid)

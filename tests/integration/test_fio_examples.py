@@ -10,7 +10,7 @@ paths into the example's own folder, puts its devices on the test's loop device 
 changed: a file Pairbench refuses is counted with Pairbench's reason, one fio fails with
 fio's words.
 
-What "fio's own group" is (README "fio: job files of several groups"): a group of one
+What "fio's own group" is (docs/guide/fio-runs.md): a group of one
 ``jobs[]`` entry is that entry's figures; a group of several is their IOPS and bandwidth added
 (the jobs of a group run at once), the mean latency weighted by I/Os, percentiles from the
 merged json+ histograms by fio's rule. One group: the run's figures under the plain names;

@@ -3,7 +3,7 @@ the pinned source archive at test time, as the vendor build reads it; never copi
 repository), each run through Pairbench as a profile file against a local uperf (loopback, the
 project's build); the run's stored figures equal uperf's own final lines of that same run
 (read back from the raw output Pairbench stored: ``tests/uperf_final_lines.py``), and its
-headline is what the README says (issue 27 §3).
+headline is what docs/guide/network-runs.md says (issue 27 §3).
 
 **The capping rewrite** (so that each profile runs in a second or two): a literal
 ``nthreads`` above 2 becomes 2, a literal ``iterations`` above 50 becomes 50, a literal
@@ -120,7 +120,7 @@ def capped(text: str) -> str:
 
 
 def timed_transaction(text: str) -> int | None:
-    """The README's timed transaction: the one position that has a duration in every group."""
+    """The guide's timed transaction: the one position that has a duration in every group."""
     groups = [
         [t.get("duration") is not None for t in group.iter("transaction")]
         for group in ET.fromstring(text).iter("group")
@@ -190,7 +190,7 @@ def uperf_on_path(monkeypatch: pytest.MonkeyPatch) -> None:
 
 
 def _check_headline(name: str, text: str, summary: dict[str, float], stdout: str) -> None:
-    """The headline the README promises, from uperf's own lines of the run."""
+    """The headline the guide promises, from uperf's own lines of the run."""
     main = timed_transaction(text)
     groups = len(list(ET.fromstring(text).iter("group")))
     reference = final_lines(stdout).values

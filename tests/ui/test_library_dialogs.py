@@ -10,7 +10,7 @@ from pathlib import Path
 
 import pytest
 from PySide6.QtCore import QSettings, QTimer
-from PySide6.QtWidgets import QDialogButtonBox, QFileDialog, QTextBrowser
+from PySide6.QtWidgets import QDialogButtonBox, QFileDialog
 from pytestqt.qtbot import QtBot
 
 from pairbench.library import Library
@@ -21,8 +21,6 @@ from pairbench.ui.file_places import EXPORTS, documents, start_folder
 from pairbench.ui.library import message_bar
 from pairbench.ui.library.import_dialog import ImportDialog
 from pairbench.ui.library.library_view import LibraryView
-from pairbench.ui.user_guide import START, UserGuide, split_sections
-from pairbench.ui.window_actions import guide_path
 from testkit import REPO
 
 WAIT_MS = 15_000
@@ -147,26 +145,3 @@ def test_export_dialogs_open_in_the_documents_then_the_last_export_folder(
     assert Path(opened[0]) == chosen.parent / "comparison.md"
     again = ExportRow(row._spec, row._state, settings=settings)  # a new compare window
     assert Path(again.start_path("x.png")) == chosen.parent / "x.png"
-
-
-def test_help_opens_on_how_to_use_the_window(qtbot: QtBot) -> None:
-    path = guide_path()
-    assert path is not None  # the checkout's README (the bundle ships it as a resource)
-    guide = UserGuide(path)
-    qtbot.addWidget(guide)
-    guide.show()
-    assert guide.current_title() == START == "The workbench window"
-    browser = guide.findChild(QTextBrowser, "guide")
-    text = browser.toPlainText()
-    assert text.startswith("The workbench window") and "Library tab" in text
-    assert "glibc" not in text  # the build notes are another section
-    titles = [s.title for s in split_sections(path.read_text(encoding="utf-8"))]
-    assert titles[: titles.index(START) + 1][-1] == START
-    assert {"Comparing runs", "Burst credits", "Command line"} <= set(titles)
-    # A link to another part of the README shows that part here.
-    from PySide6.QtCore import QUrl
-
-    assert browser.horizontalScrollBar().maximum() == 0  # its screenshot fits the page
-    guide.follow(QUrl("#comparing-runs"))
-    assert guide.current_title() == "Comparing runs"
-    assert browser.toPlainText().startswith("Comparing runs")

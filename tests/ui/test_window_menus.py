@@ -16,7 +16,7 @@ from run_kit import isolated_settings, open_window, save_png
 
 from pairbench.library import Library
 from pairbench.services.importing import import_output
-from pairbench.ui.window_actions import guide_path
+from pairbench.ui.guide_pages import guide_dir
 
 CAPTURE = (
     Path(__file__).resolve().parents[1] / "data" / "captures" / "iperf3" / "v321_tcp_P2_json.out"
@@ -85,10 +85,11 @@ def test_menus_have_names_mnemonics_and_the_shortcuts(
         # Ctrl+N: the run panel's tool box.
         qtbot.keyClick(window, Qt.Key.Key_N, Qt.KeyboardModifier.ControlModifier)
         qtbot.waitUntil(lambda: window.run_panel.run_form.tool_combo.hasFocus(), timeout=5_000)
-        # F1: the user guide, with the README's text in it.
+        # F1: the user guide, on the page of the run panel (the focus is in it).
         guide = window.actions_.show_guide()
         text = guide.findChild(QTextBrowser, "guide").toPlainText()
-        if guide_path() is not None:
+        if guide_dir() is not None:
+            assert guide.page == "window.md"
             assert "Pairbench" in text and "Campaigns" in text
         else:
             assert "not installed" in text

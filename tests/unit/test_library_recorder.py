@@ -339,7 +339,7 @@ def test_samples_written_counts(library: Library) -> None:
 
 def test_flush_if_due_respects_the_interval(library: Library) -> None:
     interval = FLUSH_INTERVAL_S
-    assert 0 < interval <= 0.5  # a killed process loses at most this long (README)
+    assert 0 < interval <= 0.5  # a killed process loses at most this long (docs/guide/library.md)
     run_id = _new_run(library)
     rec = Recorder(library, run_id)
     base = time.monotonic()

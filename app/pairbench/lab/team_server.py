@@ -3,7 +3,7 @@
 Tests and benchmarks share it: Debian's PostgreSQL run as the ``postgres`` OS user (as the
 current user when not root), listening on 127.0.0.1 on a free port (and a unix socket in its
 directory), with a database ``pairbench``, two writers (``alice``, ``bob``) and a read-only
-member (``reader``). The roles are set up as the README tells an administrator to: writers in
+member (``reader``). Roles as the guide (team-library.md) tells an administrator: writers in
 ``pairbench_writers`` with CREATE on the schema, readers in ``pairbench_readers``, and default
 privileges so the tables a writer creates can be written by every writer and read by every
 reader. The superuser's SQL goes through ``psql`` over the unix socket (the lab never imports
@@ -294,7 +294,7 @@ class TeamServer:
 
 
 def _schema_grants() -> list[str]:
-    """What a database's owner grants the team's groups (README: setting up the server)."""
+    """What a database's owner grants the team's groups (guide: team-library.md)."""
     writers = ", ".join(WRITERS)
     defaults = f"ALTER DEFAULT PRIVILEGES FOR ROLE {writers} IN SCHEMA public"
     return [

@@ -17,7 +17,7 @@ MAX_TEXT = 4096  # characters in any one text (names, labels, parameter values, 
 MAX_ITEMS = MAX_CELLS  # items in any one array or table
 MAX_INT = 2**63 - 1  # what SQLite keeps (a seed is stored with the campaign)
 DAY_S = 86_400.0
-# Each number's range: (low, high), for the keys a plan names (README "The plan file").
+# Each number's range: (low, high), for the keys a plan names (guide: campaigns.md).
 INT_RANGES: Mapping[str, tuple[int, int]] = {
     "seed": (0, MAX_INT),
     "parallel": (1, 256),

@@ -6,11 +6,12 @@ data), so an installed wheel and the PyInstaller bundle need nothing from a sour
 ``PAIRBENCH_REPORT_STARTUP=1`` prints one line on stderr once the main window is first exposed
 and painted::
 
-    pairbench-startup: window-shown monotonic=12345.678901 icon-sizes=16,24,32,...
+    pairbench-startup: window-shown monotonic=12345.678901 icon-sizes=16,24,32,... guide=DIR
 
 ``monotonic`` is ``time.monotonic()`` (CLOCK_MONOTONIC, one clock for every process on the
 machine), so a launcher that noted ``time.monotonic()`` before starting the process gets the
 launch-to-window time by subtraction (``python -m bench bundle_start``, ``tests/bundle``).
+``guide`` is the folder of the user guide's pages Help ▸ User guide reads (``none``), last.
 """
 
 from __future__ import annotations
@@ -23,6 +24,8 @@ from pathlib import Path
 from PySide6.QtCore import QEvent, QObject, QTimer
 from PySide6.QtGui import QGuiApplication, QIcon
 from PySide6.QtWidgets import QWidget
+
+from pairbench.ui.guide_pages import guide_dir
 
 ICON_THEME_DIR = Path(__file__).resolve().parents[1] / "resources" / "icons" / "hicolor"
 DESKTOP_FILE_NAME = "pairbench"  # resources/pairbench.desktop
@@ -66,7 +69,7 @@ class _FirstExposure(QObject):
         sizes = sorted({s.width() for s in self._window.windowIcon().availableSizes()})
         print(
             f"{REPORT_MARKER} window-shown monotonic={now:.6f} "
-            f"icon-sizes={','.join(map(str, sizes)) or 'none'}",
+            f"icon-sizes={','.join(map(str, sizes)) or 'none'} guide={guide_dir() or 'none'}",
             file=sys.stderr,
             flush=True,
         )

@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 from PySide6.QtCore import QObject, QSettings, QSize, Qt, Signal
-from PySide6.QtGui import QCloseEvent
+from PySide6.QtGui import QCloseEvent, QKeySequence, QShortcut
 from PySide6.QtWidgets import (
     QApplication,
     QDockWidget,
@@ -220,4 +220,10 @@ class MainWindow(QMainWindow):
         # This computer's run ids or TeamRefs; team series cached for the window's session.
         load = open_compare(self.bridge, run_ids, self, self.runs_view.team.cache)
         load.opened.connect(self.compare_windows.append)
+        load.opened.connect(self._help_on_compare)
         self.compare_loads.append(load)
+
+    def _help_on_compare(self, view: QWidget) -> None:
+        """F1 in a compare window opens the guide's page on comparing runs."""
+        key = QShortcut(QKeySequence("F1"), view)
+        key.activated.connect(lambda: self.actions_.show_guide("compare"))

@@ -1,16 +1,14 @@
-"""Help ▸ User guide: the README as a guide to the window, one section at a time.
+"""Help ▸ User guide (F1): the guide's pages (``docs/guide/``) rendered in the app.
 
-It opens on how to use the window (the README's "The workbench window" section), with every
-other section listed beside it (the command line, the tools, hosts, the library, comparing,
-burst credits, ...). A link to another part of the README shows that part; a web link opens
-in the browser. The README is split at its ``##`` headings (never inside a code block); each
-part keeps its ``###`` subsections.
+The pages are listed on the left in the index's order; the one shown is on the right. F1
+opens the page of the screen in view (``guide_pages.SCREEN_PAGES``). A link to another page,
+or to a heading of one, shows it here; anything else (a web address, a file beyond the
+guide) goes to the opener, the desktop's by default.
 """
 
 from __future__ import annotations
 
-import re
-from dataclasses import dataclass
+from collections.abc import Callable
 from pathlib import Path
 
 from PySide6.QtCore import Qt, QUrl
@@ -26,54 +24,28 @@ from PySide6.QtWidgets import (
     QWidget,
 )
 
-START = "The workbench window"  # the section the guide opens on
-_HEADING = re.compile(r"^(#{1,6})\s+(.*?)\s*#*\s*$")
+from pairbench.ui.guide_pages import INDEX, GuidePage, pages, split_target, unique_anchors
 
-
-@dataclass(frozen=True, slots=True)
-class GuideSection:
-    """A ``##`` section of the README (the text before the first one is the introduction)."""
-
-    title: str
-    text: str  # its Markdown, heading and subsections included
-    anchors: tuple[str, ...]  # the GitHub anchors of its headings (links to it or inside)
-
-
-def anchor_of(title: str) -> str:
-    """GitHub's anchor of a heading: lower case, punctuation dropped, spaces as hyphens."""
-    text = re.sub(r"`|\*|_", "", title.strip().lower())
-    text = re.sub(r"[^\w\- ]", "", text)
-    return text.replace(" ", "-")
-
-
-def split_sections(markdown: str) -> list[GuideSection]:
-    """The README's ``##`` sections in order, headings inside code blocks ignored."""
-    parts: list[tuple[str, list[str], list[str]]] = [("Introduction", [], [])]
-    fenced = False
-    for line in markdown.splitlines():
-        if line.lstrip().startswith("```"):
-            fenced = not fenced
-        match = None if fenced else _HEADING.match(line)
-        if match and len(match.group(1)) == 2:
-            parts.append((match.group(2), [line], [anchor_of(match.group(2))]))
-            continue
-        parts[-1][1].append(line)
-        if match:
-            parts[-1][2].append(anchor_of(match.group(2)))
-    return [
-        GuideSection(title, "\n".join(lines).strip() + "\n", tuple(anchors))
-        for title, lines, anchors in parts
-        if "\n".join(lines).strip()
-    ]
+Opener = Callable[[QUrl], object]
+MISSING = "The user guide (docs/guide) is not installed with this copy of Pairbench."
 
 
 class UserGuide(QDialog):
-    """The README's sections listed on the left, the one chosen on the right."""
+    """The guide's pages listed on the left, the one shown on the right."""
 
-    def __init__(self, path: Path | None, parent: QWidget | None = None) -> None:
+    def __init__(
+        self,
+        directory: Path | None,
+        parent: QWidget | None = None,
+        *,
+        opener: Opener = QDesktopServices.openUrl,
+    ) -> None:
         super().__init__(parent)
         self.setWindowTitle("Pairbench — user guide")
-        self.path = path
+        self.directory = directory
+        self.opener = opener
+        self.page = ""  # the file name of the page shown
+        self.anchor = ""  # the heading scrolled to ("" for the top)
         self.browser = QTextBrowser()
         self.browser.setObjectName("guide")
         self.browser.setOpenLinks(False)
@@ -82,17 +54,15 @@ class UserGuide(QDialog):
         self.contents.setObjectName("guide_contents")
         self.contents.setWordWrap(True)  # long titles wrap: the list never scrolls sideways
         self.contents.setHorizontalScrollBarPolicy(Qt.ScrollBarPolicy.ScrollBarAlwaysOff)
-        self.sections: list[GuideSection] = []
-        if path is None:
-            self.browser.setPlainText(
-                "The user guide (README.md) is not installed with this copy of Pairbench."
-            )
+        self.pages: list[GuidePage] = []
+        if directory is None:
+            self.browser.setPlainText(MISSING)
         else:
-            self.browser.setSearchPaths([str(path.parent)])
-            self.sections = split_sections(path.read_text(encoding="utf-8"))
-        for section in self.sections:
-            self.contents.addItem(section.title)
-        self.contents.currentRowChanged.connect(self.show_section)
+            self.browser.setSearchPaths([str(directory)])
+            self.pages = pages(directory)
+        for page in self.pages:
+            self.contents.addItem(page.title)
+        self.contents.currentRowChanged.connect(self._row_chosen)
         side = QWidget()
         side_layout = QVBoxLayout(side)
         side_layout.setContentsMargins(0, 0, 0, 0)
@@ -106,20 +76,55 @@ class UserGuide(QDialog):
         layout = QHBoxLayout(self)
         layout.addWidget(split)
         self.resize(900, 640)
-        start = next((i for i, s in enumerate(self.sections) if s.title == START), 0)
-        if self.sections:
-            self.contents.setCurrentRow(start)
+        if self.pages:
+            self.show_page(INDEX)
 
     def current_title(self) -> str:
-        """The title of the section shown ("" without a guide)."""
-        row = self.contents.currentRow()
-        return self.sections[row].title if 0 <= row < len(self.sections) else ""
+        """The title of the page shown ("" without a guide)."""
+        return next((p.title for p in self.pages if p.name == self.page), "")
 
-    def show_section(self, row: int) -> None:
-        if 0 <= row < len(self.sections):
-            self.browser.setMarkdown(self.sections[row].text)
+    def show_page(self, target: str) -> bool:
+        """Show ``page.md`` or ``page.md#anchor`` (the page shown when the page is empty);
+        False when the guide has no such page."""
+        name, anchor = split_target(target)
+        name = name or self.page
+        row = next((i for i, p in enumerate(self.pages) if p.name == name), None)
+        if row is None or self.directory is None:
+            return False
+        if name != self.page:
+            self.page = name
+            self.browser.setMarkdown((self.directory / name).read_text(encoding="utf-8"))
             self.fit_images()
-            self.browser.verticalScrollBar().setValue(0)
+            self.contents.blockSignals(True)
+            self.contents.setCurrentRow(row)
+            self.contents.blockSignals(False)
+        self.anchor = anchor if self._scroll_to(anchor) else ""
+        return True
+
+    def _row_chosen(self, row: int) -> None:
+        if 0 <= row < len(self.pages):
+            self.show_page(self.pages[row].name)
+
+    def _scroll_to(self, anchor: str) -> bool:
+        """Scroll the heading with this anchor to the top (to the page's top without one)."""
+        bar = self.browser.verticalScrollBar()
+        if not anchor:
+            bar.setValue(0)
+            return False
+        document = self.browser.document()
+        blocks = []
+        block = document.begin()
+        while block.isValid():
+            if block.blockFormat().headingLevel() > 0:
+                blocks.append(block)
+            block = block.next()
+        found = unique_anchors(b.text() for b in blocks)
+        if anchor not in found:
+            bar.setValue(0)
+            return False
+        top = document.documentLayout().blockBoundingRect(blocks[found.index(anchor)]).top()
+        bar.setValue(int(top))
+        return True
 
     def fit_images(self) -> None:
         """Pictures no wider than the page (a screenshot would scroll it sideways)."""
@@ -150,18 +155,18 @@ class UserGuide(QDialog):
         self.fit_images()
 
     def _image_width(self, name: str) -> int:
-        if self.path is None:
+        if self.directory is None:
             return 0
-        return QImage(str(self.path.parent / name)).width()
+        return QImage(str(self.directory / name)).width()
 
     def follow(self, url: QUrl) -> None:
-        """A link: another part of the README is shown here; anything else opens outside."""
-        fragment = url.fragment()
-        if fragment and not url.scheme() and not url.path():
-            row = next((i for i, s in enumerate(self.sections) if fragment in s.anchors), None)
-            if row is not None:
-                self.contents.setCurrentRow(row)
+        """A link: a page of the guide (or a heading of one) is shown here; anything else
+        goes to the opener."""
+        if url.scheme() or self.directory is None:
+            self.opener(url)
             return
-        if not url.scheme() and self.path is not None:
-            url = QUrl.fromLocalFile(str(self.path.parent / url.path()))
-        QDesktopServices.openUrl(url)
+        target = url.path()
+        inside = not target or ("/" not in target and target.endswith(".md"))
+        if inside and self.show_page(f"{target}#{url.fragment()}" if url.fragment() else target):
+            return
+        self.opener(QUrl.fromLocalFile(str((self.directory / target).resolve())))

@@ -9,28 +9,20 @@ from typing import TYPE_CHECKING
 
 from PySide6 import __version__ as pyside_version
 from PySide6.QtCore import QObject
-from PySide6.QtWidgets import QDialog, QFileDialog, QMessageBox
+from PySide6.QtWidgets import QApplication, QDialog, QFileDialog, QMessageBox
 
 from pairbench import __version__
 from pairbench.domain import RunSpec
 from pairbench.services.library import Library
 from pairbench.services.run_export import export_runs, format_of
 from pairbench.ui.file_places import EXPORTS, IMPORTS, remember, start_folder, start_path
+from pairbench.ui.guide_pages import SCREEN_PAGES, guide_dir
 from pairbench.ui.library.jobs import call_for, error_text
 from pairbench.ui.run.run_tab import RunTab
 from pairbench.ui.user_guide import UserGuide
 
 if TYPE_CHECKING:
     from pairbench.ui.main_window import MainWindow
-
-PACKAGE = Path(__file__).resolve().parents[1]
-# The user guide: shipped beside the package in a bundle, else the checkout's README.
-GUIDE_PLACES = (PACKAGE / "resources" / "README.md", PACKAGE.parents[1] / "README.md")
-
-
-def guide_path() -> Path | None:
-    """The README that holds the user guide, where this installation has one."""
-    return next((p for p in GUIDE_PLACES if p.is_file()), None)
 
 
 class WindowActions(QObject):
@@ -39,7 +31,7 @@ class WindowActions(QObject):
     def __init__(self, window: MainWindow) -> None:
         super().__init__(window)
         self.window = window
-        self.guide: QDialog | None = None
+        self.guide: UserGuide | None = None
 
     # -- File ------------------------------------------------------------------------------
 
@@ -201,10 +193,25 @@ class WindowActions(QObject):
 
     # -- Help ------------------------------------------------------------------------------
 
-    def show_guide(self) -> QDialog:
-        """The user guide (the README) in a window of its own, on how to use the window."""
+    def screen_in_view(self) -> str:
+        """The screen the user is on (a key of ``SCREEN_PAGES``): the run panel while the
+        focus is in it, else the tab in front."""
+        window = self.window
+        focus = QApplication.focusWidget()
+        if focus is not None and window.run_dock.isAncestorOf(focus):
+            return "run panel"
+        tab = window.tabs.currentWidget()
+        if isinstance(tab, RunTab):
+            return "run"
+        if tab is window.runs_view and window.runs_view.runs.team:
+            return "Team"
+        return next((title for title, w in window.fixed_tabs.items() if w is tab), "window")
+
+    def show_guide(self, screen: str | None = None) -> UserGuide:
+        """The user guide in a window of its own, on the page of the screen in view (F1)."""
         if self.guide is None:
-            self.guide = UserGuide(guide_path(), self.window)
+            self.guide = UserGuide(guide_dir(), self.window)
+        self.guide.show_page(SCREEN_PAGES[screen or self.screen_in_view()])
         self.guide.show()
         self.guide.raise_()
         return self.guide

@@ -78,7 +78,7 @@ def connect_error(target: str, exc: psycopg.OperationalError, given: bool) -> Te
         return TeamError(
             f"team library {target} refuses connections from this computer "
             f"({one_line(text)}): its administrator adds a line for your network to "
-            f"pg_hba.conf (see the README)"
+            f"pg_hba.conf (see docs/guide/team-library.md)"
         )
     if "timeout expired" in text:
         return TeamTimeoutError(

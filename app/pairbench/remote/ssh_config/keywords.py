@@ -1,4 +1,6 @@
-"""Every ssh_config keyword OpenSSH knows, and what Pairbench does with it (README's table)."""
+"""Every ssh_config keyword OpenSSH knows, and what Pairbench does with it.
+
+The table of docs/guide/ssh-config.md lists them as this module treats them (a test checks)."""
 
 from __future__ import annotations
 
