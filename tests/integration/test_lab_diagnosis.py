@@ -182,6 +182,7 @@ class _KernelWatch:
     def __init__(self, namespaces: dict[str, str]) -> None:
         self.namespaces = namespaces  # role → the lab host's network namespace
         self.busiest: list[float] = []
+        self.total: list[float] = []  # the cores' busy shares summed (100 = one core's worth)
         self.need = {"client": 0, "server": 0}
         self.watched_ns = 0
         self._stop = threading.Event()
@@ -203,6 +204,7 @@ class _KernelWatch:
                     if c in before
                 ]
                 self.busiest.append(max(shares, default=0.0))
+                self.total.append(sum(shares))
                 for role in now:
                     self.need[role] += max(now[role] - needs[role], 0)
             before, needs = after, now
@@ -223,10 +225,11 @@ def test_an_unshaped_single_stream_is_found_cpu_bound_on_the_busier_host(lab: An
         final, shown = _run(lab.library, f"duration={RUN_S}", "streams=1")
     verdict = _verdict(shown)
     assert verdict["limit"] == "cpu", (verdict, _host_series(shown), watch.busiest)
-    # The kernel agrees, as the test reads it: the cores were in use while iperf3 ran (on two
-    # cores the sender and the receiver bounce the work: one full core on a quiet machine,
-    # ~80 % each when they hand over) ...
-    assert watch.busiest and statistics.median(watch.busiest) >= 75, watch.busiest
+    # The kernel agrees, as the test reads it: at least a whole core's worth was in use while
+    # iperf3 ran (on two cores the sender and the receiver bounce the work: one full core on a
+    # quiet machine, 67–94 % each when they hand over, as CI once read: the busiest core alone
+    # then says less than the cores together) ...
+    assert watch.total and statistics.median(watch.total) >= 100, (watch.total, watch.busiest)
     # ... the named host's iperf3 seldom slept: it ran or waited for a CPU most of the time
     # (schedstat), unlike a shaped run's, which sleeps on its socket ...
     named = verdict["host"]
