@@ -12,10 +12,10 @@ from pathlib import Path
 
 from pairbench.cli.campaign_browse import handle_list, handle_plans, handle_show
 from pairbench.cli.campaign_report import add_report_parser
-from pairbench.cli.cmd_run import cancel_on_signals
 from pairbench.cli.environment import Environment
 from pairbench.cli.exit_status import ExitStatus
 from pairbench.cli.prompts import TerminalPrompt
+from pairbench.cli.signals import cancel_on_signals
 from pairbench.cli.team_entities import (
     add_team_flag,
     handle_team_campaigns,

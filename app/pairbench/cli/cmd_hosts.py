@@ -1,5 +1,5 @@
 """``pairbench hosts add|list|show|edit|remove|forget-key|import-ssh-config``: manage hosts
-(``install-tool`` lives in ``cmd_install_tool``, ``rename`` in ``cmd_rename``)."""
+(``install-tool`` lives in ``hosts_install``, ``rename`` in ``renaming``)."""
 
 from __future__ import annotations
 
@@ -8,10 +8,12 @@ import dataclasses
 import json
 import sys
 from pathlib import Path
-from typing import Any
 
+from pairbench.cli import hosts_install, renaming
 from pairbench.cli.environment import Environment
 from pairbench.cli.exit_status import ExitStatus
+from pairbench.cli.host_output import ADDRESS_MAX, NAME_MAX, TAGS_MAX, USER_MAX, host_json
+from pairbench.cli.output import fail, say
 from pairbench.cli.prompts import TerminalPrompt
 from pairbench.domain import AuthMethod, Host
 from pairbench.domain.host_text import (
@@ -22,8 +24,6 @@ from pairbench.domain.host_text import (
     ssh_option_lines,
 )
 from pairbench.domain.validation import check_address, check_name, check_port, check_user, shown
-from pairbench.export.escaping import terminal_text
-from pairbench.export.run_json import host_payload
 from pairbench.export.table_render import text_table
 from pairbench.export.tables import TextTable
 from pairbench.services.hosts import (
@@ -80,9 +80,7 @@ def add_parser(sub: argparse._SubParsersAction[argparse.ArgumentParser]) -> None
     _add_host_options(p_edit, editing=True)
     p_edit.set_defaults(handler=handle_edit)
 
-    from pairbench.cli import cmd_rename
-
-    cmd_rename.add_subparser(hosts_sub, "host")
+    renaming.add_subparser(hosts_sub, "host")
 
     p_remove = hosts_sub.add_parser("remove", help="remove a host and forget its password")
     p_remove.add_argument("name", metavar="NAME")
@@ -103,9 +101,7 @@ def add_parser(sub: argparse._SubParsersAction[argparse.ArgumentParser]) -> None
     p_import.add_argument("--json", action="store_true")
     p_import.set_defaults(handler=handle_import)
 
-    from pairbench.cli import cmd_install_tool  # it imports this module's helpers
-
-    cmd_install_tool.add_subparser(hosts_sub)
+    hosts_install.add_subparser(hosts_sub)
 
 
 def _add_host_options(p: argparse.ArgumentParser, *, editing: bool) -> None:
@@ -138,33 +134,6 @@ def _add_host_options(p: argparse.ArgumentParser, *, editing: bool) -> None:
         p.add_argument(
             "--remove-tag", action="append", default=[], metavar="KEY", help="drop a tag"
         )
-
-
-# ---------------------------------------------------------------------------------------------
-# Helpers shared with cmd_pairs
-
-
-def fail(env: Environment, message: object, status: ExitStatus = ExitStatus.ERROR) -> ExitStatus:
-    """Print one ``pairbench: ...`` line on stderr and return ``status``."""
-    env.err(terminal_text(f"pairbench: {message}"))
-    return status
-
-
-def say(env: Environment, line: str) -> None:
-    """Print one line on stdout; names, tags and descriptions in it may come from an imported
-    file, so it goes through ``terminal_text`` (control characters shown as escapes)."""
-    env.out(terminal_text(line))
-
-
-# Widest a column of ``hosts list`` / ``pairs list`` grows: the longest valid value (names
-# 64, host names 253, users 32); text imported without those checks is cut there.
-NAME_MAX, ADDRESS_MAX, USER_MAX, TAGS_MAX = 64, 253, 32, 200
-
-
-def host_json(host: Host) -> dict[str, Any]:
-    """A host's fields for ``--json``: its stored fields (``host_payload``, as exports and
-    bundles write them) and whether it is this machine."""
-    return {**host_payload(host), "local": host.is_local}
 
 
 # ---------------------------------------------------------------------------------------------

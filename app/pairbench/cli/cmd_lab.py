@@ -7,15 +7,15 @@ import dataclasses
 import json
 from collections.abc import Iterable
 
-from pairbench.cli.cmd_lab_pairs import (
+from pairbench.cli.environment import Environment
+from pairbench.cli.exit_status import ExitStatus
+from pairbench.cli.lab_pairs import (
     pair_lines,
     pairs_json,
     pairs_status_json,
     print_pairs_status,
     shape_targets,
 )
-from pairbench.cli.environment import Environment
-from pairbench.cli.exit_status import ExitStatus
 from pairbench.domain.host_text import key_fingerprint
 from pairbench.lab import LabError, Shaping, instance, manager, pairs, vendor
 from pairbench.lab.info import LabInfo, LabStatus

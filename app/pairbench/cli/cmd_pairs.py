@@ -1,5 +1,5 @@
 """``pairbench pairs add|list|show|edit|remove|check``: manage and preflight client/server pairs
-(``rename`` lives in ``cmd_rename``)."""
+(``rename`` lives in ``renaming``)."""
 
 from __future__ import annotations
 
@@ -9,9 +9,11 @@ import dataclasses
 import json
 from typing import Any
 
-from pairbench.cli.cmd_hosts import ADDRESS_MAX, NAME_MAX, TAGS_MAX, fail, host_json, say
+from pairbench.cli import renaming
 from pairbench.cli.environment import Environment
 from pairbench.cli.exit_status import ExitStatus
+from pairbench.cli.host_output import ADDRESS_MAX, NAME_MAX, TAGS_MAX, host_json
+from pairbench.cli.output import fail, say
 from pairbench.cli.prompts import TerminalPrompt
 from pairbench.domain import HostPair
 from pairbench.domain.failures import TransportError
@@ -64,9 +66,7 @@ def add_parser(sub: argparse._SubParsersAction[argparse.ArgumentParser]) -> None
     _add_pair_options(p_edit, editing=True)
     p_edit.set_defaults(handler=handle_edit)
 
-    from pairbench.cli import cmd_rename
-
-    cmd_rename.add_subparser(pairs_sub, "pair")
+    renaming.add_subparser(pairs_sub, "pair")
 
     p_remove = pairs_sub.add_parser("remove", help="remove a pair (its runs stay)")
     p_remove.add_argument("name", metavar="NAME")

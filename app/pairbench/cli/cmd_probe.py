@@ -8,11 +8,11 @@ import json
 from typing import Any
 
 from pairbench.analysis.burst import BurstEstimate, BurstState
-from pairbench.cli.cmd_analyze import describe_estimate, format_duration, format_size_bits
-from pairbench.cli.cmd_run import cancel_on_signals
+from pairbench.cli.burst_text import describe_estimate, format_duration, format_size_bits
 from pairbench.cli.environment import Environment
 from pairbench.cli.exit_status import ExitStatus
 from pairbench.cli.prompts import TerminalPrompt
+from pairbench.cli.signals import cancel_on_signals
 from pairbench.domain import HostPair, Line, Record, Run, RunSpec, RunStatus
 from pairbench.domain.failures import RunError
 from pairbench.domain.units import format_bits, format_value

@@ -4,15 +4,14 @@ from __future__ import annotations
 
 import argparse
 import asyncio
-import contextlib
 import json
 import re
-import signal
 import time
 
 from pairbench.cli.environment import Environment
 from pairbench.cli.exit_status import ExitStatus
 from pairbench.cli.prompts import TerminalPrompt
+from pairbench.cli.signals import cancel_on_signals
 from pairbench.domain import HostPair, Line, Record, Run, RunSpec, RunStatus
 from pairbench.domain.failures import RunError
 from pairbench.domain.units import format_value
@@ -184,15 +183,6 @@ async def _run(
         accept_new_host_key=args.accept_new_host_key,
         on_ready=lambda: cancel_on_signals(cancel),
     )
-
-
-def cancel_on_signals(cancel: asyncio.Event) -> None:
-    """From now on, Ctrl-C (SIGINT) and SIGTERM set ``cancel`` (on the running loop) instead
-    of stopping the command: the run ends and is stored as cancelled."""
-    loop = asyncio.get_running_loop()
-    with contextlib.suppress(NotImplementedError, RuntimeError, ValueError):
-        loop.add_signal_handler(signal.SIGINT, cancel.set)
-        loop.add_signal_handler(signal.SIGTERM, cancel.set)
 
 
 def _report(run: Run, env: Environment, as_json: bool) -> None:

@@ -18,6 +18,7 @@ from typing import TYPE_CHECKING, Any
 
 from pairbench.cli.environment import Environment
 from pairbench.cli.exit_status import ExitStatus
+from pairbench.cli.run_lines import key_metric, when_text
 from pairbench.domain import Run, RunStatus
 from pairbench.services.runs import (
     SORT_KEYS,
@@ -36,7 +37,6 @@ if TYPE_CHECKING:
     from pairbench.domain.diagnosis import Diagnosis
 
 HELP = "list, show or delete stored runs"  # also in cli.main.COMMANDS (checked by a test)
-_KEY_METRICS = ("throughput_bps", "rtt_avg_ms", "latency_avg_us", "read_iops", "write_iops")
 LABEL_WIDTH = 48  # characters of a label in ``runs list``; longer ones end with "…"
 # Per column of ``runs list``: longer pair, tool or label texts end with "…".
 _LIST_CELL_MAX = (12, 19, 32, 12, 11, 24, LABEL_WIDTH)
@@ -190,24 +190,6 @@ def list_filter(args: argparse.Namespace) -> RunFilter:
     )
 
 
-def when_text(timestamp: float) -> str:
-    """A run's time as ``runs list``/``show`` print it; "(invalid time)" for a stored value
-    no calendar shows (a library written by an older or hostile program)."""
-    from pairbench.domain.timestamps import time_text
-
-    return time_text(timestamp)
-
-
-def key_metric(run: Run) -> str:
-    # Imported where used (here and in ``_show_lines``): `runs list --json` needs no units.
-    from pairbench.domain.units import format_value
-
-    for name in _KEY_METRICS:
-        if name in run.summary:
-            return format_value(name, run.summary[name])
-    return ""
-
-
 def handle_list(args: argparse.Namespace, env: Environment) -> ExitStatus:
     """Print the runs that match the options (every run by default), newest first."""
     flt = list_filter(args)
@@ -358,7 +340,7 @@ def _show_lines(
     analyses = {k: v for k, v in analyses.items() if k not in shown_apart}
     if analyses:
         # Imported only for a run with analyses: it loads the burst model (numpy).
-        from pairbench.cli.cmd_analyze import describe_analysis
+        from pairbench.cli.burst_text import describe_analysis
     for kind, payload in analyses.items():
         lines.append(f"  analysis  {kind}")
         lines += [f"    {line}" for line in describe_analysis(kind, payload)]

@@ -8,11 +8,11 @@ import json
 from dataclasses import replace
 from typing import Any
 
-from pairbench.cli.cmd_run import cancel_on_signals
 from pairbench.cli.entity_lines import suite_line
 from pairbench.cli.environment import Environment
 from pairbench.cli.exit_status import ExitStatus
 from pairbench.cli.prompts import TerminalPrompt
+from pairbench.cli.signals import cancel_on_signals
 from pairbench.cli.storage_files import handle_compare, handle_report
 from pairbench.cli.team_entities import add_team_flag, handle_team_show, handle_team_suites, team_or
 from pairbench.domain import Run

@@ -8,6 +8,7 @@ import json
 
 from pairbench.cli.environment import Environment
 from pairbench.cli.exit_status import ExitStatus
+from pairbench.cli.run_lines import key_metric, when_text
 from pairbench.export.run_json import run_fields
 from pairbench.services.runs import RunFilter
 from pairbench.services.team import LibraryError, TeamError, TeamSetupError, team_runs
@@ -37,7 +38,6 @@ def print_team_runs(flt: RunFilter, args: argparse.Namespace, env: Environment) 
     if not runs:
         env.out("no team runs match")
         return ExitStatus.OK
-    from pairbench.cli.cmd_runs import key_metric, when_text
     from pairbench.export.table_render import text_table
     from pairbench.export.tables import TextTable
 

@@ -7,9 +7,9 @@ import argparse
 import asyncio
 import json
 
-from pairbench.cli.cmd_hosts import fail, say
 from pairbench.cli.environment import Environment
 from pairbench.cli.exit_status import ExitStatus
+from pairbench.cli.output import fail, say
 from pairbench.cli.prompts import TerminalPrompt
 from pairbench.domain.failures import ToolInstallError, TransportError
 from pairbench.export.escaping import terminal_text
