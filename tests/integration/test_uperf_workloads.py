@@ -159,6 +159,10 @@ def _run(slot: Path, task: tuple[Path, str]) -> tuple[int, str, str]:
     return cli(library_of(slot), *_argv(*task))
 
 
+# What uperf prints when its end-of-run handshake fails under load (uperf 1.0.8, master.c).
+UPERF_TEARDOWN_RACE = "Error saying goodbye"
+
+
 def _runs(
     tmp_path: Path, profiles: dict[str, str]
 ) -> Iterator[tuple[str, str, int, dict[str, Any] | None, str, str]]:
@@ -171,13 +175,26 @@ def _runs(
         (tmp_path / name).write_text(capped(profiles[name]))
     tasks = [(tmp_path / name, (tmp_path / name).read_text()) for name in names]
     results = run_in_slots(tmp_path, _run, tasks, PARALLEL)
-    for name, (_, text), (slot, (status, out, err)) in zip(names, tasks, results, strict=True):
+    for name, task, (slot, (status, out, err)) in zip(names, tasks, results, strict=True):
         if status != 0 and not out.strip():
-            yield name, text, status, None, err, ""
+            yield name, task[1], status, None, err, ""
             continue
         run = json.loads(out.strip().splitlines()[-1])
         error, stdout = _stored(library_of(slot), int(run["id"]))
-        yield name, text, status, run, err + error, stdout
+        if status != 0 and UPERF_TEARDOWN_RACE in err + error:
+            # uperf's own race at the end of a transfer on a loaded machine (its master fails
+            # to say goodbye; Pairbench stored the run as failed, as it was): the profile is
+            # run once more, alone, and that run is the one judged.
+            print(f"{name}: uperf said {UPERF_TEARDOWN_RACE!r}; run once more, alone")
+            again = tmp_path / f"again-{name}"
+            again.mkdir()
+            ((slot, (status, out, err)),) = run_in_slots(again, _run, [task], 1)
+            if status != 0 and not out.strip():
+                yield name, task[1], status, None, err, ""
+                continue
+            run = json.loads(out.strip().splitlines()[-1])
+            error, stdout = _stored(library_of(slot), int(run["id"]))
+        yield name, task[1], status, run, err + error, stdout
 
 
 @pytest.fixture
