@@ -5,6 +5,7 @@ from __future__ import annotations
 import re
 from collections.abc import Mapping
 from decimal import Decimal
+from functools import partial
 from typing import Final
 
 from pairbench.domain import LineSource
@@ -18,6 +19,7 @@ from pairbench.tools.base import (
     ParamError,
     Parser,
     Tool,
+    ToolPreset,
     first_line_capabilities,
 )
 from pairbench.tools.fio_auto import FioAutoParser
@@ -37,6 +39,7 @@ from pairbench.tools.fio_param_kinds import ChoiceParam, ConfirmParam, OptionalI
 from pairbench.tools.fio_param_kinds import PathParam as PathParam
 from pairbench.tools.fio_paths import directory_check, file_check
 from pairbench.tools.params import Param, is_true, report_interval, resolve_params
+from pairbench.tools.provenance_readers import read_fio
 
 NAME = "fio"
 DEBIAN_PACKAGE = "fio"
@@ -345,6 +348,20 @@ def job_file_logs(
     return log_analyses(log_prefixes(parse_job_file(run_text(params))), files)
 
 
+PRESETS = (
+    ToolPreset(
+        "fio 4k random read QD32",
+        {"rw": "randread", "bs": "4k", "iodepth": "32", "runtime": "60"},
+        "fio-snia-pts-nvme-oci-vs-aws.txt: IOPS at small blocks, 32 outstanding I/Os",
+    ),
+    ToolPreset(
+        "fio 1M sequential read",
+        {"rw": "read", "bs": "1M", "iodepth": "32", "runtime": "60"},
+        "fio-snia-pts-nvme-oci-vs-aws.txt: throughput at 1024 KiB blocks",
+    ),
+)
+
+
 TOOL = Tool(
     name=NAME,
     debian_package=DEBIAN_PACKAGE,
@@ -357,6 +374,8 @@ TOOL = Tool(
     expected_seconds=expected_seconds,
     commands=commands,
     parser=parser,
+    provenance=partial(read_fio, PARAMS),
+    presets=PRESETS,
     needs_workdir=True,
     file_parser_factory=file_parser,
     server_only=True,

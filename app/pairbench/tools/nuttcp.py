@@ -12,11 +12,19 @@ from pairbench.tools.base import (
     ParamError,
     Parser,
     Tool,
+    ToolPreset,
     first_line_capabilities,
     target_argument,
 )
 from pairbench.tools.nuttcp_text import NuttcpTextParser
-from pairbench.tools.params import Param, is_true, report_interval, resolve_params
+from pairbench.tools.params import (
+    Param,
+    is_true,
+    report_interval,
+    resolve_params,
+    says_true,
+)
+from pairbench.tools.provenance_readers import read_nuttcp
 
 NAME = "nuttcp"
 DEBIAN_PACKAGE = "nuttcp"
@@ -180,6 +188,20 @@ def parser(params: Mapping[str, str], caps: Capabilities) -> Parser:
     return NuttcpTextParser()
 
 
+PRESETS = (
+    ToolPreset(
+        "nuttcp UDP 8000-byte at 2 Gbit/s",
+        {"udp": "true", "length": "8000", "rate": "2g", "duration": "600"},
+        "iperf3-nuttcp-udp-tips-oci.txt: 8000-byte datagrams at 2000 Mbit/s for 600 s",
+    ),
+)
+
+
+def bulk_transfer(params: Mapping[str, str]) -> bool:
+    """A TCP run (not UDP) is a bulk transfer: a burst-credit analysis makes sense."""
+    return not says_true(params.get("udp", ""))
+
+
 TOOL = Tool(
     ports_needed=ports_needed,
     name=NAME,
@@ -193,5 +215,8 @@ TOOL = Tool(
     expected_seconds=expected_seconds,
     commands=commands,
     parser=parser,
+    provenance=read_nuttcp,
+    presets=PRESETS,
+    bulk_transfer=bulk_transfer,
     tied={"udp": ("rate", "length", "streams", "window", "reverse")},
 )

@@ -197,3 +197,8 @@ def rate_bits(value: str) -> float:
 def is_true(value: str) -> bool:
     """A canonical boolean parameter value as a bool."""
     return value == "true"
+
+
+def says_true(value: object) -> bool:
+    """A boolean parameter value as a user may write it ("1", "yes", "ON"...) as a bool."""
+    return str(value).strip().lower() in _TRUE
