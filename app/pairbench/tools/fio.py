@@ -9,6 +9,7 @@ from functools import partial
 from typing import Final
 
 from pairbench.domain import LineSource
+from pairbench.domain.quantities import size_bytes
 from pairbench.tools import fio_jobfile
 from pairbench.tools.base import (
     Capabilities,
@@ -58,7 +59,6 @@ IOENGINES: Final = ("libaio", "io_uring", "sync", "psync", "posixaio")
 DEFAULT_RWMIXREAD = "70"
 
 _SIZE_RE: Final = re.compile(r"(\d{1,15})([kKmMgG]?)")
-_SIZE_UNITS: Final = {"": 1, "k": 2**10, "m": 2**20, "g": 2**30}
 # Character devices that are memory or consoles, never storage.
 _NOT_STORAGE: Final = frozenset({"/dev/mem", "/dev/kmem", "/dev/port", "/dev/kmsg"})
 
@@ -150,7 +150,7 @@ def _size_bytes(name: str, text: str) -> int:
     match = _SIZE_RE.fullmatch(text)
     if match is None:
         raise ParamError(f"{name} must be a size such as 4k, 128K or 1G, got {text!r}")
-    number = int(match.group(1)) * _SIZE_UNITS[match.group(2).lower()]
+    number = int(size_bytes(text, bare="iec"))  # fio's k, m, g: powers of 1024
     if number <= 0:
         raise ParamError(f"{name} must be greater than 0, got {text!r}")
     return number

@@ -5,6 +5,7 @@ from __future__ import annotations
 from collections.abc import Mapping
 from decimal import ROUND_HALF_UP, Decimal, InvalidOperation
 
+from pairbench.domain.quantities import QuantityError, size_bytes
 from pairbench.tools.base import (
     Capabilities,
     CommandContext,
@@ -41,7 +42,6 @@ UDP_DEFAULT_LENGTH = 1400  # nuttcp's UDP default (8K) fragments on a 1500-byte 
 UDP_LENGTHS = (8, 65507)
 TCP_MAX_LENGTH = 64 * 1024 * 1024
 
-_SIZE_FACTOR = {"": 1, "K": 1024, "M": 1024**2, "G": 1024**3}
 
 PARAMS: dict[str, Param] = {
     p.name: p
@@ -83,11 +83,10 @@ def resolve(params: Mapping[str, str]) -> dict[str, str]:
 
 def _size_bytes(name: str, value: str) -> int:
     """A checked ``size`` value ("1400", "64K", "4M") in bytes, 1024-based."""
-    suffix = value[-1:].upper() if value[-1:].isalpha() else ""
-    number = int(value[: len(value) - len(suffix)])
-    if suffix not in _SIZE_FACTOR:
-        raise ParamError(f"{name}: unknown size suffix in {value!r}")
-    return number * _SIZE_FACTOR[suffix]
+    try:
+        return int(size_bytes(value, bare="iec"))
+    except QuantityError as exc:
+        raise ParamError(f"{name}: {exc}") from exc
 
 
 def nuttcp_length(params: Mapping[str, str]) -> int | None:
