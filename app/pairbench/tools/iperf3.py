@@ -24,7 +24,7 @@ from pairbench.tools.params import (
     is_true,
     report_interval,
     resolve_params,
-    says_true,
+    tcp_run,
 )
 from pairbench.tools.provenance_readers import read_iperf3
 
@@ -280,11 +280,6 @@ PRESETS = (
 )
 
 
-def bulk_transfer(params: Mapping[str, str]) -> bool:
-    """A TCP run (not UDP) is a bulk transfer: a burst-credit analysis makes sense."""
-    return not says_true(params.get("udp", ""))
-
-
 TOOL = Tool(
     name=NAME,
     debian_package=DEBIAN_PACKAGE,
@@ -299,7 +294,7 @@ TOOL = Tool(
     parser=parser,
     provenance=read_iperf3,
     presets=PRESETS,
-    bulk_transfer=bulk_transfer,
+    bulk_transfer=tcp_run,
     file_parser_factory=Iperf3AutoParser,
     fixed_port=chosen_port,
     tied={"udp": ("bitrate", "length", "no_delay", "congestion", "mss", "fq_rate")},

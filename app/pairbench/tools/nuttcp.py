@@ -23,7 +23,7 @@ from pairbench.tools.params import (
     is_true,
     report_interval,
     resolve_params,
-    says_true,
+    tcp_run,
 )
 from pairbench.tools.provenance_readers import read_nuttcp
 
@@ -196,11 +196,6 @@ PRESETS = (
 )
 
 
-def bulk_transfer(params: Mapping[str, str]) -> bool:
-    """A TCP run (not UDP) is a bulk transfer: a burst-credit analysis makes sense."""
-    return not says_true(params.get("udp", ""))
-
-
 TOOL = Tool(
     ports_needed=ports_needed,
     name=NAME,
@@ -216,6 +211,6 @@ TOOL = Tool(
     parser=parser,
     provenance=read_nuttcp,
     presets=PRESETS,
-    bulk_transfer=bulk_transfer,
+    bulk_transfer=tcp_run,
     tied={"udp": ("rate", "length", "streams", "window", "reverse")},
 )

@@ -199,3 +199,9 @@ def is_true(value: str) -> bool:
 def says_true(value: object) -> bool:
     """A boolean parameter value as a user may write it ("1", "yes", "ON"...) as a bool."""
     return str(value).strip().lower() in _TRUE
+
+
+def tcp_run(params: Mapping[str, str]) -> bool:
+    """True unless the parameters ask for UDP (``udp``): iperf3's and nuttcp's
+    ``Tool.bulk_transfer`` (a TCP run is a bulk transfer)."""
+    return not says_true(params.get("udp", ""))
