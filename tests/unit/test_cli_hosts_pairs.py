@@ -592,6 +592,19 @@ def test_pairs_check_local_runs_for_real(library_path: Path) -> None:
     assert check["client"]["versions"]["iperf3"].startswith("iperf 3.")
 
 
+def test_pairs_check_reports_iperf2s_version_and_every_tools(library_path: Path) -> None:
+    """``pairs check`` asks every tool of the registry its version, iperf 2 (``iperf -v``,
+    on stderr, exit status 1) too."""
+    from pairbench.tools.registry import TOOLS
+
+    require_program("iperf")
+    status, out, err = _cli(library_path, "pairs", "check", "local", "--json")
+    assert status == 0, err
+    client = json.loads(out)["client"]
+    assert client["versions"]["iperf2"].startswith("iperf version 2.")
+    assert set(client["versions"]) | set(client["missing"]) == set(TOOLS)
+
+
 def test_pairs_check_connection_refused(library_path: Path, isolated_home: Path) -> None:
     require_program("ping")
     assert (

@@ -9,6 +9,12 @@ from collections.abc import Sequence
 from dataclasses import dataclass
 from enum import StrEnum
 
+from pairbench.domain.storage import (
+    DEFAULT_DATA_EXCURSION,
+    DEFAULT_MAX_ROUNDS,
+    DEFAULT_SLOPE_EXCURSION,
+)
+
 
 @dataclass(frozen=True, slots=True)
 class SteadyParams:
@@ -18,9 +24,9 @@ class SteadyParams:
     ``max_rounds`` rounds."""
 
     window: int = 5
-    data_excursion: float = 0.20
-    slope_excursion: float = 0.10
-    max_rounds: int = 25
+    data_excursion: float = DEFAULT_DATA_EXCURSION
+    slope_excursion: float = DEFAULT_SLOPE_EXCURSION
+    max_rounds: int = DEFAULT_MAX_ROUNDS
 
     def __post_init__(self) -> None:
         if self.window < 2:

@@ -4,7 +4,6 @@ from __future__ import annotations
 
 import argparse
 import json
-import re
 
 from pairbench.analysis.burst_workload import BurstGroup, workload_fit
 from pairbench.cli.burst_text import (
@@ -15,6 +14,7 @@ from pairbench.cli.burst_text import (
 )
 from pairbench.cli.environment import Environment
 from pairbench.cli.exit_status import ExitStatus
+from pairbench.domain import quantities
 from pairbench.domain.units import format_bits
 from pairbench.export.escaping import terminal_text
 from pairbench.export.table_render import markdown_table, text_table
@@ -26,10 +26,6 @@ from pairbench.services.burst import (
     stored_burst,
 )
 from pairbench.services.runs import get_run
-
-_PREFIX = {"": 1.0, "k": 1e3, "m": 1e6, "g": 1e9, "t": 1e12}
-_RATE_RE = re.compile(r"(\d+(?:\.\d+)?)\s*([kmgt]?)(bit/s|bits/s|bit|bps|b/s)?", re.IGNORECASE)
-_SIZE_RE = re.compile(r"(\d+(?:\.\d+)?)\s*([kKmMgGtT]?)(i?B|bits?)?")
 
 
 def add_parser(sub: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
@@ -69,27 +65,21 @@ def add_parser(sub: argparse._SubParsersAction[argparse.ArgumentParser]) -> None
 
 
 def _rate(text: str) -> float:
-    """A rate in bit/s: ``750M``, ``0.75G``, ``750mbit``, ``10Gbps`` (powers of 1000)."""
-    match = _RATE_RE.fullmatch(text.strip())
-    if match is None:
-        raise argparse.ArgumentTypeError(f"{text!r} is not a rate (e.g. 750M, 10G, 750mbit)")
-    return float(match.group(1)) * _PREFIX[str(match.group(2)).lower()]
+    """A rate in bit/s: ``750M``, ``0.75G``, ``750mbit`` (``domain/quantities``)."""
+    try:
+        return float(quantities.rate_bps(text.strip()))
+    except quantities.QuantityError as exc:
+        raise argparse.ArgumentTypeError(f"not a rate: {exc}") from None
 
 
 def _size(text: str) -> float:
     """A size in bits: ``2700G``/``2700Gbit`` bits, ``337.5GB`` bytes (SI), ``500MiB``."""
-    match = _SIZE_RE.fullmatch(text.strip())
-    if match is None:
+    try:
+        return float(quantities.amount_bits(text.strip()))
+    except quantities.QuantityError as exc:
         raise argparse.ArgumentTypeError(
-            f"{text!r} is not a size (bits: 2700G or 2700Gbit; bytes: 337.5GB or 500MiB)"
-        )
-    number, prefix = float(match.group(1)), str(match.group(2)).lower()
-    unit = str(match.group(3) or "")
-    if unit == "iB":
-        return number * float(1024 ** " kmgt".index(prefix or " ")) * 8
-    if unit == "B":
-        return number * _PREFIX[prefix] * 8
-    return number * _PREFIX[prefix]
+            f"not a size (bits: 2700G or 2700Gbit; bytes: 337.5GB or 500MiB): {exc}"
+        ) from None
 
 
 def handle_burst(args: argparse.Namespace, env: Environment) -> ExitStatus:

@@ -18,6 +18,12 @@ from pairbench.cli.team_entities import add_team_flag, handle_team_show, handle_
 from pairbench.domain import Run
 from pairbench.domain.failures import RunError
 from pairbench.domain.storage import (
+    DEFAULT_DATA_EXCURSION,
+    DEFAULT_IODEPTH,
+    DEFAULT_MAX_ROUNDS,
+    DEFAULT_PRECONDITION_PASSES,
+    DEFAULT_ROUND_SECONDS,
+    DEFAULT_SLOPE_EXCURSION,
     THREADS_PER_CORE_MAX,
     THREADS_PER_TARGET_MAX,
     JobKey,
@@ -84,11 +90,29 @@ def add_parser(sub: argparse._SubParsersAction[argparse.ArgumentParser]) -> None
         default=THREADS_PER_CORE_MAX,
         help=f"numjobs at most this many per CPU ({THREADS_PER_CORE_MAX}, CloudHarmony's)",
     )
-    run.add_argument("--iodepth", type=int, default=64, help="I/O in flight per thread (64)")
-    run.add_argument("--round-seconds", type=int, default=60, help="seconds per job (60)")
-    run.add_argument("--max-rounds", type=int, default=25, help="rounds at most (25)")
     run.add_argument(
-        "--precondition-passes", type=int, default=2, help="128 KiB sequential write passes (2)"
+        "--iodepth",
+        type=int,
+        default=DEFAULT_IODEPTH,
+        help=f"I/O in flight per thread ({DEFAULT_IODEPTH})",
+    )
+    run.add_argument(
+        "--round-seconds",
+        type=int,
+        default=DEFAULT_ROUND_SECONDS,
+        help=f"seconds per job ({DEFAULT_ROUND_SECONDS})",
+    )
+    run.add_argument(
+        "--max-rounds",
+        type=int,
+        default=DEFAULT_MAX_ROUNDS,
+        help=f"rounds at most ({DEFAULT_MAX_ROUNDS})",
+    )
+    run.add_argument(
+        "--precondition-passes",
+        type=int,
+        default=DEFAULT_PRECONDITION_PASSES,
+        help=f"128 KiB sequential write passes ({DEFAULT_PRECONDITION_PASSES})",
     )
     run.add_argument(
         "--steady-state",
@@ -101,14 +125,16 @@ def add_parser(sub: argparse._SubParsersAction[argparse.ArgumentParser]) -> None
         "--data-excursion",
         type=float,
         default=None,
-        help="steady state: max - min of the window at most this %% of its mean (20; "
+        help="steady state: max - min of the window at most this %% of its mean "
+        f"({DEFAULT_DATA_EXCURSION * 100:g}; "
         "cloudharmony: twice the slope excursion)",
     )
     run.add_argument(
         "--slope-excursion",
         type=float,
-        default=10.0,
-        help="steady state: the fitted line's rise across the window at most this %% (10)",
+        default=DEFAULT_SLOPE_EXCURSION * 100,
+        help="steady state: the fitted line's rise across the window at most this %% "
+        f"({DEFAULT_SLOPE_EXCURSION * 100:g})",
     )
     run.add_argument("--no-precondition", action="store_true", help="no preconditioning")
     run.add_argument(

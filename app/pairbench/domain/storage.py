@@ -5,10 +5,12 @@ parameters a suite records."""
 from __future__ import annotations
 
 import enum
-import re
 from collections.abc import Mapping
 from dataclasses import asdict, dataclass, field, fields
+from decimal import Decimal
 from typing import Any, Final
+
+from pairbench.domain.quantities import QuantityError, size_bytes
 
 
 class StorageTest(enum.StrEnum):
@@ -135,16 +137,26 @@ def stages_of(test: StorageTest) -> tuple[Stage, ...]:
     )
 
 
-_SIZE_RE: Final = re.compile(r"(\d{1,15})([KMGT]?)(i?B)?", re.IGNORECASE)
-_SIZE_UNITS: Final = {"": 1, "k": 2**10, "m": 2**20, "g": 2**30, "t": 2**40}
-
-
 def parse_size(text: str) -> int:
-    """Bytes of a size such as ``4GiB``, ``512M`` or ``1073741824``; ValueError otherwise."""
-    match = _SIZE_RE.fullmatch(text.strip())
-    if match is None or int(match.group(1)) <= 0:
+    """Bytes of a suite's size such as ``4GiB``, ``512M`` (MiB, as fio reads it) or
+    ``1073741824`` (``domain/quantities``, whole and above 0); ValueError otherwise."""
+    try:
+        size = size_bytes(text.strip(), bare="iec")
+    except QuantityError:
+        size = Decimal(0)
+    if "." in text or size <= 0 or size != size.to_integral_value():
         raise ValueError(f"a size such as 4GiB, 512MiB or 1073741824 bytes, got {text!r}")
-    return int(match.group(1)) * _SIZE_UNITS[match.group(2).lower()]
+    return int(size)
+
+
+# A suite's defaults (PTS-E 1.1's and CloudHarmony's), the one place they are written: the
+# CLI's options, the window's form, campaign cells and the steady-state rule read them here.
+DEFAULT_IODEPTH: Final = 64
+DEFAULT_ROUND_SECONDS: Final = 60
+DEFAULT_MAX_ROUNDS: Final = 25
+DEFAULT_PRECONDITION_PASSES: Final = 2
+DEFAULT_DATA_EXCURSION: Final = 0.20  # the window's max - min at most 20 % of its mean
+DEFAULT_SLOPE_EXCURSION: Final = 0.10  # the fitted line's rise at most 10 % of the mean
 
 
 @dataclass(frozen=True, slots=True)
@@ -164,13 +176,13 @@ class SuiteParams:
     target: str
     size: int = 0
     threads: int = 1
-    iodepth: int = 64
-    round_seconds: int = 60
-    max_rounds: int = 25
-    precondition_passes: int = 2
+    iodepth: int = DEFAULT_IODEPTH
+    round_seconds: int = DEFAULT_ROUND_SECONDS
+    max_rounds: int = DEFAULT_MAX_ROUNDS
+    precondition_passes: int = DEFAULT_PRECONDITION_PASSES
     purge: bool = True
-    data_excursion: float = 0.20
-    slope_excursion: float = 0.10
+    data_excursion: float = DEFAULT_DATA_EXCURSION
+    slope_excursion: float = DEFAULT_SLOPE_EXCURSION
     ioengine: str = "libaio"
     direct: bool = True  # O_DIRECT (off where the file system lacks it: said in the facts)
     extra: Mapping[str, str] = field(default_factory=dict)

@@ -12,15 +12,10 @@ from pairbench.engine.install_hint import install_words
 from pairbench.engine.transports import Connector
 from pairbench.library import LibraryError
 from pairbench.remote.base import Transport
+from pairbench.tools.registry import TOOLS
 
-# The version command of every tool Pairbench knows, including those without an adapter yet.
-VERSION_COMMANDS: dict[str, list[str]] = {
-    "iperf3": ["iperf3", "--version"],
-    "uperf": ["uperf", "-V"],
-    "nuttcp": ["nuttcp", "-V"],
-    "fio": ["fio", "--version"],
-    "ping": ["ping", "-V"],
-}
+# The version command of every tool Pairbench knows, from the tool records.
+VERSION_COMMANDS: dict[str, list[str]] = {name: tool.version_argv for name, tool in TOOLS.items()}
 
 
 @dataclass

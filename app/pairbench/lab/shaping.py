@@ -4,10 +4,11 @@ from __future__ import annotations
 
 import math
 import re
-from collections.abc import Mapping
+from collections.abc import Callable, Mapping
 from dataclasses import dataclass, fields
 from decimal import Decimal, InvalidOperation
 
+from pairbench.domain import quantities
 from pairbench.lab.errors import LabError
 
 # The rate a user asks for is the rate iperf3 reports (TCP goodput), not the frame rate: a
@@ -36,31 +37,7 @@ HTB_QUANTUM_BYTES = 65536
 _NUMBER = r"(\d{1,15}(?:\.\d{1,9})?)"
 _VALUE_RE = re.compile(_NUMBER + r"([a-z%]{0,5})", re.ASCII)
 
-_RATE_UNITS = {
-    "": 1,
-    "bit": 1,
-    "k": 10**3,
-    "kbit": 10**3,
-    "m": 10**6,
-    "mbit": 10**6,
-    "g": 10**9,
-    "gbit": 10**9,
-}
-_AMBIGUOUS_RATE_UNITS = ("bps", "kbps", "mbps", "gbps", "kb", "mb", "gb", "b")
 _TIME_UNITS = {"": 1000, "us": 1, "usec": 1, "ms": 1000, "msec": 1000, "s": 10**6, "sec": 10**6}
-_SIZE_UNITS = {
-    "": 1,
-    "b": 1,
-    "k": 2**10,
-    "kb": 2**10,
-    "kib": 2**10,
-    "m": 2**20,
-    "mb": 2**20,
-    "mib": 2**20,
-    "g": 2**30,
-    "gb": 2**30,
-    "gib": 2**30,
-}
 _OPTIONS = {
     "rate": "--rate",
     "delay": "--delay",
@@ -91,22 +68,22 @@ def _whole(option: str, text: str, value: Decimal, what: str) -> int:
 
 
 def parse_rate(text: str, option: str = "--rate") -> int:
-    """A rate in bit/s from ``200mbit``, ``1gbit``, ``50M``, ``1.5g`` (powers of 1000)."""
-    number, unit = _split(option, text, "200mbit, 1gbit, 50M")
-    if unit in _AMBIGUOUS_RATE_UNITS:
-        raise LabError(
-            f"{option}: {text!r} is ambiguous (tc reads 'bps' and 'mb' as bytes): "
-            "write the rate in bits, e.g. 200mbit or 200M"
-        )
-    if unit not in _RATE_UNITS:
-        raise LabError(f"{option}: unknown unit {unit!r} in {text!r} (use bit, kbit, mbit, gbit)")
-    bps = _whole(option, text, number * _RATE_UNITS[unit], "bit/s")
+    """A rate in bit/s from ``200mbit``, ``1gbit``, ``50M``, ``1.5g`` (``domain/quantities``)."""
+    bps = _whole(option, text, _quantity(option, text, _tc_rate), "bit/s")
     if bps < MIN_RATE_BPS:
-        hint = f"; did you mean {text}mbit?" if unit == "" else ""
+        hint = f"; did you mean {text}mbit?" if re.fullmatch(r"[0-9.]+", text) else ""
         raise LabError(f"{option}: {text!r} is below the minimum of 8kbit{hint}")
     if bps > MAX_RATE_BPS:
         raise LabError(f"{option}: {text!r} is above the maximum of 100gbit")
     return bps
+
+
+def _quantity(option: str, text: str, parse: Callable[[str], Decimal]) -> Decimal:
+    """``parse(text)`` (a size or rate), its errors as the option's ``LabError``."""
+    try:
+        return parse(text)
+    except quantities.QuantityError as exc:
+        raise LabError(f"{option}: {exc}") from exc
 
 
 def format_rate(bps: int) -> str:
@@ -150,16 +127,22 @@ def format_loss(percent: Decimal) -> str:
 
 
 def parse_size(text: str, option: str = "--bucket") -> int:
-    """A size in bytes from ``500MB``, ``500mb``, ``64k``, ``2GiB`` (powers of 1024, as tc)."""
-    number, unit = _split(option, text, "500MB, 64KB")
-    if unit not in _SIZE_UNITS:
-        raise LabError(f"{option}: {text!r} is not a size in bytes (use e.g. 500MB or 64KB)")
-    size = _whole(option, text, number * _SIZE_UNITS[unit], "byte")
+    """A size in bytes from ``500MB``, ``500mb``, ``64k``, ``2GiB`` (tc's reading: powers of
+    1024, ``domain/quantities``)."""
+    size = _whole(option, text, _quantity(option, text, _tc_size), "byte")
     if size < MIN_BUCKET_BYTES:
         raise LabError(f"{option}: {text!r} is below the minimum of 64KB")
     if size > MAX_BUCKET_BYTES:
         raise LabError(f"{option}: {text!r} is above the maximum of 4GB (tbf keeps 32 bits)")
     return size
+
+
+def _tc_rate(text: str) -> Decimal:
+    return quantities.rate_bps(text, tc=True)
+
+
+def _tc_size(text: str) -> Decimal:
+    return quantities.size_bytes(text, bare="tc")
 
 
 def format_size(size: int) -> str:

@@ -7,9 +7,14 @@ from __future__ import annotations
 import math
 from dataclasses import dataclass
 
-from pairbench.analysis.steady_state import SteadyParams
 from pairbench.domain.failures import RunError
 from pairbench.domain.storage import (
+    DEFAULT_DATA_EXCURSION,
+    DEFAULT_IODEPTH,
+    DEFAULT_MAX_ROUNDS,
+    DEFAULT_PRECONDITION_PASSES,
+    DEFAULT_ROUND_SECONDS,
+    DEFAULT_SLOPE_EXCURSION,
     THREADS_PER_CORE_MAX,
     THREADS_PER_TARGET_MAX,
     SteadyRule,
@@ -41,16 +46,16 @@ class SuiteRequest:
     target: str
     size: int = 0
     threads: int | None = None
-    iodepth: int = 64
-    round_seconds: int = 60
-    max_rounds: int = 25
-    precondition_passes: int = 2
+    iodepth: int = DEFAULT_IODEPTH
+    round_seconds: int = DEFAULT_ROUND_SECONDS
+    max_rounds: int = DEFAULT_MAX_ROUNDS
+    precondition_passes: int = DEFAULT_PRECONDITION_PASSES
     purge: bool = True
     confirm: str = ""
     force: bool = False
     label: str = ""
     data_excursion: float | None = None  # None: the rule's (``data_limit``)
-    slope_excursion: float = 0.10
+    slope_excursion: float = DEFAULT_SLOPE_EXCURSION
     steady_state: SteadyRule = SteadyRule.PTS
     threads_per_target_max: int = THREADS_PER_TARGET_MAX
     threads_per_core_max: int = THREADS_PER_CORE_MAX
@@ -63,7 +68,7 @@ class SuiteRequest:
             return self.data_excursion
         if self.steady_state is SteadyRule.CLOUDHARMONY:
             return 2 * self.slope_excursion
-        return SteadyParams().data_excursion
+        return DEFAULT_DATA_EXCURSION
 
 
 def check_request(req: SuiteRequest) -> None:

@@ -12,6 +12,7 @@ from pairbench.domain.validation import check_address
 
 if TYPE_CHECKING:
     from pairbench.tools.params import Param
+    from pairbench.tools.provenance_readers import Provenance
 
 
 class ParseError(ValueError):
@@ -150,8 +151,20 @@ class HostCheck:
 
 
 @dataclass(frozen=True, slots=True)
+class ToolPreset:
+    """A named set of parameter values for a tool, taken from a field report: only those that
+    differ from the tool's defaults; ``source`` names the report (``shared/field-reports``)."""
+
+    name: str
+    params: Mapping[str, str]
+    source: str
+
+
+@dataclass(frozen=True, slots=True)
 class Tool:
-    """Everything the engine needs to know about one tool (built in ``registry.py``)."""
+    """Everything Pairbench knows about one tool (built in ``registry.py``, the one list of
+    tools: nothing elsewhere keeps a list of tool names; ``docs/ARCHITECTURE.md`` has the
+    checklist for adding one)."""
 
     name: str
     debian_package: str
@@ -164,6 +177,13 @@ class Tool:
     expected_seconds: Callable[[Mapping[str, str]], float]
     commands: Callable[[Mapping[str, str], Capabilities, CommandContext], Commands]
     parser: Callable[[Mapping[str, str], Capabilities], Parser]
+    # What a saved output records about its own run (``tools/provenance.py`` has the readers).
+    provenance: Callable[[str], Provenance]
+    # The built-in presets of the run form (at least one per tool).
+    presets: tuple[ToolPreset, ...]
+    # True when a run with these (resolved or partial) parameters is a TCP bulk transfer, where
+    # a burst-credit analysis makes sense; None: the tool never is one (ping, fio).
+    bulk_transfer: Callable[[Mapping[str, str]], bool] | None = None
     needs_workdir: bool = False
     install_command: str | None = None  # when not simply "apt-get install <debian_package>"
     # A parser for a saved output file (import/parse): may detect the format (text, JSON).

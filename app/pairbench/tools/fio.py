@@ -5,9 +5,11 @@ from __future__ import annotations
 import re
 from collections.abc import Mapping
 from decimal import Decimal
+from functools import partial
 from typing import Final
 
 from pairbench.domain import LineSource
+from pairbench.domain.quantities import size_bytes
 from pairbench.tools import fio_jobfile
 from pairbench.tools.base import (
     Capabilities,
@@ -18,6 +20,7 @@ from pairbench.tools.base import (
     ParamError,
     Parser,
     Tool,
+    ToolPreset,
     first_line_capabilities,
 )
 from pairbench.tools.fio_auto import FioAutoParser
@@ -37,6 +40,7 @@ from pairbench.tools.fio_param_kinds import ChoiceParam, ConfirmParam, OptionalI
 from pairbench.tools.fio_param_kinds import PathParam as PathParam
 from pairbench.tools.fio_paths import directory_check, file_check
 from pairbench.tools.params import Param, is_true, report_interval, resolve_params
+from pairbench.tools.provenance_readers import read_fio
 
 NAME = "fio"
 DEBIAN_PACKAGE = "fio"
@@ -55,7 +59,6 @@ IOENGINES: Final = ("libaio", "io_uring", "sync", "psync", "posixaio")
 DEFAULT_RWMIXREAD = "70"
 
 _SIZE_RE: Final = re.compile(r"(\d{1,15})([kKmMgG]?)")
-_SIZE_UNITS: Final = {"": 1, "k": 2**10, "m": 2**20, "g": 2**30}
 # Character devices that are memory or consoles, never storage.
 _NOT_STORAGE: Final = frozenset({"/dev/mem", "/dev/kmem", "/dev/port", "/dev/kmsg"})
 
@@ -147,7 +150,7 @@ def _size_bytes(name: str, text: str) -> int:
     match = _SIZE_RE.fullmatch(text)
     if match is None:
         raise ParamError(f"{name} must be a size such as 4k, 128K or 1G, got {text!r}")
-    number = int(match.group(1)) * _SIZE_UNITS[match.group(2).lower()]
+    number = int(size_bytes(text, bare="iec"))  # fio's k, m, g: powers of 1024
     if number <= 0:
         raise ParamError(f"{name} must be greater than 0, got {text!r}")
     return number
@@ -345,6 +348,20 @@ def job_file_logs(
     return log_analyses(log_prefixes(parse_job_file(run_text(params))), files)
 
 
+PRESETS = (
+    ToolPreset(
+        "fio 4k random read QD32",
+        {"rw": "randread", "bs": "4k", "iodepth": "32", "runtime": "60"},
+        "fio-snia-pts-nvme-oci-vs-aws.txt: IOPS at small blocks, 32 outstanding I/Os",
+    ),
+    ToolPreset(
+        "fio 1M sequential read",
+        {"rw": "read", "bs": "1M", "iodepth": "32", "runtime": "60"},
+        "fio-snia-pts-nvme-oci-vs-aws.txt: throughput at 1024 KiB blocks",
+    ),
+)
+
+
 TOOL = Tool(
     name=NAME,
     debian_package=DEBIAN_PACKAGE,
@@ -357,6 +374,8 @@ TOOL = Tool(
     expected_seconds=expected_seconds,
     commands=commands,
     parser=parser,
+    provenance=partial(read_fio, PARAMS),
+    presets=PRESETS,
     needs_workdir=True,
     file_parser_factory=file_parser,
     server_only=True,

@@ -11,11 +11,13 @@ from pairbench.tools.base import (
     ParamError,
     Parser,
     Tool,
+    ToolPreset,
     first_line_capabilities,
     target_argument,
 )
 from pairbench.tools.iperf2_text import Iperf2TextParser
 from pairbench.tools.params import Param, resolve_params
+from pairbench.tools.provenance_readers import read_iperf2
 
 NAME = "iperf2"
 DEBIAN_PACKAGE = "iperf"
@@ -93,6 +95,20 @@ def parser(params: Mapping[str, str], caps: Capabilities) -> Parser:
     return Iperf2TextParser()
 
 
+PRESETS = (
+    ToolPreset(
+        "iperf 2 TCP, 1 stream, 60 s",
+        {"duration": "60"},
+        "ec2-iperf-matrix-automation.txt: iperf -t TIME -c SERVER between EC2 instances",
+    ),
+)
+
+
+def bulk_transfer(params: Mapping[str, str]) -> bool:
+    """Every iperf 2 run Pairbench starts is a TCP bulk transfer."""
+    return True
+
+
 TOOL = Tool(
     name=NAME,
     debian_package=DEBIAN_PACKAGE,
@@ -105,4 +121,7 @@ TOOL = Tool(
     expected_seconds=expected_seconds,
     commands=commands,
     parser=parser,
+    provenance=read_iperf2,
+    presets=PRESETS,
+    bulk_transfer=bulk_transfer,
 )

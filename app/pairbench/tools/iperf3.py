@@ -12,6 +12,7 @@ from pairbench.tools.base import (
     ParamError,
     Parser,
     Tool,
+    ToolPreset,
     first_line_capabilities,
 )
 from pairbench.tools.iperf3_auto import Iperf3AutoParser
@@ -23,7 +24,9 @@ from pairbench.tools.params import (
     is_true,
     report_interval,
     resolve_params,
+    tcp_run,
 )
+from pairbench.tools.provenance_readers import read_iperf3
 
 NAME = "iperf3"
 DEBIAN_PACKAGE = "iperf3"
@@ -258,6 +261,25 @@ def parser(params: Mapping[str, str], caps: Capabilities) -> Parser:
     return Iperf3TextParser()
 
 
+PRESETS = (
+    ToolPreset(
+        "iperf3 TCP, 2 streams",
+        {"streams": "2", "duration": "10"},
+        "ec2-r4-burst-credits-iperf3.txt: two parallel streams avoid the 5 Gbit/s flow limit",
+    ),
+    ToolPreset(
+        "iperf3 TCP long run for burst credits (2 streams, 1 h, 1 s intervals)",
+        {"streams": "2", "duration": "3600"},
+        "ec2-r4-burst-credits-iperf3.txt: iperf3 -i 1 -t 3600 -P 2",
+    ),
+    ToolPreset(
+        "iperf3 UDP 1400-byte datagrams",
+        {"udp": "true", "length": "1400", "bitrate": "1G", "duration": "10"},
+        "iperf3-nuttcp-udp-tips-oci.txt: UDP jitter and loss on a 1 Gbit/s shape",
+    ),
+)
+
+
 TOOL = Tool(
     name=NAME,
     debian_package=DEBIAN_PACKAGE,
@@ -270,6 +292,9 @@ TOOL = Tool(
     expected_seconds=expected_seconds,
     commands=commands,
     parser=parser,
+    provenance=read_iperf3,
+    presets=PRESETS,
+    bulk_transfer=tcp_run,
     file_parser_factory=Iperf3AutoParser,
     fixed_port=chosen_port,
     tied={"udp": ("bitrate", "length", "no_delay", "congestion", "mss", "fq_rate")},

@@ -5,6 +5,7 @@ from __future__ import annotations
 from collections.abc import Mapping
 from decimal import ROUND_HALF_UP, Decimal, InvalidOperation
 
+from pairbench.domain.quantities import QuantityError, size_bytes
 from pairbench.tools.base import (
     Capabilities,
     CommandContext,
@@ -12,11 +13,19 @@ from pairbench.tools.base import (
     ParamError,
     Parser,
     Tool,
+    ToolPreset,
     first_line_capabilities,
     target_argument,
 )
 from pairbench.tools.nuttcp_text import NuttcpTextParser
-from pairbench.tools.params import Param, is_true, report_interval, resolve_params
+from pairbench.tools.params import (
+    Param,
+    is_true,
+    report_interval,
+    resolve_params,
+    tcp_run,
+)
+from pairbench.tools.provenance_readers import read_nuttcp
 
 NAME = "nuttcp"
 DEBIAN_PACKAGE = "nuttcp"
@@ -33,7 +42,6 @@ UDP_DEFAULT_LENGTH = 1400  # nuttcp's UDP default (8K) fragments on a 1500-byte 
 UDP_LENGTHS = (8, 65507)
 TCP_MAX_LENGTH = 64 * 1024 * 1024
 
-_SIZE_FACTOR = {"": 1, "K": 1024, "M": 1024**2, "G": 1024**3}
 
 PARAMS: dict[str, Param] = {
     p.name: p
@@ -75,11 +83,10 @@ def resolve(params: Mapping[str, str]) -> dict[str, str]:
 
 def _size_bytes(name: str, value: str) -> int:
     """A checked ``size`` value ("1400", "64K", "4M") in bytes, 1024-based."""
-    suffix = value[-1:].upper() if value[-1:].isalpha() else ""
-    number = int(value[: len(value) - len(suffix)])
-    if suffix not in _SIZE_FACTOR:
-        raise ParamError(f"{name}: unknown size suffix in {value!r}")
-    return number * _SIZE_FACTOR[suffix]
+    try:
+        return int(size_bytes(value, bare="iec"))
+    except QuantityError as exc:
+        raise ParamError(f"{name}: {exc}") from exc
 
 
 def nuttcp_length(params: Mapping[str, str]) -> int | None:
@@ -180,6 +187,15 @@ def parser(params: Mapping[str, str], caps: Capabilities) -> Parser:
     return NuttcpTextParser()
 
 
+PRESETS = (
+    ToolPreset(
+        "nuttcp UDP 8000-byte at 2 Gbit/s",
+        {"udp": "true", "length": "8000", "rate": "2g", "duration": "600"},
+        "iperf3-nuttcp-udp-tips-oci.txt: 8000-byte datagrams at 2000 Mbit/s for 600 s",
+    ),
+)
+
+
 TOOL = Tool(
     ports_needed=ports_needed,
     name=NAME,
@@ -193,5 +209,8 @@ TOOL = Tool(
     expected_seconds=expected_seconds,
     commands=commands,
     parser=parser,
+    provenance=read_nuttcp,
+    presets=PRESETS,
+    bulk_transfer=tcp_run,
     tied={"udp": ("rate", "length", "streams", "window", "reverse")},
 )

@@ -7,6 +7,7 @@ from collections.abc import Callable, Mapping
 from dataclasses import dataclass
 from decimal import Decimal
 
+from pairbench.domain.quantities import rate_bps, size_bytes
 from pairbench.tools.base import ParamError
 
 _TRUE = {"1", "true", "yes", "on"}
@@ -15,7 +16,6 @@ _RATE = re.compile(r"^\d+(\.\d+)?[kKmMgGtT]?$")
 _OPTIONAL_RATE = re.compile(r"^(\d+(\.\d+)?[kKmMgGtT]?)?$")
 # A count with iperf3's own suffixes (``unit_atoi``: k, m, g, t, either case, 1024-based).
 _COUNT = re.compile(r"^([0-9]{1,15}[kKmMgGtT]?)?$")
-_COUNT_FACTOR = {"": 1, "k": 1024, "m": 1024**2, "g": 1024**3, "t": 1024**4}
 # Seconds as a decimal number, or with fio's and uperf's own units: "0.1", "0.1s", "100ms".
 _SECONDS = re.compile(r"([0-9]{1,6}(?:\.[0-9]{1,6})?)(s|ms)?")
 _SIZE = re.compile(r"^\d+[kKmMgG]?$")
@@ -127,9 +127,9 @@ def report_interval(
 
 
 def count_value(value: str) -> int:
-    """A checked ``count`` parameter value ("1G", "500k", "1000") as a number, 1024-based."""
-    suffix = value[-1:].lower() if value[-1:].isalpha() else ""
-    return int(value[: len(value) - len(suffix)]) * _COUNT_FACTOR[suffix]
+    """A checked ``count`` parameter value ("1G", "500k", "1000") as a number, 1024-based
+    (iperf3's ``unit_atoi``: ``domain/quantities`` with ``bare="iec"``)."""
+    return int(size_bytes(value, bare="iec"))
 
 
 _CHECKERS: dict[str, Callable[[Param, str], str]] = {
@@ -185,15 +185,23 @@ def resolve_params(schema: Mapping[str, Param], given: Mapping[str, str]) -> dic
     return resolved
 
 
-_RATE_FACTOR = {"": 1.0, "k": 1e3, "m": 1e6, "g": 1e9, "t": 1e12}
-
-
 def rate_bits(value: str) -> float:
-    """A checked ``rate`` value ("50M", "1.5G", "800K", "0") in bit/s (1000-based)."""
-    suffix = value[-1:].lower() if value[-1:].isalpha() else ""
-    return float(value[: len(value) - len(suffix)]) * _RATE_FACTOR[suffix]
+    """A checked ``rate`` value ("50M", "1.5G", "800K", "0") in bit/s (1000-based, as iperf3
+    and nuttcp read it: ``domain/quantities``)."""
+    return float(rate_bps(value))
 
 
 def is_true(value: str) -> bool:
     """A canonical boolean parameter value as a bool."""
     return value == "true"
+
+
+def says_true(value: object) -> bool:
+    """A boolean parameter value as a user may write it ("1", "yes", "ON"...) as a bool."""
+    return str(value).strip().lower() in _TRUE
+
+
+def tcp_run(params: Mapping[str, str]) -> bool:
+    """True unless the parameters ask for UDP (``udp``): iperf3's and nuttcp's
+    ``Tool.bulk_transfer`` (a TCP run is a bulk transfer)."""
+    return not says_true(params.get("udp", ""))

@@ -12,10 +12,12 @@ from pairbench.tools.base import (
     Commands,
     Parser,
     Tool,
+    ToolPreset,
     target_argument,
 )
 from pairbench.tools.params import Param, SecondsParam, resolve_params
 from pairbench.tools.ping_text import PingTextParser
+from pairbench.tools.provenance_readers import read_ping
 
 NAME = "ping"
 DEBIAN_PACKAGE = "iputils-ping"
@@ -90,6 +92,15 @@ def parser(params: Mapping[str, str], caps: Capabilities) -> Parser:
     return PingTextParser(float(params["interval"]))
 
 
+PRESETS = (
+    ToolPreset(
+        "ping 1400 bytes",
+        {"count": "50", "size": "1400", "interval": "0.2"},
+        "uperf-latency-throughput-oci-vs-aws.txt: ping -c 50 -s 1400 -i 0.2",
+    ),
+)
+
+
 TOOL = Tool(
     name=NAME,
     debian_package=DEBIAN_PACKAGE,
@@ -102,4 +113,6 @@ TOOL = Tool(
     expected_seconds=expected_seconds,
     commands=commands,
     parser=parser,
+    provenance=read_ping,
+    presets=PRESETS,
 )

@@ -14,9 +14,11 @@ from pairbench.tools.base import (
     ParamError,
     Parser,
     Tool,
+    ToolPreset,
     parse_version_tuple,
 )
 from pairbench.tools.params import Param, is_true, report_interval, resolve_params
+from pairbench.tools.provenance_readers import read_uperf
 from pairbench.tools.uperf_profiles import (
     LATENCY_DEFAULTS,
     PROTOCOLS,
@@ -214,6 +216,35 @@ def file_parser() -> Parser:
     )
 
 
+PRESETS = (
+    ToolPreset(
+        "uperf latency (90-byte request/response)",
+        {"profile": "latency", "protocol": "tcp", "size": "90", "threads": "1", "duration": "30"},
+        "uperf-latency-throughput-oci-vs-aws.txt: netperf.xml, 90-byte write + read, 30 s",
+    ),
+    ToolPreset(
+        "uperf throughput (8 threads, 8k writes)",
+        {
+            "profile": "throughput",
+            "protocol": "tcp",
+            "size": "8k",
+            "count": "10",
+            "threads": "8",
+            "wndsz": "500k",
+            "duration": "30",
+        },
+        "uperf-latency-throughput-oci-vs-aws.txt: iperf.xml, nthr=8, count=10 size=8k, 30 s",
+    ),
+)
+
+
+def bulk_transfer(params: Mapping[str, str]) -> bool:
+    """The throughput profile over TCP is a bulk transfer (not the request/response runs)."""
+    profile = str(params.get("profile", "latency")).strip().lower()
+    protocol = str(params.get("protocol", "tcp")).strip().lower()
+    return profile == "throughput" and protocol == "tcp"
+
+
 TOOL = Tool(
     name=NAME,
     debian_package=DEBIAN_PACKAGE,
@@ -226,6 +257,9 @@ TOOL = Tool(
     expected_seconds=expected_seconds,
     commands=commands,
     parser=parser,
+    provenance=read_uperf,
+    presets=PRESETS,
+    bulk_transfer=bulk_transfer,
     needs_workdir=True,
     install_command=INSTALL_COMMAND,
     file_parser_factory=file_parser,

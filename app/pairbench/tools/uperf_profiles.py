@@ -8,6 +8,7 @@ from dataclasses import dataclass, fields
 from typing import Final
 from xml.sax.saxutils import escape
 
+from pairbench.domain import quantities
 from pairbench.tools.base import ParamError
 
 __all__ = [
@@ -34,7 +35,6 @@ _PROFILE_NAME: Final = re.compile(r"[a-z0-9][a-z0-9_.-]{0,31}")
 # quotes or shell/XML metacharacters; uperf keeps at most 256 characters of it.
 _HOST: Final = re.compile(r"[A-Za-z0-9][A-Za-z0-9._:%-]{0,252}")
 _SIZE: Final = re.compile(r"([0-9]{1,10})([kKmMgG]?)")
-_SHIFT: Final[dict[str, int]] = {"": 0, "k": 10, "m": 20, "g": 30}
 
 PROTOCOLS: Final = ("tcp", "udp")
 MAX_INT: Final = 2**31 - 1  # uperf keeps sizes and window sizes in a C int
@@ -102,7 +102,7 @@ def size_bytes(text: str, what: str = "size") -> int:
     m = _SIZE.fullmatch(text)
     if m is None:
         raise ParamError(f"{what} must be a size such as 90, 8k or 4m, got {text!r}")
-    value = int(m.group(1)) << _SHIFT[m.group(2).lower()]
+    value = int(quantities.size_bytes(text, bare="iec"))  # uperf's k, m, g: powers of two
     if not 1 <= value <= MAX_INT:
         raise ParamError(f"{what} must be between 1 byte and 2 GiB, got {text!r}")
     return value

@@ -22,12 +22,11 @@ from pairbench.analysis.burst_allowance import AllowanceWatch, confirming
 from pairbench.analysis.burst_model import BurstModel
 from pairbench.domain import Record, RunSpec
 from pairbench.domain.units import SI_BYTES, format_bits, format_quantity, scale_for
+from pairbench.tools.registry import TOOLS
 from pairbench.ui.plotting.run_plots import RunPlots
 from pairbench.ui.run.burst_overlay import BASELINE_COLOR, BURST_COLOR, BurstOverlay
 from pairbench.ui.run.controller import RunController
 
-THROUGHPUT_TOOLS = frozenset({"iperf3", "nuttcp", "uperf", "iperf2"})
-_TRUE = frozenset({"1", "true", "yes", "on"})
 STREAM, METRIC = "sum", "throughput_bps"
 MIN_INTERVALS = 3  # the panel appears after this many aggregate intervals
 THROUGHPUT_PLOT = "throughput"
@@ -35,20 +34,15 @@ ATTACH_RETRY_MS = 250  # the throughput plot is built lazily: look again this of
 
 
 def burst_applies(spec: RunSpec) -> bool:
-    """True where a burst analysis makes sense: the burst probe, or a TCP throughput run
-    (iperf3, iperf2, nuttcp without UDP; uperf's throughput profile over TCP)."""
+    """True where a burst analysis makes sense: the burst probe, or a run its tool's record
+    calls a TCP bulk transfer (``Tool.bulk_transfer``: iperf3, iperf2, nuttcp without UDP;
+    uperf's throughput profile over TCP)."""
     if spec.tags.get("probe") == "burst":
         return True
-    if spec.tool not in THROUGHPUT_TOOLS:
+    tool = TOOLS.get(spec.tool)
+    if tool is None or tool.bulk_transfer is None:
         return False
-    params = spec.params
-    if str(params.get("udp", "")).strip().lower() in _TRUE:
-        return False
-    if spec.tool == "uperf":
-        profile = str(params.get("profile", "latency")).strip().lower()
-        protocol = str(params.get("protocol", "tcp")).strip().lower()
-        return profile == "throughput" and protocol == "tcp"
-    return True
+    return tool.bulk_transfer(spec.params)
 
 
 def gigabytes(bits: float) -> str:

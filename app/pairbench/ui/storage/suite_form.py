@@ -17,6 +17,10 @@ from PySide6.QtWidgets import (
 
 from pairbench.domain import LOCAL_PAIR, Host
 from pairbench.domain.storage import (
+    DEFAULT_IODEPTH,
+    DEFAULT_MAX_ROUNDS,
+    DEFAULT_PRECONDITION_PASSES,
+    DEFAULT_ROUND_SECONDS,
     SteadyRule,
     StorageTest,
     SuiteParams,
@@ -78,10 +82,10 @@ class SuiteForm(QWidget):
         self.threads_spin.setToolTip(
             "fio's numjobs, capped as CloudHarmony caps it: at most 8, and 2 per CPU"
         )
-        self.iodepth_spin = _spin(1, MAX_IODEPTH, 64)
-        self.round_spin = _spin(1, 3600, 60, " s")
-        self.rounds_spin = _spin(5, 1000, 25)
-        self.passes_spin = _spin(0, 5, 2)
+        self.iodepth_spin = _spin(1, MAX_IODEPTH, DEFAULT_IODEPTH)
+        self.round_spin = _spin(1, 3600, DEFAULT_ROUND_SECONDS, " s")
+        self.rounds_spin = _spin(5, 1000, DEFAULT_MAX_ROUNDS)
+        self.passes_spin = _spin(0, 5, DEFAULT_PRECONDITION_PASSES)
         self.steady_combo = QComboBox()
         self.steady_combo.setObjectName("storage_steady_state")
         self.steady_combo.addItem("PTS (the specification's rule)", SteadyRule.PTS.value)
