@@ -1,6 +1,7 @@
 """The five lab verdicts in the window: each case started from the run panel at 1280×720, the
 Hosts panel filled live for both hosts, the verdict in the summary as stored with the run.
-A screenshot of each is saved in ``test-output/screens-l/`` (``verdict-<limit>.png``)."""
+A screenshot of each is saved in ``test-output/screens-l/`` (``verdict-<limit>.png``), and the
+window's layout checked as it is drawn then (``layout_kit.layout_problems``)."""
 
 from __future__ import annotations
 
@@ -8,6 +9,7 @@ from pathlib import Path
 from typing import Any
 
 import pytest
+from layout_kit import layout_problems
 from pytestqt.qtbot import QtBot
 from run_kit import click_start, isolated_settings, last_controller, open_window, set_field
 
@@ -67,4 +69,8 @@ def test_the_five_verdicts_in_the_window(qtbot: QtBot, lab: Any, tmp_path: Path)
             line = tab.summary_box.findChild(object, "verdict")
             assert line.full_text == controller.diagnosis.sentence()
             assert controller.diagnosis.limit == limit, controller.diagnosis
+            # As drawn the moment the run ended (no event processed since): nothing over
+            # anything, every label whole (a verdict once covered the summary's third row).
             window.grab().save(str(SCREENS / f"verdict-{limit}.png"))
+            problems = layout_problems(window)
+            assert problems == [], f"{limit}:\n" + "\n".join(problems)

@@ -5,7 +5,8 @@ is shown now: the window grown past its size, a scroll area scrolling sideways, 
 label whose text is wider than the label (rich text as a document lays it out; wrapped: a
 word wider than the label, or the text taller than it), a plot (a plot widget, or each plot
 of a chart) smaller than ``MIN_PLOT`` or whose data area is squeezed under its axes and
-legend (``MIN_DATA``). Used by the run side's and the Library/compare side's layout tests.
+legend (``MIN_DATA``), a widget lower than its layout's least height (its children drawn
+over each other). Used by the run side's and the Library/compare side's layout tests.
 ``replay_run`` shows a run's tab fed from a recorded tool output (the tool's own parser on a
 capture in ``tests/data/captures``) and both hosts' telemetry (the sampler's parser on a
 capture in ``tests/data/telemetry``), live and then finished with a verdict, without running
@@ -34,7 +35,16 @@ from PySide6.QtWidgets import (
     QWidget,
 )
 
-from pairbench.domain import LOCAL_PAIR, Line, LineSource, Record, Run, RunSpec, RunStatus
+from pairbench.domain import (
+    LOCAL_PAIR,
+    Line,
+    LineSource,
+    Record,
+    Run,
+    RunSpec,
+    RunStatus,
+    Summary,
+)
 from pairbench.domain.diagnosis import Diagnosis
 from pairbench.services.parsing import parse_output
 from pairbench.tools.registry import TOOLS
@@ -158,6 +168,13 @@ def layout_problems(
         bar = area.horizontalScrollBar()
         if bar.maximum() > 0:  # scrolls sideways, or (bar turned off) cuts its right side
             problems.append(f"{_name(area)} scrolls sideways by {bar.maximum()} px")
+    for widget in window.findChildren(QWidget):
+        box = widget.layout()
+        if box is None or not _visible_in(widget, window) or excluded(widget):
+            continue
+        least = box.totalMinimumSize().height()
+        if widget.height() + 1 < least:  # its layout squeezes children over each other
+            problems.append(f"{_name(widget)} is {widget.height()} px high, needs {least} px")
     for label in window.findChildren(QLabel):
         if not _visible_in(label, window) or excluded(label) or label.width() <= 0:
             continue
@@ -257,11 +274,12 @@ def replay_run(
     params: dict[str, str] | None = None,
     *,
     finish: bool = True,
+    verdict: Diagnosis = VERDICT,
 ) -> tuple[RunController, RunSignals]:
     """A run's tab shown as the engine would feed it: started, then the capture's lines
     and records (the tool's file parser on the recorded output) and the hosts' telemetry,
-    then (``finish``) the verdict and the stored run with the tool's summary. The tab is the
-    current one."""
+    then (``finish``) the verdict (``verdict``) and the stored run with the tool's summary.
+    The tab is the current one."""
     text = capture_text(tool, capture)
     parsed = parse_output(tool, text)
     spec = RunSpec(LOCAL_PAIR.name, tool, TOOLS[tool].resolve(params or {}), label=capture)
@@ -281,22 +299,37 @@ def replay_run(
     while tab is not None and tab.hosts.isHidden() and time.monotonic() < deadline:
         QTest.qWait(20)
     if finish:
-        signals.diagnosis.emit(VERDICT.payload())
-        started = time.time() - 10
-        run = Run(
-            run_id,
-            spec,
-            RunStatus.COMPLETED,
-            started,
-            started + 10.0,
-            tool_version=f"{tool} (recorded)",
-            summary=dict(parsed.summary.values),
-            summary_complete=parsed.summary.complete,
-            label=capture,
-        )
-        signals.finished.emit(run)
+        finish_replay(controller, signals, parsed.summary, verdict)
     settle()
     return controller, signals
+
+
+def finish_replay(
+    controller: RunController,
+    signals: RunSignals,
+    summary: Summary,
+    verdict: Diagnosis = VERDICT,
+) -> Run:
+    """End a replayed run as the engine does: its verdict, then the stored run (completed
+    after 10 s, with the tool's ``summary``). Events are not processed: the caller looks at
+    the first frame, or settles."""
+    spec, run_id = controller.spec, controller.run_id
+    assert run_id is not None
+    signals.diagnosis.emit(verdict.payload())
+    started = time.time() - 10
+    run = Run(
+        run_id,
+        spec,
+        RunStatus.COMPLETED,
+        started,
+        started + 10.0,
+        tool_version=f"{spec.tool} (recorded)",
+        summary=dict(summary.values),
+        summary_complete=summary.complete,
+        label=spec.label,
+    )
+    signals.finished.emit(run)
+    return run
 
 
 def shot(widget: QWidget, folder: Path, name: str) -> Path:

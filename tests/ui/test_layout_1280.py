@@ -15,6 +15,8 @@ import pytest
 from layout_kit import (
     SCREEN,
     VERDICT,
+    capture_text,
+    finish_replay,
     hover_every_plot,
     layout_problems,
     on_screen,
@@ -28,10 +30,12 @@ from pytestqt.qtbot import QtBot
 from run_kit import isolated_settings, tab_of
 
 from compare_runs import two_shapes
+from pairbench.domain.diagnosis import Diagnosis
 from pairbench.domain.storage import StorageTest, SuiteParams
 from pairbench.library import Library
 from pairbench.library.suites import create_suite, finish_suite
 from pairbench.services.compare import compare_inputs
+from pairbench.services.parsing import parse_output
 from pairbench.ui.bridge import EngineBridge
 from pairbench.ui.compare.view import CompareView
 from pairbench.ui.main_window import MainWindow
@@ -146,6 +150,49 @@ def test_the_verdict_reads_whole_beside_the_hosts(window: MainWindow) -> None:
     shown = {label.text() for label in tab.hosts.findChildren(QLabel) if on_screen(label, window)}
     assert cells <= shown
     _fits(window, "verdict and hosts")
+    for each in list(window.run_tabs.tabs):
+        window.run_tabs.close_tab(each, ask=False)
+
+
+# The UDP field report's verdict as the diagnosis words it (two lines at 1280 px), under a UDP
+# run's summary of three rows.
+RECEIVE_BUFFER = Diagnosis(
+    "receive-buffer",
+    "server",
+    (
+        "UdpRcvbufErrors +6,155/s on the server; the socket buffer is 16,384 bytes: raise "
+        "net.core.rmem_max (now 4,194,304) or set window",
+    ),
+)
+
+
+def test_a_udp_verdict_sits_under_the_summary(window: MainWindow) -> None:
+    """A finished UDP run (its summary three rows) with a receive-buffer verdict wrapped to
+    two lines, in the window a user has (the run form docked on the left): the verdict below
+    the figures, nothing drawn over anything, from the first frame after the run ended (the
+    lab's screenshot once caught the verdict over the summary's third row) to the settled
+    window."""
+    window.resize(*SCREEN)
+    params = {"udp": "true", "bitrate": "2G", "length": "8000", "window": "8K"}
+    capture = "v321_udp_R_client.out"
+    controller, signals = replay_run(window, "iperf3", capture, params, finish=False)
+    settle()
+    summary = parse_output("iperf3", capture_text("iperf3", capture)).summary
+    finish_replay(controller, signals, summary, RECEIVE_BUFFER)
+    tab = tab_of(window, controller)
+    for when in ("first frame", "settled"):
+        if when == "settled":
+            settle()
+        shot(window, SHOTS, f"udp-verdict-{when.replace(' ', '-')}.png")
+        line = tab.summary_box.findChild(QLabel, "verdict")
+        assert isinstance(line, QLabel) and line.text() == RECEIVE_BUFFER.sentence()
+        assert line.heightForWidth(line.width()) > line.fontMetrics().height()  # two lines
+        assert tab.summary_grid.rowCount() >= 3
+        figures = tab.summary_area.mapTo(window, tab.summary_area.rect().bottomLeft()).y()
+        assert line.mapTo(window, line.rect().topLeft()).y() > figures, when
+        assert on_screen(line, window), when
+        problems = layout_problems(window)
+        assert problems == [], f"{when}:\n" + "\n".join(problems)
     for each in list(window.run_tabs.tabs):
         window.run_tabs.close_tab(each, ask=False)
 

@@ -240,13 +240,26 @@ class RunTab(QWidget):
         self._update_title()
 
     def _raw_toggled(self, expanded: bool) -> None:
-        """Give the raw lines room when opened, hand it back to the plots when closed."""
-        total = sum(self.splitter.sizes())
+        """Give the raw lines room when opened, hand it back to the plots when closed (the
+        pane under the plots then as high as it needs, no more)."""
         lower = self.splitter.widget(1)
-        bottom = lower.minimumSizeHint().height() if lower is not None else 0
+        if lower is None:
+            return
+        total = sum(self.splitter.sizes())
         if expanded:
-            bottom = total * 2 // 5
-        self.splitter.setSizes([max(total - bottom, 0), bottom])
+            self.splitter.setSizes([max(total - total * 2 // 5, 0), total * 2 // 5])
+            return
+        # Placed at once, so the first frame a user sees draws nothing over anything: a
+        # verdict just added knows the lines it wraps to only once it has its width, and a
+        # group box shown for the first time its title's room only once polished.
+        for _ in range(3):
+            layout = lower.layout()
+            if layout is not None:
+                layout.activate()
+            bottom = lower.minimumSizeHint().height()
+            if self.splitter.sizes()[1] == bottom:
+                break
+            self.splitter.setSizes([max(total - bottom, 0), bottom])
 
     @property
     def tab_title(self) -> str:
