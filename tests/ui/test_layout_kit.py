@@ -62,3 +62,21 @@ def test_each_rule_is_checked(qtbot: QtBot) -> None:
     assert "plot small is " in problems and "plot small: data area" in problems
     window.resize(500, 500)
     assert "window is 500×500" in "\n".join(layout_problems(window, size=SIZE))
+
+
+def test_a_widget_lower_than_its_layout_needs_is_found(qtbot: QtBot) -> None:
+    """A box of three labels given less height than its layout's least (as a splitter's pane
+    can be): its labels are drawn over each other, and the check says so."""
+    box = QWidget()
+    box.setObjectName("squeezed")
+    column = QVBoxLayout(box)
+    for text in ("first", "second", "third"):
+        column.addWidget(QLabel(text))
+    holder = QWidget()
+    box.setParent(holder)
+    window = _window(qtbot, holder)
+    assert layout_problems(window, size=SIZE) == []  # the box at its own size: fine
+    least = column.totalMinimumSize().height()
+    box.setGeometry(0, 0, 200, least - 20)
+    problems = "\n".join(layout_problems(window, size=SIZE))
+    assert f"squeezed is {least - 20} px high, needs {least} px" in problems
