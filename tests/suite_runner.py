@@ -15,7 +15,8 @@ part's output printed whole, the total time and the slowest tests at the end.
 
 The command fails when any part fails; a part's output is printed when it ends (the test
 parts' progress as it goes). Run it with the venv's python: ``python tests/suite_runner.py
-test|check``.
+test|check``. ``PAIRBENCH_SUITE_LOGS=FOLDER`` keeps each part's log and its tests' times
+(JUnit XML: ``tests.xml``, ``serial.xml``) in FOLDER instead of a temporary folder.
 """
 
 from __future__ import annotations
@@ -36,6 +37,7 @@ BIN = Path(sys.executable).parent
 WORKERS_ENV = "PAIRBENCH_TEST_WORKERS"
 DEFAULT_WORKERS = 3
 BUNDLE_ENV = "PAIRBENCH_BUNDLE"
+LOGS_ENV = "PAIRBENCH_SUITE_LOGS"  # a folder that keeps each part's log and test times
 SLOWEST = 25
 # --dist loadfile: a file's tests run on one worker, so a module-scoped fixture (a steady
 # suite, a multi-pair lab, a database) is made once. (loadgroup's marks are ignored with
@@ -233,8 +235,13 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("what", choices=("check", "test"))
     args = parser.parse_args(argv)
     os.environ.setdefault("QT_QPA_PLATFORM", "offscreen")
-    with tempfile.TemporaryDirectory(prefix="pairbench-suite-") as folder:
-        return check(Path(folder)) if args.what == "check" else test(Path(folder))
+    kept = os.environ.get(LOGS_ENV, "").strip()
+    if kept:  # the parts' logs and test times (JUnit XML) kept there, for a later look
+        folder = Path(kept).expanduser().resolve()
+        folder.mkdir(parents=True, exist_ok=True)
+        return check(folder) if args.what == "check" else test(folder)
+    with tempfile.TemporaryDirectory(prefix="pairbench-suite-") as temporary:
+        return check(Path(temporary)) if args.what == "check" else test(Path(temporary))
 
 
 if __name__ == "__main__":
