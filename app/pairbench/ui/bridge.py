@@ -30,18 +30,44 @@ EngineJob = Callable[[Library], Awaitable[T]]
 _Execute = Callable[[Library, RunObserver, asyncio.Event], Awaitable[Run]]
 
 
+class _Callbacks:
+    """A job's two callbacks, handed over once: the GUI thread takes the one it calls and
+    drops both (``EngineBridge.call``)."""
+
+    __slots__ = ("done", "error")
+
+    def __init__(
+        self, done: Callable[[Any], None], error: Callable[[BaseException], None] | None
+    ) -> None:
+        self.done: Callable[[Any], None] | None = done
+        self.error: Callable[[BaseException], None] | None = error
+
+    def take(self, failed: bool) -> Callable[[Any], None] | None:
+        chosen = self.error if failed else self.done
+        self.done = self.error = None
+        return chosen
+
+
 class _Delivery(QObject):
     """Carries a callback and its argument to the GUI thread."""
 
     deliver = Signal(object, object)
+    deliver_once = Signal(object, bool, object)
 
     def __init__(self) -> None:
         super().__init__()
         self.deliver.connect(self._call, Qt.ConnectionType.QueuedConnection)
+        self.deliver_once.connect(self._call_once, Qt.ConnectionType.QueuedConnection)
 
     @Slot(object, object)
     def _call(self, callback: Callable[[Any], None], value: Any) -> None:
         callback(value)
+
+    @Slot(object, bool, object)
+    def _call_once(self, callbacks: _Callbacks, failed: bool, value: Any) -> None:
+        callback = callbacks.take(failed)
+        if callback is not None:
+            callback(value)
 
 
 class RunSignals(QObject):
@@ -155,15 +181,21 @@ class EngineBridge(QObject):
     ) -> concurrent.futures.Future[T]:
         """Like ``submit``; ``on_done(result)`` or ``on_error(exc)`` then run on the GUI thread."""
         future = self.submit(job)
+        # The callbacks (bound to widgets) travel in a one-shot holder that the GUI thread
+        # empties: the engine thread never drops the last reference to a widget, so PySide
+        # never has to delete a window from another thread (its deferred deletion once hung
+        # the GUI thread in a QObject destructor).
+        callbacks = _Callbacks(on_done, on_error)
+        del on_done, on_error
 
         def settle(f: concurrent.futures.Future[T]) -> None:
             if f.cancelled():
                 return
             error = f.exception()
             if error is None:
-                self._delivery.deliver.emit(on_done, f.result())
-            elif on_error is not None:
-                self._delivery.deliver.emit(on_error, error)
+                self._delivery.deliver_once.emit(callbacks, False, f.result())
+            else:
+                self._delivery.deliver_once.emit(callbacks, True, error)
 
         future.add_done_callback(settle)
         return future
