@@ -90,6 +90,8 @@ def test_pair_check_reports_rtt_versions_and_missing_tools(lab: Any) -> None:
     assert check["data_path_rtt_ms"] == pytest.approx(10.0, rel=0.05)
     assert "iperf 3." in text
     assert "1.0.8" in text  # uperf, built from the pinned source for the lab (make test)
+    for role in ("client", "server"):  # iperf 2 too: every tool of the registry is asked
+        assert check[role]["versions"]["iperf2"].startswith("iperf version 2."), check[role]
 
 
 def test_cancel_ends_the_remote_processes_on_both_hosts(lab: Any) -> None:
