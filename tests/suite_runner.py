@@ -36,6 +36,16 @@ REPO = Path(__file__).resolve().parents[1]
 BIN = Path(sys.executable).parent
 WORKERS_ENV = "PAIRBENCH_TEST_WORKERS"
 DEFAULT_WORKERS = 3
+CHECK_WORKERS = 4
+# make check: the window tests that wait longest on real tools (fio suites, tool builds, a
+# soak), handed out first so that they overlap the unit tests instead of ending the run.
+CHECK_FIRST = (
+    "test_storage_panel.py",
+    "test_storage_report_render.py",
+    "test_tool_install_ui.py",
+    "test_run_panel.py",
+    "test_plotting_soak.py",
+)
 BUNDLE_ENV = "PAIRBENCH_BUNDLE"
 LOGS_ENV = "PAIRBENCH_SUITE_LOGS"  # a folder that keeps each part's log and test times
 SLOWEST = 25
@@ -107,10 +117,12 @@ def start(part: Part, log_dir: Path) -> threading.Thread:
     return thread
 
 
-def workers() -> str:
-    """How many pytest-xdist workers (``PAIRBENCH_TEST_WORKERS``, default 3: most lab and
-    fault tests wait on timers, shaped links and real tools rather than the CPU)."""
-    value = os.environ.get(WORKERS_ENV, "").strip() or str(DEFAULT_WORKERS)
+def workers(default: int = DEFAULT_WORKERS) -> str:
+    """How many pytest-xdist workers (``PAIRBENCH_TEST_WORKERS``, else ``default``: 3 for
+    ``make test``, where most lab and fault tests wait on timers, shaped links and real tools
+    rather than the CPU; 4 for ``make check``, whose few long files wait on real fio suites
+    and tool builds while the unit tests keep both cores busy)."""
+    value = os.environ.get(WORKERS_ENV, "").strip() or str(default)
     if not value.isdigit() or int(value) < 1:
         raise SystemExit(f"{WORKERS_ENV} must be a whole number of at least 1, got {value!r}")
     return value
@@ -182,11 +194,13 @@ def check(log_dir: Path) -> int:
     """``make check``: lint and the unit and window tests, at once."""
     started = time.monotonic()
     lint = lint_part()
+    first = [f"tests/ui/{name}" for name in CHECK_FIRST if (REPO / "tests" / "ui" / name).exists()]
     tests = tests_part(
         "tests",
         log_dir / "tests.xml",
-        # tests/ui first: its slowest files start early rather than trail at the end.
-        *("-n", workers(), "-m", "not serial", "tests/ui", "tests/unit"),
+        # The files that wait on real tools first, then the rest of tests/ui and tests/unit
+        # (pytest collects a file named twice once): they start early rather than trail.
+        *("-n", workers(CHECK_WORKERS), "-m", "not serial", *first, "tests/ui", "tests/unit"),
     )
     threads = [start(lint, log_dir)]
     run_part(tests, log_dir)
@@ -229,12 +243,24 @@ def test(log_dir: Path) -> int:
     return report(parts, started)
 
 
+def write_bytecode() -> None:
+    """Let every process of the run keep the bytecode it compiles (``__pycache__``, ignored by
+    git), whatever the environment says: with ``PYTHONDONTWRITEBYTECODE=1`` each test
+    process and each ``pairbench`` command a test starts compiled every module it imported,
+    and each worker rewrote every test file's asserts (about 9 s a worker, 0.2 s a command).
+    The app is compiled once here, before the workers start."""
+    os.environ.pop("PYTHONDONTWRITEBYTECODE", None)
+    compile_app = [sys.executable, "-m", "compileall", "-q", "-j", "0", str(REPO / "app")]
+    subprocess.run(compile_app, cwd=REPO, stdout=subprocess.DEVNULL, check=False)
+
+
 def main(argv: list[str] | None = None) -> int:
     """Run ``check`` or ``test``."""
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     parser.add_argument("what", choices=("check", "test"))
     args = parser.parse_args(argv)
     os.environ.setdefault("QT_QPA_PLATFORM", "offscreen")
+    write_bytecode()
     kept = os.environ.get(LOGS_ENV, "").strip()
     if kept:  # the parts' logs and test times (JUnit XML) kept there, for a later look
         folder = Path(kept).expanduser().resolve()
