@@ -39,7 +39,7 @@ lint: setup
 	$(BIN)/lint-imports
 
 # make test (what CI runs): lint, the bundle build (into dist/, unless $$PAIRBENCH_BUNDLE names
-# one already built) and the tests on $${PAIRBENCH_TEST_WORKERS:-3} pytest-xdist workers all at
+# one already built) and the tests on $${PAIRBENCH_TEST_WORKERS:-4} pytest-xdist workers all at
 # once; then the tests that must run alone and the bundle's smoke tests. Each part's output is
 # printed whole; the run ends with the 25 slowest tests and the total time (tests/suite_runner.py,
 # tests/README.md).

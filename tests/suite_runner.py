@@ -35,8 +35,7 @@ from pathlib import Path
 REPO = Path(__file__).resolve().parents[1]
 BIN = Path(sys.executable).parent
 WORKERS_ENV = "PAIRBENCH_TEST_WORKERS"
-DEFAULT_WORKERS = 3
-CHECK_WORKERS = 4
+DEFAULT_WORKERS = 4
 # make check: the window tests that wait longest on real tools (fio suites, tool builds, a
 # soak), handed out first so that they overlap the unit tests instead of ending the run.
 CHECK_FIRST = (
@@ -117,12 +116,12 @@ def start(part: Part, log_dir: Path) -> threading.Thread:
     return thread
 
 
-def workers(default: int = DEFAULT_WORKERS) -> str:
-    """How many pytest-xdist workers (``PAIRBENCH_TEST_WORKERS``, else ``default``: 3 for
-    ``make test``, where most lab and fault tests wait on timers, shaped links and real tools
-    rather than the CPU; 4 for ``make check``, whose few long files wait on real fio suites
-    and tool builds while the unit tests keep both cores busy)."""
-    value = os.environ.get(WORKERS_ENV, "").strip() or str(default)
+def workers() -> str:
+    """How many pytest-xdist workers (``PAIRBENCH_TEST_WORKERS``, default 4 on the 2 cores:
+    most lab and fault tests wait on timers, shaped links and real tools rather than the CPU,
+    as do ``make check``'s few long files on real fio suites and tool builds; the whole
+    ``make test`` used about one core on average with 3 workers)."""
+    value = os.environ.get(WORKERS_ENV, "").strip() or str(DEFAULT_WORKERS)
     if not value.isdigit() or int(value) < 1:
         raise SystemExit(f"{WORKERS_ENV} must be a whole number of at least 1, got {value!r}")
     return value
@@ -200,7 +199,7 @@ def check(log_dir: Path) -> int:
         log_dir / "tests.xml",
         # The files that wait on real tools first, then the rest of tests/ui and tests/unit
         # (pytest collects a file named twice once): they start early rather than trail.
-        *("-n", workers(CHECK_WORKERS), "-m", "not serial", *first, "tests/ui", "tests/unit"),
+        *("-n", workers(), "-m", "not serial", *first, "tests/ui", "tests/unit"),
     )
     threads = [start(lint, log_dir)]
     run_part(tests, log_dir)
