@@ -12,7 +12,7 @@ from PySide6.QtCore import QSettings
 from pytestqt.qtbot import QtBot
 from run_kit import isolated_settings, open_window, save_png
 
-from pairbench.analysis.burst import BurstState
+from pairbench.analysis.burst import BurstEstimate, BurstState
 from pairbench.analysis.burst_model import analyze_series
 from pairbench.domain import LOCAL_PAIR, Record, Run, RunSpec, RunStatus
 from pairbench.domain.units import format_bits
@@ -162,6 +162,32 @@ def test_a_flat_stream_shows_no_step(qtbot: QtBot, run_tab: tuple[RunTab, RunSig
     headline = monitor.panel.texts()["headline"]
     assert headline.startswith(f"No step in 60 s: {rate} ± "), headline
     assert "so far" not in headline and "yet" not in headline
+
+
+def test_an_estimate_flipping_between_states_does_not_move_the_plots(
+    qtbot: QtBot, run_tab: tuple[RunTab, RunSignals]
+) -> None:
+    """A noisy run at 0.1 s flips between "step suspected" (a row of values) and "no step yet"
+    (none) several times a second: the panel keeps its room, the plots above stay put (each
+    move re-laid out and repainted every plot)."""
+    tab, signals = run_tab
+    _feed(tab, signals, _burst_series(10, flat=True))
+    monitor = tab.burst
+    assert monitor.panel.isVisible()
+    no_step = monitor.estimate
+    assert no_step is not None and no_step.state is BurstState.NO_STEP
+    suspected = BurstEstimate(
+        BurstState.SUSPECTED, 10.0, 10, BURST, 1e7, BASELINE, 1e7, 8.0, 0.5, 8.0, 0.5, 6e9, 1e8
+    )
+    plot = tab.plots.plots["throughput"].widget
+    heights = []
+    for estimate in (suspected, no_step, suspected, no_step, suspected, no_step):
+        monitor.panel.show_estimate(estimate)
+        qtbot.wait(30)  # the layout requests are posted events
+        heights.append((plot.height(), monitor.panel.height()))
+        assert monitor.panel.height() >= monitor.panel.minimumSizeHint().height()
+    assert monitor.panel.texts()["Burst rate"] == "—"  # the values row is hidden again
+    assert len(set(heights[1:])) == 1, heights  # after the first suspected step, no move
 
 
 @pytest.mark.parametrize(

@@ -190,6 +190,7 @@ class BurstPanel(QFrame):
         layout.addLayout(self.grid)
         layout.addWidget(self.refill)
         layout.addWidget(self.allowance)
+        layout.addStretch(1)  # the room held (``_hold_height``) stays blank under the text
         self.show_allowance("")
         self.show_estimate(None)
         self.setVisible(False)
@@ -208,11 +209,22 @@ class BurstPanel(QFrame):
         text = "" if e is None else refill_text(e)
         self.refill.setText(text)
         self.refill.setVisible(bool(text))
+        self._hold_height()
+
+    def _hold_height(self) -> None:
+        """Keep the most room the panel has needed: an estimate that flips between "step
+        suspected" (a row of values) and "no step yet" (none), as a run at 0.1 s does several
+        times a second, must not move the plots above it up and down (each move re-lays out
+        and repaints every plot: ~25 ms of the GUI thread)."""
+        need = self.sizeHint().height()
+        if need > self.minimumHeight():
+            self.setMinimumHeight(need)
 
     def show_allowance(self, text: str) -> None:
         """The allowance counters' word on the step ("" hides the line)."""
         self.allowance.setText(text)
         self.allowance.setVisible(bool(text))
+        self._hold_height()
 
     def texts(self) -> dict[str, str]:
         """What is shown, by name (for tests and copying)."""
