@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import os
+import signal
 from collections.abc import Iterator
 from pathlib import Path
 
@@ -33,7 +34,15 @@ os.environ.setdefault("QT_QPA_PLATFORM", "offscreen")
 
 
 def pytest_configure(config: pytest.Config) -> None:
-    """This session's own host-lock folder, temporary and XDG directories (``sessionkit``)."""
+    """This session's own host-lock folder, temporary and XDG directories (``sessionkit``).
+
+    Ctrl-C handled as usual even when the suite was started with SIGINT ignored (a script's
+    background job: POSIX shells start those so), so that the programs the tests start and
+    interrupt get SIGINT as they would from a terminal or a CI runner. The programs' own
+    answer to an inherited "ignored" is tested on purpose (tests/unit/test_cli_signals.py,
+    the lab's cancelled tool build)."""
+    if signal.getsignal(signal.SIGINT) == signal.SIG_IGN:
+        signal.signal(signal.SIGINT, signal.default_int_handler)
     sessionkit.isolate(config)
 
 

@@ -155,7 +155,15 @@ def test_a_cancelled_build_leaves_nothing_and_a_finished_one_passes_the_prefligh
 ) -> None:
     argv = [*PAIRBENCH, "--library", str(lab.library), "hosts", "install-tool", lab_user.host,
             "uperf", "--accept-new-host-key"]  # fmt: skip
-    process = subprocess.Popen(argv, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
+    # Started as a script's background job is (SIGINT ignored, as POSIX shells do): a Ctrl-C
+    # sent on purpose still cancels the build.
+    process = subprocess.Popen(
+        argv,
+        stdout=subprocess.PIPE,
+        stderr=subprocess.PIPE,
+        text=True,
+        preexec_fn=lambda: signal.signal(signal.SIGINT, signal.SIG_IGN),
+    )
     try:
         assert process.stderr is not None
         deadline = time.monotonic() + CANCEL_WAIT_S

@@ -246,9 +246,11 @@ async def install_on_host(
     accept_new_host_key: bool = False,
     progress: Progress | None = None,
     force: bool = False,
+    on_connected: Callable[[], None] | None = None,
 ) -> InstallResult:
     """``install_tool`` on a stored host: the archive from the mirror, the download cache or
-    upstream (sha256-checked), the host connected as a run would connect to it."""
+    upstream (sha256-checked), the host connected as a run would connect to it;
+    ``on_connected`` is called once it is (its password asked, if any)."""
     tool = vendor_tool(tool_name)
     host = get_host(lib, host_name)
     say = progress or (lambda _text: None)
@@ -261,6 +263,8 @@ async def install_on_host(
     try:
         say(f"connecting to {host.name}")
         transport = await connector.transport(host)
+        if on_connected is not None:
+            on_connected()
         return await install_tool(transport, host.name, tool, archive, progress=say, force=force)
     finally:
         await connector.close()
