@@ -216,9 +216,6 @@ def _assert_no_uperf_left(within_s: float = 5.0) -> None:
     assert not _uperf_left()
 
 
-# A latency within 5 % of ping's round trip: a busy CPU delays one and not the other (a run beside
-# the parallel part's loopback runs was off by 1.4 ms of 11.9): alone (tests/README.md).
-@pytest.mark.serial
 @pytest.mark.parametrize("protocol", ["tcp", "udp"])
 def test_uperf_latency_is_the_round_trip(lab: LabHandle, protocol: str) -> None:
     _require_built(vendor.UPERF)
