@@ -10,6 +10,7 @@ from __future__ import annotations
 import json
 import os
 import signal
+import statistics
 import subprocess
 import sys
 import time
@@ -184,10 +185,19 @@ def test_iperf3_321_udp_client_to_server(lab321: LabHandle) -> None:
 
 
 def _rtt_us(lab: LabHandle) -> float:
-    """The data path's round trip by the lab's ping run (10 × 0.2 s), in µs."""
+    """The data path's round trip by the lab's ping run (10 × 0.2 s), in µs: the median of
+    ping's own per-packet times as stored (0.1 ms steps: ping prints 3 digits). Its mean moved
+    by 1.7 ms once when the parallel part's load held replies; uperf's mean is over ~300
+    round trips."""
     live = _run_live(lab.library, "ping", "count=10", "interval=0.2")
     assert live.status == 0, live.err
-    return float(live.run.summary["rtt_avg_ms"]) * 1000.0
+    with Library.open(lab.library) as lib:
+        rtts = [
+            float(v) for s in load_series(lib, live.run.id) if s.metric == "rtt_ms" for v in s.v
+        ]
+    assert len(rtts) == 10, rtts
+    print(f"ping RTT mean {live.run.summary['rtt_avg_ms']} ms, each {rtts}")
+    return float(statistics.median(rtts)) * 1000.0
 
 
 def _uperf_left() -> dict[int, str]:
@@ -216,6 +226,9 @@ def _assert_no_uperf_left(within_s: float = 5.0) -> None:
     assert not _uperf_left()
 
 
+# A latency within 5 % of ping's round trip: a busy CPU delays both tools (beside the parallel
+# part's loopback runs ping's mean was off by 1.7 ms once): alone (tests/README.md).
+@pytest.mark.serial
 @pytest.mark.parametrize("protocol", ["tcp", "udp"])
 def test_uperf_latency_is_the_round_trip(lab: LabHandle, protocol: str) -> None:
     _require_built(vendor.UPERF)
@@ -229,7 +242,9 @@ def test_uperf_latency_is_the_round_trip(lab: LabHandle, protocol: str) -> None:
     assert run.tool_version.startswith("Uperf Version 1.0.8"), run.tool_version
     latency = run.summary["latency_avg_us"]
     error = latency - rtt_us
+    spread = {k: run.summary.get(f"txn2_{k}") for k in ("count", "min_us", "max_us")}
     print(f"uperf {protocol} latency {latency:.1f} µs vs ping RTT {rtt_us:.1f} µs: {error:+.1f}")
+    print(f"uperf's round trips: {spread}")
     assert abs(error) <= 0.05 * rtt_us + 50
     assert len(live.interval_times) >= 2
     _assert_no_uperf_left()
