@@ -12,11 +12,14 @@ from typing import Any
 import pytest
 
 from local_run_helpers import alive, children_of
-from pairbench.domain import LOCAL_PAIR, Record, RunSpec, RunStatus
+from pairbench.domain import LOCAL_PAIR, Record, Run, RunSpec, RunStatus
+from pairbench.engine.burst import run_burst_probe
 from pairbench.engine.execute import execute_run, prepare
+from pairbench.engine.observer import NullObserver
 from pairbench.engine.transports import Connector
 from pairbench.lab.shaping import parse_rate, parse_size
 from pairbench.library import Library
+from pairbench.library.analyses import get_analyses
 from pairbench.library.series import load_series
 from testkit import require_program
 
@@ -200,3 +203,41 @@ def test_a_failing_stop_condition_is_noted_and_the_run_goes_on(library_path: Pat
     run = _local_run(library_path, "2", _Broken())
     assert run.status is RunStatus.COMPLETED and run.summary_complete
     assert "stop condition failed: RuntimeError: boom" in run.notes
+
+
+class _AnalysesWhenFinished(NullObserver):
+    """Reads the library, as another reader would, the moment the run is announced finished."""
+
+    def __init__(self, library: Path) -> None:
+        self.library = library
+        self.seen: dict[int, set[str]] = {}
+
+    def on_finished(self, run: Run) -> None:
+        with Library.open(self.library) as lib:
+            self.seen[run.id] = set(get_analyses(lib, run.id))
+
+
+def test_a_probes_analysis_is_stored_before_its_run_is_announced_finished(
+    library_path: Path,
+) -> None:
+    """The window shows "Completed" and reloads the run when it hears the run finished, and a
+    campaign moves on: the burst analysis must be in the library by then (it was stored just
+    after, and a window test read the library in between once)."""
+    require_program("iperf3")
+    observer = _AnalysesWhenFinished(library_path)
+
+    async def go() -> Any:
+        with Library.open(library_path) as lib:
+            connector = Connector(lib)
+            try:
+                spec = RunSpec("local", "iperf3", {"duration": "2", "bitrate": "100M"})
+                prepared = await prepare(LOCAL_PAIR, spec, connector)
+                return await run_burst_probe(lib, prepared, after_step_s=1, observer=observer)
+            finally:
+                await connector.close()
+
+    outcome = asyncio.run(go())
+    assert outcome.run.status is RunStatus.COMPLETED
+    assert outcome.estimate.detected is False  # a flat 100 Mbit/s: no step, still analysed
+    assert list(observer.seen) == [outcome.run.id]
+    assert "burst" in observer.seen[outcome.run.id], observer.seen

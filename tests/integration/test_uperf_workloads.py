@@ -235,6 +235,9 @@ def _check_headline(name: str, text: str, summary: dict[str, float], stdout: str
     assert summary["total_throughput_bps"] == pytest.approx(total, rel=1e-12), name
 
 
+# Serial: a profile uperf fails under load is run once more alone, and "alone" must mean a quiet
+# machine: beside the parallel part dns.xml's connection was reset in both runs (tests/README.md).
+@pytest.mark.serial
 @pytest.mark.timeout(600)
 @pytest.mark.usefixtures("uperf_on_path")
 def test_every_shipped_profile_stores_uperfs_own_final_lines(tmp_path: Path) -> None:

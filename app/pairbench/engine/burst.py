@@ -174,9 +174,18 @@ async def run_burst_probe(
     pause.
     """
     cancel = cancel or asyncio.Event()
+    # Each analysis is stored before the run is announced finished (``on_stored``): whoever
+    # hears "finished" (the window, a campaign) finds it in the library.
+    estimates: dict[int, BurstEstimate] = {}
+
+    def analyse(stored: Run) -> None:
+        estimates[stored.id] = analyze_stored_burst(lib, stored.id, params=params, missing_ok=True)
+
     probe = BurstProbe(after_step_s, params=params, on_estimate=on_estimate)
-    run = await execute_run(lib, prepared, observer=observer, cancel=cancel, stop=probe)
-    estimate = analyze_stored_burst(lib, run.id, params=params, missing_ok=True)
+    run = await execute_run(
+        lib, prepared, observer=observer, cancel=cancel, stop=probe, on_stored=analyse
+    )
+    estimate = estimates[run.id]
     if (
         refill_idle_s <= 0
         or not estimate.detected
@@ -193,15 +202,25 @@ async def run_burst_probe(
         prepared, estimate, refill_idle_s, after_step_s, run.id, params or BurstParams()
     )
     refill_probe = BurstProbe(after_step_s, params=params, on_estimate=on_estimate)
+    refills: list[RefillResult] = []
+
+    def analyse_refill(stored: Run) -> None:
+        analyse(stored)
+        if phase_one_end is not None and refill_probe.traffic_started_at is not None:
+            idle = refill_probe.traffic_started_at - phase_one_end
+            refill = measure_refill(lib, run.id, estimate, stored.id, estimates[stored.id], idle)
+            store_analysis(lib, stored.id, REFILL_KIND, refill.to_json())
+            refills.append(refill)
+
     refill_run = await execute_run(
-        lib, refill_prepared, observer=observer, cancel=cancel, stop=refill_probe
+        lib,
+        refill_prepared,
+        observer=observer,
+        cancel=cancel,
+        stop=refill_probe,
+        on_stored=analyse_refill,
     )
-    refill_estimate = analyze_stored_burst(lib, refill_run.id, params=params, missing_ok=True)
-    refill = None
-    if phase_one_end is not None and refill_probe.traffic_started_at is not None:
-        idle = refill_probe.traffic_started_at - phase_one_end
-        refill = measure_refill(lib, run.id, estimate, refill_run.id, refill_estimate, idle)
-        store_analysis(lib, refill_run.id, REFILL_KIND, refill.to_json())
+    refill_estimate, refill = estimates[refill_run.id], (refills[0] if refills else None)
     return BurstProbeOutcome(run, estimate, refill_run, refill_estimate, refill)
 
 

@@ -5,7 +5,7 @@ from __future__ import annotations
 import asyncio
 import os
 import time
-from collections.abc import Awaitable
+from collections.abc import Awaitable, Callable
 from dataclasses import dataclass, replace
 from pathlib import Path
 from typing import TypeVar
@@ -44,6 +44,7 @@ from pairbench.tools.registry import get_tool
 
 FLUSH_PERIOD_S = 0.1
 T = TypeVar("T")
+StoredHook = Callable[[Run], None]
 
 
 async def _clear_leftovers(prepared: Prepared) -> list[str]:
@@ -162,6 +163,7 @@ async def execute_run(
     stop: StopCondition | None = None,
     held: HostLocks | None = None,
     telemetry: bool = True,
+    on_stored: StoredHook | None = None,
 ) -> Run:
     """Run a prepared spec and store it; return the stored run with its final status.
 
@@ -172,11 +174,13 @@ async def execute_run(
     no receiver figures when interrupted, so its summary comes from the intervals).
     ``held``: the hosts' locks, taken by the caller (``hold_pair``) and kept after the run.
     ``telemetry``: sample both hosts beside the tool and store the run's verdict (off only
-    to measure what sampling costs).
+    to measure what sampling costs). ``on_stored``: work that belongs to the run (a probe's
+    analysis), given the stored run before the observer hears it finished, so whoever is told
+    "finished" finds it stored too.
     """
     observer = observer or NullObserver()
     cancel = cancel or asyncio.Event()
-    work = (observer, cancel, stop, telemetry)
+    work = (observer, cancel, stop, telemetry, on_stored)
     if held is not None:  # the caller holds the hosts (a storage suite, for all its jobs)
         return await _execute_locked(lib, prepared, held, *work)
     locks = hold_pair(prepared.pair, prepared.tool.name, lib.path)
@@ -208,6 +212,7 @@ async def _execute_locked(
     cancel: asyncio.Event,
     stop: StopCondition | None,
     telemetry: bool = True,
+    on_stored: StoredHook | None = None,
 ) -> Run:
     spec = prepared.spec
     cleared = await _clear_leftovers(prepared)
@@ -221,7 +226,7 @@ async def _execute_locked(
     tag = str(RunTag.new())
     ACTIVE_TAGS.add(tag)
     try:
-        work = (observer, cancel, stop, tag, cleared, telemetry)
+        work = (observer, cancel, stop, tag, cleared, telemetry, on_stored)
         return await _execute_session(lib, run_id, prepared, *work)
     finally:
         ACTIVE_TAGS.discard(tag)
@@ -237,6 +242,7 @@ async def _execute_session(
     tag: str,
     cleared: list[str],
     telemetry: bool = True,
+    on_stored: StoredHook | None = None,
 ) -> Run:
     spec, tool = prepared.spec, prepared.tool
     recorder = Recorder(lib, run_id)
@@ -281,7 +287,11 @@ async def _execute_session(
         outcome = (status, error, by_stop)
         await asyncio.shield(_finish(lib, run_id, session, outcome, full))
     run = get_run(lib, run_id)
-    observer.on_finished(run)
+    try:
+        if on_stored is not None:
+            on_stored(run)
+    finally:
+        observer.on_finished(run)
     return run
 
 
