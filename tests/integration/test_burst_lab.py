@@ -6,6 +6,7 @@ from __future__ import annotations
 import asyncio
 import json
 import os
+from collections.abc import Awaitable, Callable
 from pathlib import Path
 from typing import Any
 
@@ -14,7 +15,7 @@ import pytest
 from local_run_helpers import alive, children_of
 from pairbench.domain import LOCAL_PAIR, Record, Run, RunSpec, RunStatus
 from pairbench.engine.burst import run_burst_probe
-from pairbench.engine.execute import execute_run, prepare
+from pairbench.engine.execute import Prepared, execute_run, prepare
 from pairbench.engine.observer import NullObserver
 from pairbench.engine.transports import Connector
 from pairbench.lab.shaping import parse_rate, parse_size
@@ -159,18 +160,25 @@ class _Broken:
         raise RuntimeError("boom")
 
 
-def _local_run(library: Path, duration: str, stop: Any) -> Any:
+def _on_this_computer(
+    library: Path, duration: str, work: Callable[[Library, Prepared], Awaitable[Any]]
+) -> Any:
+    """``work`` on a prepared 100 Mbit/s iperf3 run of ``duration`` s on this computer."""
+
     async def go() -> Any:
         with Library.open(library) as lib:
             connector = Connector(lib)
             try:
                 spec = RunSpec("local", "iperf3", {"duration": duration, "bitrate": "100M"})
-                prepared = await prepare(LOCAL_PAIR, spec, connector)
-                return await execute_run(lib, prepared, stop=stop)
+                return await work(lib, await prepare(LOCAL_PAIR, spec, connector))
             finally:
                 await connector.close()
 
     return asyncio.run(go())
+
+
+def _local_run(library: Path, duration: str, stop: Any) -> Any:
+    return _on_this_computer(library, duration, lambda lib, p: execute_run(lib, p, stop=stop))
 
 
 def test_stop_condition_ends_a_run_as_completed_with_its_note(library_path: Path) -> None:
@@ -225,18 +233,11 @@ def test_a_probes_analysis_is_stored_before_its_run_is_announced_finished(
     after, and a window test read the library in between once)."""
     require_program("iperf3")
     observer = _AnalysesWhenFinished(library_path)
-
-    async def go() -> Any:
-        with Library.open(library_path) as lib:
-            connector = Connector(lib)
-            try:
-                spec = RunSpec("local", "iperf3", {"duration": "2", "bitrate": "100M"})
-                prepared = await prepare(LOCAL_PAIR, spec, connector)
-                return await run_burst_probe(lib, prepared, after_step_s=1, observer=observer)
-            finally:
-                await connector.close()
-
-    outcome = asyncio.run(go())
+    outcome = _on_this_computer(
+        library_path,
+        "2",
+        lambda lib, p: run_burst_probe(lib, p, after_step_s=1, observer=observer),
+    )
     assert outcome.run.status is RunStatus.COMPLETED
     assert outcome.estimate.detected is False  # a flat 100 Mbit/s: no step, still analysed
     assert list(observer.seen) == [outcome.run.id]

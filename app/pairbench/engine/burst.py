@@ -202,15 +202,15 @@ async def run_burst_probe(
         prepared, estimate, refill_idle_s, after_step_s, run.id, params or BurstParams()
     )
     refill_probe = BurstProbe(after_step_s, params=params, on_estimate=on_estimate)
-    refills: list[RefillResult] = []
+    refill: RefillResult | None = None
 
     def analyse_refill(stored: Run) -> None:
+        nonlocal refill
         analyse(stored)
         if phase_one_end is not None and refill_probe.traffic_started_at is not None:
             idle = refill_probe.traffic_started_at - phase_one_end
             refill = measure_refill(lib, run.id, estimate, stored.id, estimates[stored.id], idle)
             store_analysis(lib, stored.id, REFILL_KIND, refill.to_json())
-            refills.append(refill)
 
     refill_run = await execute_run(
         lib,
@@ -220,8 +220,7 @@ async def run_burst_probe(
         stop=refill_probe,
         on_stored=analyse_refill,
     )
-    refill_estimate, refill = estimates[refill_run.id], (refills[0] if refills else None)
-    return BurstProbeOutcome(run, estimate, refill_run, refill_estimate, refill)
+    return BurstProbeOutcome(run, estimate, refill_run, estimates[refill_run.id], refill)
 
 
 def _traffic_end(lib: Library, run_id: int, probe: BurstProbe) -> float | None:
